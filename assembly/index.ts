@@ -1,0 +1,4 @@
+// The exported surface of the WebAssembly core. Filled in by the core work.
+export function coreVersion(): i32 {
+  return 1;
+}
