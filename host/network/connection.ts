@@ -1,0 +1,327 @@
+import type { Socket } from 'node:net';
+import { FrameDecoder } from './frame-decoder.js';
+import type {
+  ConnectionContext,
+  NetworkLogger,
+  RequestHandler,
+  ResponseBytes,
+} from './network-types.js';
+
+/** Per-connection limits (all bounded; see SocketServerOptions for the Kafka names and defaults). */
+export interface ConnectionLimits {
+  /** socket.request.max.bytes: largest request frame, bytes. */
+  socketRequestMaxBytes: number;
+  /** connections.max.idle.ms: close after this long without reads or writes and nothing in flight. */
+  connectionsMaxIdleMs: number;
+  /** Requests dispatched but not yet answered before reading stops. */
+  maxInFlightRequests: number;
+  /** Completed-but-unsent plus written-but-undrained response bytes before reading stops. */
+  maxPendingResponseBytes: number;
+}
+
+/**
+ * One request slot in the connection's in-order response queue.
+ * `response` is undefined until the handler completes.
+ */
+interface Slot {
+  done: boolean;
+  response: ResponseBytes | null;
+  bytes: number;
+}
+
+const SIZE_PREFIX_BYTES = 4;
+
+/**
+ * One accepted TCP connection: frames in, handler calls, responses out in request order.
+ *
+ * States: open → stopping (graceful server stop: no new requests dispatched, reading paused; ends
+ * the socket once every dispatched request is answered) → closed; open → peer-ended (the peer
+ * sent FIN: complete frames already received are still answered, then the socket ends) → closed;
+ * open → closed directly on errors, idle timeout, a bad frame size or a handler bug. `closed` is
+ * terminal.
+ *
+ * Backpressure (TigerBeetle's bounded queues): reading pauses while `maxInFlightRequests` requests
+ * are unanswered or while held + undrained response bytes exceed `maxPendingResponseBytes`; it
+ * resumes when both fall back under their bounds. Frames already buffered wait too.
+ */
+export class Connection implements ConnectionContext {
+  private readonly decoder: FrameDecoder;
+  private readonly queue: Slot[] = [];
+  /** Bytes of completed responses held in `queue` behind an unfinished earlier request. */
+  private heldResponseBytes = 0;
+  private readingPaused = false;
+  /** Graceful server stop: nothing new is dispatched. */
+  private stopping = false;
+  /** The peer sent FIN: answer the complete frames it sent, then close. */
+  private peerEnded = false;
+  /** The decoder held no complete frame at the last dispatch attempt. */
+  private inputExhausted = true;
+  private ending = false;
+  private isClosed = false;
+  private pumping = false;
+  private pumpAgain = false;
+
+  constructor(
+    readonly id: number,
+    readonly peer: string,
+    readonly listenerName: string,
+    private readonly socket: Socket,
+    private readonly handler: RequestHandler,
+    private readonly limits: ConnectionLimits,
+    private readonly logger: NetworkLogger,
+    private readonly onClose: (connection: Connection) => void,
+  ) {
+    this.decoder = new FrameDecoder(limits.socketRequestMaxBytes);
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true);
+    if (limits.connectionsMaxIdleMs > 0) socket.setTimeout(limits.connectionsMaxIdleMs);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.pump());
+    socket.on('timeout', () => this.onIdle());
+    socket.on('end', () => this.onPeerEnd());
+    socket.on('error', (error: Error) => {
+      this.logger.debug({ peer: this.peer, connectionId: this.id, err: error }, 'connection error');
+    });
+    socket.on('close', () => this.markClosed());
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Requests dispatched to the handler whose response is not yet written (or skipped). */
+  get inFlightRequests(): number {
+    return this.queue.length;
+  }
+
+  close(reason: string): void {
+    if (this.isClosed) return;
+    this.logger.warn(
+      { peer: this.peer, connectionId: this.id, listener: this.listenerName, reason },
+      'closing connection',
+    );
+    this.destroy();
+  }
+
+  /** Graceful stop: dispatch nothing new; end the socket once all dispatched requests are answered. */
+  beginStop(): void {
+    if (this.isClosed || this.stopping) return;
+    this.stopping = true;
+    this.pauseReading();
+    this.maybeFinishStop();
+  }
+
+  /** Closes at once without a log line (server shutdown past its timeout). */
+  destroy(): void {
+    if (this.isClosed) return;
+    this.socket.destroy();
+    this.markClosed();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.isClosed || this.stopping) return;
+    this.decoder.push(chunk);
+    this.inputExhausted = false;
+    this.pump();
+  }
+
+  private onIdle(): void {
+    // Node re-arms the timer on the next read or write; an in-flight request (say a long-poll
+    // Fetch) keeps the connection alive until its response is written.
+    if (this.isClosed || this.queue.length > 0) return;
+    this.logger.info(
+      { peer: this.peer, connectionId: this.id, idleMs: this.limits.connectionsMaxIdleMs },
+      'closing idle connection (connections.max.idle.ms)',
+    );
+    this.destroy();
+  }
+
+  private onPeerEnd(): void {
+    // The peer sent FIN: finish answering what it already asked (it may be half-closed and
+    // still reading), then close. The server sets allowHalfOpen for this to work.
+    this.peerEnded = true;
+    this.pump();
+  }
+
+  /**
+   * Writes every leading completed response, then dispatches buffered frames while the limits
+   * allow. Re-entrant calls (a synchronous handler completing inside dispatch) are folded into
+   * the running loop.
+   */
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        if (this.isClosed) return;
+        this.writeCompletedResponses();
+        if (this.isClosed) return;
+        this.dispatchBufferedFrames();
+      } while (this.pumpAgain);
+      this.updateReading();
+      this.maybeFinishStop();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private dispatchBufferedFrames(): void {
+    while (!this.isClosed && !this.stopping && !this.overLimits()) {
+      const frame = this.decoder.next();
+      if (frame === null) {
+        this.inputExhausted = true;
+        const error = this.decoder.error;
+        if (error !== null) {
+          this.close(
+            error.reason === 'negative-size'
+              ? `invalid frame size ${error.size}`
+              : `frame size ${error.size} exceeds socket.request.max.bytes ${this.limits.socketRequestMaxBytes}`,
+          );
+        }
+        return;
+      }
+      this.dispatch(frame);
+    }
+  }
+
+  private dispatch(frame: Buffer): void {
+    const slot: Slot = { done: false, response: null, bytes: 0 };
+    this.queue.push(slot);
+    let result: ResponseBytes | null | Promise<ResponseBytes | null>;
+    try {
+      result = this.handler(frame, this);
+    } catch (error) {
+      this.handlerFailed(error);
+      return;
+    }
+    if (isPromiseLike(result)) {
+      result.then(
+        (response) => this.complete(slot, response),
+        (error: unknown) => this.handlerFailed(error),
+      );
+    } else {
+      this.complete(slot, result);
+    }
+  }
+
+  private complete(slot: Slot, response: ResponseBytes | null): void {
+    if (this.isClosed) return;
+    const bytes = responseLength(response);
+    if (bytes < 0) {
+      this.handlerFailed(new Error(`request handler returned ${describe(response)}, expected Buffer, Buffer[] or null`));
+      return;
+    }
+    slot.done = true;
+    slot.response = response;
+    slot.bytes = bytes;
+    this.heldResponseBytes += bytes;
+    this.pump();
+  }
+
+  private writeCompletedResponses(): void {
+    if (this.queue.length === 0 || !this.queue[0]!.done) return;
+    let written = 0;
+    this.socket.cork();
+    try {
+      while (written < this.queue.length && this.queue[written]!.done) {
+        const slot = this.queue[written]!;
+        written++;
+        this.heldResponseBytes -= slot.bytes;
+        const response = slot.response;
+        if (response === null) continue;
+        const prefix = Buffer.allocUnsafe(SIZE_PREFIX_BYTES);
+        prefix.writeInt32BE(slot.bytes, 0);
+        this.socket.write(prefix);
+        if (Buffer.isBuffer(response)) {
+          if (response.length > 0) this.socket.write(response);
+        } else {
+          for (const part of response as readonly Buffer[]) if (part.length > 0) this.socket.write(part);
+        }
+      }
+    } finally {
+      this.queue.splice(0, written);
+      this.socket.uncork();
+    }
+  }
+
+  private overLimits(): boolean {
+    return (
+      this.queue.length >= this.limits.maxInFlightRequests ||
+      this.heldResponseBytes + this.socket.writableLength > this.limits.maxPendingResponseBytes
+    );
+  }
+
+  private updateReading(): void {
+    if (this.isClosed || this.stopping) return;
+    if (this.overLimits()) this.pauseReading();
+    else if (this.readingPaused) {
+      this.readingPaused = false;
+      this.socket.resume();
+    }
+  }
+
+  private pauseReading(): void {
+    if (this.readingPaused) return;
+    this.readingPaused = true;
+    this.socket.pause();
+  }
+
+  private maybeFinishStop(): void {
+    if (this.isClosed || this.ending || this.queue.length > 0) return;
+    if (!this.stopping && !(this.peerEnded && this.inputExhausted)) return;
+    if (this.peerEnded && !this.stopping && this.decoder.bufferedBytes > 0) {
+      this.logger.warn(
+        { peer: this.peer, connectionId: this.id, bufferedBytes: this.decoder.bufferedBytes },
+        'peer closed with a truncated request frame',
+      );
+    }
+    this.ending = true;
+    // end() flushes queued writes; destroy once they are out so a silent peer cannot hold us.
+    this.socket.end(() => this.destroy());
+  }
+
+  private handlerFailed(error: unknown): void {
+    if (this.isClosed) return;
+    this.logger.error(
+      { peer: this.peer, connectionId: this.id, listener: this.listenerName, err: error },
+      'request handler failed (bug); closing this connection',
+    );
+    this.destroy();
+  }
+
+  private markClosed(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.queue.length = 0;
+    this.heldResponseBytes = 0;
+    this.onClose(this);
+  }
+}
+
+/** Total byte length of a handler result, or -1 when it is not a valid ResponseBytes. */
+function responseLength(response: unknown): number {
+  if (response === null) return 0;
+  if (Buffer.isBuffer(response)) return response.length;
+  if (Array.isArray(response)) {
+    let total = 0;
+    for (const part of response) {
+      if (!Buffer.isBuffer(part)) return -1;
+      total += part.length;
+    }
+    return total <= 0x7fffffff ? total : -1;
+  }
+  return -1;
+}
+
+function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  return typeof value === 'object' ? Object.prototype.toString.call(value) : typeof value;
+}

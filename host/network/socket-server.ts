@@ -1,0 +1,254 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { pino } from 'pino';
+import { Connection, type ConnectionLimits } from './connection.js';
+import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
+
+export type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
+
+/** Kafka's default `socket.request.max.bytes`: 100 MiB. */
+export const DEFAULT_SOCKET_REQUEST_MAX_BYTES = 104_857_600;
+/** Kafka's default `connections.max.idle.ms`: 10 minutes. */
+export const DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
+/**
+ * Default connection limit. Kafka's `max.connections` defaults to Int.MaxValue; we bound it so a
+ * connection flood cannot exhaust file descriptors.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
+/**
+ * Default pipelining window per connection. Kafka itself handles one request per connection at
+ * a time; we answer up to this many concurrently (librdkafka pipelines deeply) and stop reading
+ * beyond it.
+ */
+export const DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION = 128;
+/** Default bound on a connection's unsent response bytes before it stops reading: 64 MiB. */
+export const DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION = 64 * 1024 * 1024;
+/** Default graceful-stop wait for in-flight responses before sockets are destroyed. */
+export const DEFAULT_STOP_TIMEOUT_MS = 30_000;
+
+export interface SocketServerOptions {
+  /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
+  host: string;
+  /** TCP port; 0 picks a free port (read it back from `address()`). */
+  port: number;
+  /** Kafka listener name reported to handlers. Default `PLAINTEXT`. */
+  listenerName?: string;
+  handler: RequestHandler;
+  /** socket.request.max.bytes: largest request frame (excluding the size prefix), bytes. */
+  socketRequestMaxBytes?: number;
+  /** connections.max.idle.ms: idle connections close after this long; 0 disables. */
+  connectionsMaxIdleMs?: number;
+  /** max.connections: connections beyond this are closed as soon as they are accepted. */
+  maxConnections?: number;
+  /** max.connections.per.ip: same, counted per remote address. Default unlimited (Kafka's default). */
+  maxConnectionsPerIp?: number;
+  /** Unanswered requests per connection before it stops reading. */
+  maxInFlightRequestsPerConnection?: number;
+  /** Held + undrained response bytes per connection before it stops reading. */
+  maxPendingResponseBytesPerConnection?: number;
+  /** Called once when a connection closes, for any reason (after its late responses are dropped). */
+  onConnectionClosed?: (connection: ConnectionContext) => void;
+  logger?: NetworkLogger;
+}
+
+export interface BoundAddress {
+  host: string;
+  port: number;
+  family: string;
+}
+
+/**
+ * Kafka's SocketServer on node:net: one listener, many connections, each a stream of
+ * int32-size-prefixed request frames answered in request order (pipelining allowed, bounded).
+ *
+ * Framing contract with the handler: the handler receives header + body without the size
+ * prefix and returns header + body without the size prefix (Buffer or Buffer[]), or null for
+ * no response (Produce acks=0); the server writes the prefix.
+ *
+ * Bad input never disturbs other connections: a negative size or one above
+ * socket.request.max.bytes closes that connection before its body is buffered, with a log line
+ * naming the peer; a handler exception is logged as a bug and closes only its connection.
+ *
+ * Lifecycle: `new` → `start()` (listening) → `stop()` (stops accepting, lets in-flight requests
+ * finish up to a timeout, then closes every socket). Not restartable.
+ */
+export class SocketServer {
+  private readonly server: Server;
+  private readonly connections = new Set<Connection>();
+  private readonly connectionsPerIp = new Map<string, number>();
+  private readonly limits: ConnectionLimits;
+  private readonly listenerName: string;
+  private readonly maxConnections: number;
+  private readonly maxConnectionsPerIp: number;
+  private readonly logger: NetworkLogger;
+  private nextConnectionId = 1;
+  private boundAddress: BoundAddress | null = null;
+  private state: 'new' | 'listening' | 'stopping' | 'stopped' = 'new';
+  private stopPromise: Promise<void> | null = null;
+
+  constructor(private readonly options: SocketServerOptions) {
+    this.listenerName = options.listenerName ?? 'PLAINTEXT';
+    this.logger = options.logger ?? pino({ name: 'socket-server' });
+    this.limits = {
+      socketRequestMaxBytes: positiveInteger(options.socketRequestMaxBytes, DEFAULT_SOCKET_REQUEST_MAX_BYTES, 'socketRequestMaxBytes'),
+      connectionsMaxIdleMs: nonNegativeInteger(options.connectionsMaxIdleMs, DEFAULT_CONNECTIONS_MAX_IDLE_MS, 'connectionsMaxIdleMs'),
+      maxInFlightRequests: positiveInteger(
+        options.maxInFlightRequestsPerConnection,
+        DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+        'maxInFlightRequestsPerConnection',
+      ),
+      maxPendingResponseBytes: positiveInteger(
+        options.maxPendingResponseBytesPerConnection,
+        DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION,
+        'maxPendingResponseBytesPerConnection',
+      ),
+    };
+    this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
+    this.maxConnectionsPerIp = positiveInteger(options.maxConnectionsPerIp, Number.MAX_SAFE_INTEGER, 'maxConnectionsPerIp');
+    this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
+  }
+
+  /** Binds and listens; resolves with the bound address. Rejects on bind errors (EADDRINUSE, ...). */
+  start(): Promise<BoundAddress> {
+    if (this.state !== 'new') throw new Error(`SocketServer.start: already ${this.state}`);
+    this.state = 'listening';
+    return new Promise((resolve, reject) => {
+      const onError = (error: Error): void => {
+        this.state = 'stopped';
+        reject(error);
+      };
+      this.server.once('error', onError);
+      this.server.listen({ host: this.options.host, port: this.options.port }, () => {
+        this.server.off('error', onError);
+        this.server.on('error', (error) => this.logger.error({ err: error }, 'listener error'));
+        const info = this.server.address() as AddressInfo;
+        this.boundAddress = { host: info.address, port: info.port, family: info.family };
+        this.logger.info({ listener: this.listenerName, host: info.address, port: info.port }, 'listening');
+        resolve(this.boundAddress);
+      });
+    });
+  }
+
+  /** The bound address once `start()` resolved (port is the real one when 0 was asked). */
+  address(): BoundAddress {
+    if (this.boundAddress === null) throw new Error('SocketServer.address: not listening');
+    return this.boundAddress;
+  }
+
+  /** Open connections right now. */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /**
+   * Graceful stop: stops accepting, lets each connection finish the requests it already
+   * dispatched (nothing new is read), ends the sockets, and after `timeoutMs` destroys whatever
+   * is left. Idempotent; resolves when the listener and every socket are closed.
+   */
+  stop(timeoutMs: number = DEFAULT_STOP_TIMEOUT_MS): Promise<void> {
+    if (this.stopPromise !== null) return this.stopPromise;
+    const wasListening = this.state === 'listening';
+    this.state = 'stopping';
+    this.stopPromise = new Promise<void>((resolve) => {
+      let listenerClosed = !wasListening;
+      let timer: NodeJS.Timeout | null = null;
+      const finishIfDone = (): void => {
+        if (!listenerClosed || this.connections.size > 0) return;
+        if (timer !== null) clearTimeout(timer);
+        this.state = 'stopped';
+        this.logger.info({ listener: this.listenerName }, 'stopped');
+        resolve();
+      };
+      this.onAllClosed = finishIfDone;
+      timer = setTimeout(() => {
+        timer = null;
+        if (this.connections.size > 0) {
+          this.logger.warn(
+            { listener: this.listenerName, connections: this.connections.size, timeoutMs },
+            'stop timed out; closing connections with requests in flight',
+          );
+        }
+        for (const connection of [...this.connections]) connection.destroy();
+      }, timeoutMs);
+      timer.unref();
+      if (wasListening) {
+        this.server.close(() => {
+          listenerClosed = true;
+          finishIfDone();
+        });
+      }
+      for (const connection of [...this.connections]) connection.beginStop();
+      finishIfDone();
+    });
+    return this.stopPromise;
+  }
+
+  private onAllClosed: (() => void) | null = null;
+
+  private accept(socket: Socket): void {
+    const remoteAddress = socket.remoteAddress ?? 'unknown';
+    const peer = formatPeer(remoteAddress, socket.remotePort);
+    if (this.state !== 'listening') {
+      socket.destroy();
+      return;
+    }
+    if (this.connections.size >= this.maxConnections) {
+      this.logger.warn({ peer, maxConnections: this.maxConnections }, 'refusing connection: max.connections reached');
+      socket.destroy();
+      return;
+    }
+    const perIp = this.connectionsPerIp.get(remoteAddress) ?? 0;
+    if (perIp >= this.maxConnectionsPerIp) {
+      this.logger.warn(
+        { peer, maxConnectionsPerIp: this.maxConnectionsPerIp },
+        'refusing connection: max.connections.per.ip reached',
+      );
+      socket.destroy();
+      return;
+    }
+    this.connectionsPerIp.set(remoteAddress, perIp + 1);
+    const id = this.nextConnectionId++;
+    const connection = new Connection(
+      id,
+      peer,
+      this.listenerName,
+      socket,
+      this.options.handler,
+      this.limits,
+      this.logger,
+      (closed) => this.onConnectionClosed(closed, remoteAddress),
+    );
+    this.connections.add(connection);
+    this.logger.debug({ peer, connectionId: id, listener: this.listenerName }, 'connection accepted');
+  }
+
+  private onConnectionClosed(connection: Connection, remoteAddress: string): void {
+    if (!this.connections.delete(connection)) return;
+    const perIp = (this.connectionsPerIp.get(remoteAddress) ?? 1) - 1;
+    if (perIp <= 0) this.connectionsPerIp.delete(remoteAddress);
+    else this.connectionsPerIp.set(remoteAddress, perIp);
+    this.logger.debug({ peer: connection.peer, connectionId: connection.id }, 'connection closed');
+    try {
+      this.options.onConnectionClosed?.(connection);
+    } catch (error) {
+      this.logger.error({ peer: connection.peer, err: error }, 'onConnectionClosed callback failed (bug)');
+    }
+    this.onAllClosed?.();
+  }
+}
+
+function formatPeer(address: string, port: number | undefined): string {
+  const host = address.includes(':') ? `[${address}]` : address;
+  return `${host}:${port ?? 0}`;
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`SocketServer: ${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`SocketServer: ${name} must be a non-negative integer, got ${value}`);
+  return value;
+}
