@@ -1,0 +1,125 @@
+/**
+ * A TCP proxy between Kafka clients and the broker that can lose a response on
+ * purpose: the request reaches the broker (so it takes effect), the response is
+ * discarded and the client's connection is closed. The client cannot know
+ * whether its request was applied and must retry — the situation the
+ * idempotent producer exists for.
+ *
+ * The broker must advertise the proxy (`advertised.listeners=PLAINTEXT://127.0.0.1:<proxy port>`)
+ * so clients keep talking through it after the bootstrap Metadata.
+ *
+ * Frames are Kafka's: int32 size, then (requests) int16 api_key, int16
+ * api_version, int32 correlation_id, ...; (responses) int32 correlation_id, ...
+ */
+import { createServer, Socket, type Server } from 'node:net';
+
+interface InFlight {
+  correlationId: number;
+  apiKey: number;
+  drop: boolean;
+}
+
+export class FaultProxy {
+  /** Requests seen per api key (client → broker). */
+  readonly requestsByApiKey = new Map<number, number>();
+  /** Responses dropped so far. */
+  dropped = 0;
+  private target: { host: string; port: number } | undefined;
+  private readonly pendingDrops = new Map<number, number>();
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(private readonly server: Server, readonly port: number) {}
+
+  /** Listens on 127.0.0.1 on a free port. Call {@link setTarget} before clients connect. */
+  static async start(): Promise<FaultProxy> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+    const proxy = new FaultProxy(server, address.port);
+    server.on('connection', (client) => proxy.accept(client));
+    return proxy;
+  }
+
+  setTarget(host: string, port: number): void {
+    this.target = { host, port };
+  }
+
+  /** The responses to the next `count` requests with `apiKey` are dropped (connection closed instead). */
+  dropResponses(apiKey: number, count: number): void {
+    this.pendingDrops.set(apiKey, (this.pendingDrops.get(apiKey) ?? 0) + count);
+  }
+
+  /** Drops still armed for `apiKey`. */
+  pendingDropsFor(apiKey: number): number {
+    return this.pendingDrops.get(apiKey) ?? 0;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket): void {
+    const target = this.target;
+    if (target === undefined) {
+      client.destroy();
+      return;
+    }
+    const upstream = new Socket();
+    this.sockets.add(client);
+    this.sockets.add(upstream);
+    const inFlight: InFlight[] = [];
+    const closeBoth = (): void => {
+      client.destroy();
+      upstream.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(upstream);
+    };
+    client.on('error', closeBoth);
+    upstream.on('error', closeBoth);
+    client.on('close', closeBoth);
+    upstream.on('close', closeBoth);
+    upstream.connect(target.port, target.host);
+
+    splitFrames(client, (frame) => {
+      if (frame.length >= 12) {
+        const apiKey = frame.readInt16BE(4);
+        const correlationId = frame.readInt32BE(8);
+        this.requestsByApiKey.set(apiKey, (this.requestsByApiKey.get(apiKey) ?? 0) + 1);
+        const armed = this.pendingDrops.get(apiKey) ?? 0;
+        if (armed > 0) this.pendingDrops.set(apiKey, armed - 1);
+        inFlight.push({ correlationId, apiKey, drop: armed > 0 });
+      }
+      upstream.write(frame);
+    });
+    splitFrames(upstream, (frame) => {
+      const correlationId = frame.length >= 8 ? frame.readInt32BE(4) : -1;
+      const index = inFlight.findIndex((entry) => entry.correlationId === correlationId);
+      const entry = index >= 0 ? inFlight.splice(index, 1)[0] : undefined;
+      if (entry?.drop) {
+        this.dropped++;
+        closeBoth();
+        return;
+      }
+      client.write(frame);
+    });
+  }
+}
+
+/** Calls `onFrame` with each complete size-prefixed frame (size field included). */
+function splitFrames(socket: Socket, onFrame: (frame: Buffer) => void): void {
+  let buffered: Buffer = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 4) {
+      const size = buffered.readInt32BE(0);
+      if (size < 0 || buffered.length < 4 + size) break;
+      onFrame(buffered.subarray(0, 4 + size));
+      buffered = buffered.subarray(4 + size);
+    }
+  });
+}

@@ -1,0 +1,57 @@
+"""Shared helpers for the compat client programs.
+
+Every program takes ONE argv element: a JSON object with its arguments, and
+prints its result as ONE JSON line on stdout (streaming programs print one
+JSON event per line). Diagnostics go to stderr. Any uncaught exception exits
+non-zero with a traceback on stderr, which the vitest side prints.
+"""
+import json
+import sys
+import time
+
+
+def args():
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: %s '<json args>'\n" % sys.argv[0])
+        sys.exit(2)
+    return json.loads(sys.argv[1])
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+def log(*parts):
+    sys.stderr.write("[%.3f] %s\n" % (time.time(), " ".join(str(p) for p in parts)))
+    sys.stderr.flush()
+
+
+def text(value):
+    """bytes/str/None -> str/None (UTF-8, lossless for the ASCII/UTF-8 payloads the tests use)."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="backslashreplace")
+    return str(value)
+
+
+def raw(value):
+    """str/None -> bytes/None."""
+    if value is None:
+        return None
+    return value.encode("utf-8")
+
+
+def headers_out(headers):
+    """Client header list [(key, bytes)] -> [[key, str]] (order kept; None if absent)."""
+    if headers is None:
+        return None
+    return [[text(k), text(v)] for (k, v) in headers]
+
+
+def headers_in(headers):
+    """[[key, str]] -> [(key, bytes)]."""
+    if headers is None:
+        return None
+    return [(k, raw(v)) for (k, v) in headers]
