@@ -1,0 +1,70 @@
+/**
+ * THE table of what the generator emits: for each API, the highest version we generate codecs
+ * for (versions 0..maxVersion). Extending support for an API = raising its number here and
+ * running `npm run generate:protocol`.
+ *
+ * The ranges follow the "Level A" table of ../shared/kafka-protocol/CLIENTS.md (section 3). The
+ * SASL and transaction APIs are generated ahead of their handlers. Generating a codec does not
+ * mean advertising it: ApiVersions is built from the handler registry (host/api/).
+ */
+export interface SupportedApi {
+  /** Schema name without the Request/Response suffix, e.g. 'Produce' for ProduceRequest.json. */
+  readonly name: string;
+  /** Highest version generated; 'all' = the schema's highest valid version. */
+  readonly maxVersion: number | 'all';
+}
+
+export const SUPPORTED_APIS: readonly SupportedApi[] = [
+  { name: 'Produce', maxVersion: 7 },
+  { name: 'Fetch', maxVersion: 11 },
+  { name: 'ListOffsets', maxVersion: 3 },
+  { name: 'Metadata', maxVersion: 8 },
+  { name: 'OffsetCommit', maxVersion: 7 },
+  { name: 'OffsetFetch', maxVersion: 5 },
+  { name: 'FindCoordinator', maxVersion: 2 },
+  { name: 'JoinGroup', maxVersion: 5 },
+  { name: 'Heartbeat', maxVersion: 3 },
+  { name: 'LeaveGroup', maxVersion: 3 },
+  { name: 'SyncGroup', maxVersion: 3 },
+  { name: 'DescribeGroups', maxVersion: 4 },
+  { name: 'ListGroups', maxVersion: 2 },
+  { name: 'SaslHandshake', maxVersion: 1 },
+  { name: 'ApiVersions', maxVersion: 4 },
+  { name: 'CreateTopics', maxVersion: 4 },
+  { name: 'DeleteTopics', maxVersion: 3 },
+  { name: 'DeleteRecords', maxVersion: 1 },
+  { name: 'InitProducerId', maxVersion: 4 },
+  { name: 'AddPartitionsToTxn', maxVersion: 3 },
+  { name: 'AddOffsetsToTxn', maxVersion: 2 },
+  { name: 'EndTxn', maxVersion: 2 },
+  { name: 'WriteTxnMarkers', maxVersion: 'all' },
+  { name: 'TxnOffsetCommit', maxVersion: 3 },
+  { name: 'DescribeConfigs', maxVersion: 2 },
+  { name: 'AlterConfigs', maxVersion: 1 },
+  { name: 'SaslAuthenticate', maxVersion: 1 },
+  { name: 'CreatePartitions', maxVersion: 1 },
+  { name: 'DeleteGroups', maxVersion: 1 },
+  { name: 'OffsetDelete', maxVersion: 0 },
+];
+
+/** Schemas that are not wire APIs but byte layouts inside records or group protocol metadata. */
+export interface StandaloneSchema {
+  /** Folder under the kafka-protocol directory. */
+  readonly folder: 'messages' | 'coordinator-records';
+  /** Schema name = file name without .json. */
+  readonly name: string;
+  /**
+   * Decode versions newer than the schema's highest as the highest. Kafka does this for the
+   * consumer protocol ("future versions will not break compatibility", ConsumerProtocol*.json).
+   */
+  readonly readNewerAsLatest: boolean;
+}
+
+export const STANDALONE_SCHEMAS: readonly StandaloneSchema[] = [
+  { folder: 'coordinator-records', name: 'OffsetCommitKey', readNewerAsLatest: false },
+  { folder: 'coordinator-records', name: 'OffsetCommitValue', readNewerAsLatest: false },
+  { folder: 'coordinator-records', name: 'GroupMetadataKey', readNewerAsLatest: false },
+  { folder: 'coordinator-records', name: 'GroupMetadataValue', readNewerAsLatest: false },
+  { folder: 'messages', name: 'ConsumerProtocolSubscription', readNewerAsLatest: true },
+  { folder: 'messages', name: 'ConsumerProtocolAssignment', readNewerAsLatest: true },
+];
