@@ -1,0 +1,430 @@
+/**
+ * Kafka's ProducerStateManager: per partition, what each idempotent producer last wrote, so that
+ * a retried batch is acknowledged with its original offsets instead of being appended twice, and
+ * a gap in a producer's sequence numbers is refused.
+ *
+ * Protocol facts (KIP-98, Kafka's ProducerAppendInfo / ProducerStateEntry):
+ * - Only batches with producerId >= 0 are tracked (CLIENTS.md quirk 8: non-idempotent batches
+ *   carry epoch/sequence -1 or 0 depending on the client).
+ * - A batch covers sequences baseSequence .. baseSequence + lastOffsetDelta (wrapping past
+ *   2^31-1 to 0). Per producer the last 5 batches are cached (the client's
+ *   max.in.flight.requests.per.connection bound for idempotence).
+ * - Checks, in order, for each batch of an append:
+ *     duplicate of a cached batch (same epoch, same first and last sequence) → the original
+ *       offsets, nothing appended;
+ *     producerEpoch older than the known epoch → INVALID_PRODUCER_EPOCH (47);
+ *     unknown producer and baseSequence != 0 → UNKNOWN_PRODUCER_ID (59) (Kafka 2.x rule: its
+ *       state was lost, e.g. removed by retention);
+ *     newer epoch and baseSequence != 0 → OUT_OF_ORDER_SEQUENCE_NUMBER (45) (an epoch bump
+ *       restarts sequences at 0);
+ *     same epoch and baseSequence != lastSequence + 1 → OUT_OF_ORDER_SEQUENCE_NUMBER (45).
+ *
+ * Lifecycle with the log (the log owns the calls; everything is synchronous):
+ * ```
+ *   load(logStartOffset, logEndOffset) → replayFrom   at open and after truncation; then
+ *   replayBatch(b) for every batch at or past replayFrom (headers only), in offset order
+ *   checkAndPrepare(batches) → errorCode | duplicateOf  before each leader append (no change)
+ *   onAppended(batches)                                 after the append, with real offsets
+ *   takeSnapshot()                                      at segment roll and clean shutdown
+ *   truncateHead(logStartOffset)                        when the log start offset moves
+ *   removeExpiredProducers(nowMs)                       periodically (producer.id.expiration.ms)
+ * ```
+ * Snapshots are `<20-digit offset>.snapshot` files in the partition directory (format in
+ * producer-state-snapshot.ts), written atomically; the newest `maxSnapshots` are kept.
+ *
+ * Disk failures throw the Disk's error (the log maps them to KAFKA_STORAGE_ERROR, 56).
+ */
+import * as path from 'node:path';
+import {
+  decodeProducerSnapshot,
+  encodeProducerSnapshot,
+  parseSnapshotFileName,
+  snapshotFileName,
+  type ProducerBatchMetadata,
+  type ProducerStateEntry,
+} from './producer-state-snapshot.js';
+
+export type { ProducerBatchMetadata, ProducerStateEntry } from './producer-state-snapshot.js';
+
+/** Kafka error codes used here (errors.json). */
+const NONE = 0;
+const OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
+const INVALID_PRODUCER_EPOCH = 47;
+const UNKNOWN_PRODUCER_ID = 59;
+
+/** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN. */
+export const NUM_BATCHES_TO_RETAIN = 5;
+/** Kafka's default producer.id.expiration.ms: 1 day. */
+export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
+/** Snapshots kept on disk after a new one is written. */
+export const DEFAULT_MAX_SNAPSHOTS = 2;
+
+const INT32_MAX = 0x7fffffff;
+
+/**
+ * The fields of a batch header the producer state needs; `BatchSummary` (host/wasm/core.ts)
+ * satisfies it. `baseOffset` must be the real (stamped) offset for onAppended/replayBatch.
+ */
+export interface ProducerBatchInfo {
+  baseOffset: number;
+  lastOffsetDelta: number;
+  maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  isTransactional: boolean;
+  isControl: boolean;
+}
+
+/** Result of {@link ProducerStateManager.checkAndPrepare}. */
+export interface ProducerCheckResult {
+  /** 0 NONE, 45 OUT_OF_ORDER_SEQUENCE_NUMBER, 47 INVALID_PRODUCER_EPOCH, 59 UNKNOWN_PRODUCER_ID. */
+  errorCode: number;
+  /** Human-readable reason for a non-zero errorCode (logs, Produce v8+ error_message). */
+  errorMessage?: string;
+  /**
+   * Set (with errorCode 0) when the append retries a cached batch: acknowledge with these
+   * offsets and append nothing.
+   */
+  duplicateOf?: { baseOffset: number; lastOffset: number; timestamp: number };
+}
+
+/**
+ * The file operations snapshots need; structurally the `Disk` of host/io/disk.ts, so a NodeDisk
+ * or a fault-injecting disk can be passed.
+ */
+export interface ProducerStateDisk {
+  open(filePath: string, mode: 'read' | 'readWrite' | 'create'): number;
+  close(fd: number): void;
+  read(fd: number, target: Uint8Array, targetOffset: number, length: number, position: number): number;
+  write(fd: number, data: Uint8Array, position: number): void;
+  fsync(fd: number): void;
+  fileSize(fd: number): number;
+  truncate(fd: number, length: number): void;
+  exists(filePath: string): boolean;
+  rename(from: string, to: string): void;
+  delete(filePath: string): void;
+  list(dir: string): string[];
+  fsyncDir(dir: string): void;
+}
+
+export interface ProducerStateManagerOptions {
+  /** The partition directory (`<log.dir>/<topic>-<partition>`), which must exist. */
+  dir: string;
+  disk: ProducerStateDisk;
+  /** producer.id.expiration.ms. */
+  producerIdExpirationMs?: number;
+  /** Snapshot files kept (>= 1). */
+  maxSnapshots?: number;
+}
+
+export class ProducerStateManager {
+  private readonly producers = new Map<number, ProducerStateEntry>();
+  private readonly dir: string;
+  private readonly disk: ProducerStateDisk;
+  private readonly producerIdExpirationMs: number;
+  private readonly maxSnapshots: number;
+  /** Every batch below this offset is reflected in the state (Kafka's lastMapOffset + 1). */
+  private mapEndOffsetValue = 0;
+
+  constructor(options: ProducerStateManagerOptions) {
+    this.dir = options.dir;
+    this.disk = options.disk;
+    this.producerIdExpirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+    this.maxSnapshots = options.maxSnapshots ?? DEFAULT_MAX_SNAPSHOTS;
+    assert(this.maxSnapshots >= 1, 'maxSnapshots must be >= 1');
+  }
+
+  /** Offset up to which (exclusive) the state reflects the log. */
+  get mapEndOffset(): number {
+    return this.mapEndOffsetValue;
+  }
+
+  /** Number of producers with state. */
+  get producerCount(): number {
+    return this.producers.size;
+  }
+
+  /** The state of one producer, or undefined. The returned object must not be modified. */
+  lastEntry(producerId: number): Readonly<ProducerStateEntry> | undefined {
+    return this.producers.get(producerId);
+  }
+
+  /** All producers' state (read-only views). */
+  activeProducers(): Iterable<Readonly<ProducerStateEntry>> {
+    return this.producers.values();
+  }
+
+  /** Offsets of the snapshot files present, ascending. */
+  snapshotOffsets(): number[] {
+    return this.disk
+      .list(this.dir)
+      .map(parseSnapshotFileName)
+      .filter((offset) => offset >= 0)
+      .sort((a, b) => a - b);
+  }
+
+  /**
+   * (Re)loads state for a log spanning [logStartOffset, logEndOffset): deletes snapshots past
+   * logEndOffset (left by a truncation) and unreadable ones, loads the newest remaining, drops
+   * producers whose last batch lies below logStartOffset.
+   * @returns the offset from which the caller must `replayBatch` every batch up to the log end.
+   */
+  load(logStartOffset: number, logEndOffset: number): number {
+    assert(logStartOffset <= logEndOffset, 'logStartOffset <= logEndOffset');
+    this.producers.clear();
+    this.mapEndOffsetValue = logStartOffset;
+    const offsets = this.snapshotOffsets();
+    for (let i = offsets.length - 1; i >= 0; i--) {
+      const offset = offsets[i]!;
+      const file = path.join(this.dir, snapshotFileName(offset));
+      if (offset > logEndOffset) {
+        this.disk.delete(file);
+        continue;
+      }
+      const decoded = decodeProducerSnapshot(this.readFile(file));
+      if (decoded === null || decoded.snapshotOffset !== offset) {
+        this.disk.delete(file);
+        continue;
+      }
+      for (const entry of decoded.entries) this.producers.set(entry.producerId, entry);
+      this.mapEndOffsetValue = Math.max(offset, logStartOffset);
+      break;
+    }
+    this.removeUnretainedProducers(logStartOffset);
+    return this.mapEndOffsetValue;
+  }
+
+  /**
+   * Checks the batches of one leader append against the producer state without changing it.
+   * Batches of one append are checked in order, each against the state the earlier ones would
+   * leave. Control batches are not sequence-checked (the transaction coordinator writes them).
+   */
+  checkAndPrepare(batches: readonly ProducerBatchInfo[]): ProducerCheckResult {
+    const tentative = new Map<number, { epoch: number; lastSequence: number; known: boolean }>();
+    for (const batch of batches) {
+      if (batch.producerId < 0 || batch.isControl) continue;
+      const current = this.producers.get(batch.producerId);
+      const firstSequence = batch.baseSequence;
+      const lastSequence = incrementSequence(firstSequence, batch.lastOffsetDelta);
+      if (current !== undefined && current.producerEpoch === batch.producerEpoch) {
+        const duplicate = current.batches.find(
+          (cached) => cached.firstSequence === firstSequence && cached.lastSequence === lastSequence,
+        );
+        if (duplicate !== undefined) {
+          return {
+            errorCode: NONE,
+            duplicateOf: { baseOffset: duplicate.firstOffset, lastOffset: duplicate.lastOffset, timestamp: duplicate.timestamp },
+          };
+        }
+      }
+      const state = tentative.get(batch.producerId) ?? {
+        epoch: current?.producerEpoch ?? -1,
+        lastSequence: lastSequenceOf(current),
+        known: current !== undefined,
+      };
+      const error = checkSequence(batch, state);
+      if (error !== null) return error;
+      tentative.set(batch.producerId, { epoch: batch.producerEpoch, lastSequence, known: true });
+    }
+    return { errorCode: NONE };
+  }
+
+  /**
+   * Records batches just appended (offsets stamped), in offset order. Every batch of the append
+   * must be passed, idempotent or not, so mapEndOffset follows the log end.
+   */
+  onAppended(batches: readonly ProducerBatchInfo[]): void {
+    for (const batch of batches) this.apply(batch);
+  }
+
+  /** Applies one batch read back from the log during load; same as onAppended, without checks. */
+  replayBatch(batch: ProducerBatchInfo): void {
+    if (batch.baseOffset + batch.lastOffsetDelta < this.mapEndOffsetValue) return;
+    this.apply(batch);
+  }
+
+  /** Moves mapEndOffset forward (e.g. to the log end after a replay that found no batches). */
+  updateMapEndOffset(offset: number): void {
+    assert(offset >= this.mapEndOffsetValue, 'mapEndOffset moves forward');
+    this.mapEndOffsetValue = offset;
+  }
+
+  /**
+   * Writes `<mapEndOffset>.snapshot` atomically and durably (tmp file, fsync, rename, directory
+   * fsync), then deletes all but the newest `maxSnapshots`. Idempotent for an unchanged offset.
+   */
+  takeSnapshot(): void {
+    const offset = this.mapEndOffsetValue;
+    const file = path.join(this.dir, snapshotFileName(offset));
+    const temporary = `${file}.tmp`;
+    const bytes = encodeProducerSnapshot(offset, this.producers.values());
+    const fd = this.disk.open(temporary, 'create');
+    try {
+      this.disk.truncate(fd, 0);
+      this.disk.write(fd, bytes, 0);
+      this.disk.fsync(fd);
+    } finally {
+      this.disk.close(fd);
+    }
+    this.disk.rename(temporary, file);
+    this.disk.fsyncDir(this.dir);
+    const offsets = this.snapshotOffsets();
+    for (const old of offsets.slice(0, Math.max(0, offsets.length - this.maxSnapshots))) {
+      this.disk.delete(path.join(this.dir, snapshotFileName(old)));
+    }
+  }
+
+  /**
+   * The log start offset moved (retention, DeleteRecords): forgets producers whose last batch
+   * is gone and deletes snapshots below the new start (Kafka's onLogStartOffsetIncremented +
+   * deleteSnapshotsBefore).
+   */
+  truncateHead(logStartOffset: number): void {
+    this.removeUnretainedProducers(logStartOffset);
+    for (const offset of this.snapshotOffsets()) {
+      if (offset < logStartOffset) this.disk.delete(path.join(this.dir, snapshotFileName(offset)));
+    }
+    if (this.mapEndOffsetValue < logStartOffset) this.mapEndOffsetValue = logStartOffset;
+  }
+
+  /** Deletes every snapshot file and forgets all state (the partition is deleted or emptied). */
+  truncateFullyAndStartAt(offset: number): void {
+    for (const snapshot of this.snapshotOffsets()) this.disk.delete(path.join(this.dir, snapshotFileName(snapshot)));
+    this.producers.clear();
+    this.mapEndOffsetValue = offset;
+  }
+
+  /**
+   * Forgets producers idle for longer than producer.id.expiration.ms (by their last batch
+   * timestamp) and without an open transaction. Returns how many were removed.
+   */
+  removeExpiredProducers(nowMs: number): number {
+    let removed = 0;
+    for (const [producerId, entry] of this.producers) {
+      if (entry.currentTxnFirstOffset < 0 && nowMs - entry.lastTimestamp >= this.producerIdExpirationMs) {
+        this.producers.delete(producerId);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Smallest first offset of an open transaction, or -1 (bounds the last stable offset). */
+  firstUnstableOffset(): number {
+    let first = -1;
+    for (const entry of this.producers.values()) {
+      if (entry.currentTxnFirstOffset >= 0 && (first < 0 || entry.currentTxnFirstOffset < first)) {
+        first = entry.currentTxnFirstOffset;
+      }
+    }
+    return first;
+  }
+
+  private apply(batch: ProducerBatchInfo): void {
+    const lastOffset = batch.baseOffset + batch.lastOffsetDelta;
+    assert(batch.baseOffset >= 0 && batch.lastOffsetDelta >= 0, 'applied batches carry stamped offsets');
+    if (batch.producerId >= 0) {
+      let entry = this.producers.get(batch.producerId);
+      if (entry === undefined) {
+        entry = {
+          producerId: batch.producerId,
+          producerEpoch: batch.producerEpoch,
+          coordinatorEpoch: -1,
+          currentTxnFirstOffset: -1,
+          lastTimestamp: batch.maxTimestamp,
+          batches: [],
+        };
+        this.producers.set(batch.producerId, entry);
+      }
+      if (batch.producerEpoch !== entry.producerEpoch) {
+        // A new epoch restarts the sequence space: old batches can no longer be retried.
+        entry.producerEpoch = batch.producerEpoch;
+        entry.batches = [];
+      }
+      entry.lastTimestamp = batch.maxTimestamp;
+      if (batch.isControl) {
+        entry.currentTxnFirstOffset = -1;
+      } else {
+        if (batch.isTransactional && entry.currentTxnFirstOffset < 0) entry.currentTxnFirstOffset = batch.baseOffset;
+        entry.batches.push({
+          firstSequence: batch.baseSequence,
+          lastSequence: incrementSequence(batch.baseSequence, batch.lastOffsetDelta),
+          firstOffset: batch.baseOffset,
+          lastOffset,
+          timestamp: batch.maxTimestamp,
+        });
+        if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
+      }
+    }
+    if (lastOffset + 1 > this.mapEndOffsetValue) this.mapEndOffsetValue = lastOffset + 1;
+  }
+
+  private removeUnretainedProducers(logStartOffset: number): void {
+    for (const [producerId, entry] of this.producers) {
+      const last = entry.batches.length > 0 ? entry.batches[entry.batches.length - 1]!.lastOffset : -1;
+      // Producers with an open transaction stay: its markers must still find them.
+      if (last < logStartOffset && entry.currentTxnFirstOffset < 0) this.producers.delete(producerId);
+    }
+  }
+
+  private readFile(file: string): Buffer {
+    const fd = this.disk.open(file, 'read');
+    try {
+      const size = this.disk.fileSize(fd);
+      const buffer = Buffer.alloc(size);
+      const read = this.disk.read(fd, buffer, 0, size, 0);
+      return buffer.subarray(0, read);
+    } finally {
+      this.disk.close(fd);
+    }
+  }
+}
+
+/** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap from 2^31-1 to 0. */
+export function incrementSequence(sequence: number, increment: number): number {
+  if (sequence > INT32_MAX - increment) return increment - (INT32_MAX - sequence) - 1;
+  return sequence + increment;
+}
+
+function lastSequenceOf(entry: ProducerStateEntry | undefined): number {
+  if (entry === undefined || entry.batches.length === 0) return -1;
+  return entry.batches[entry.batches.length - 1]!.lastSequence;
+}
+
+function checkSequence(
+  batch: ProducerBatchInfo,
+  state: { epoch: number; lastSequence: number; known: boolean },
+): ProducerCheckResult | null {
+  const { producerId, producerEpoch, baseSequence } = batch;
+  if (state.known && producerEpoch < state.epoch) {
+    return {
+      errorCode: INVALID_PRODUCER_EPOCH,
+      errorMessage: `producer ${producerId}: epoch ${producerEpoch} is older than the current epoch ${state.epoch}`,
+    };
+  }
+  if (!state.known) {
+    if (baseSequence === 0) return null;
+    return {
+      errorCode: UNKNOWN_PRODUCER_ID,
+      errorMessage: `no state for producer ${producerId} (its records may have been removed by retention); first sequence ${baseSequence} is not 0`,
+    };
+  }
+  if (producerEpoch !== state.epoch) {
+    if (baseSequence === 0) return null;
+    return {
+      errorCode: OUT_OF_ORDER_SEQUENCE_NUMBER,
+      errorMessage: `producer ${producerId}: new epoch ${producerEpoch} must start at sequence 0, got ${baseSequence}`,
+    };
+  }
+  const expected = state.lastSequence < 0 ? 0 : incrementSequence(state.lastSequence, 1);
+  if (baseSequence === expected) return null;
+  return {
+    errorCode: OUT_OF_ORDER_SEQUENCE_NUMBER,
+    errorMessage: `producer ${producerId} epoch ${producerEpoch}: expected sequence ${expected}, got ${baseSequence}`,
+  };
+}
+
+function assert(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}
