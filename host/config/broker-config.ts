@@ -1,0 +1,601 @@
+/**
+ * Broker configuration: Kafka's names, types and defaults (KafkaConfig / ServerLogConfigs of the
+ * Kafka 3.9 line) where Tributary honours them, loaded from a `server.properties` file and
+ * `--override key=value` pairs (overrides win), validated up front.
+ *
+ * Where Tributary's default differs from Kafka's, the definition's doc says so:
+ * - `node.id` 1 and `process.roles` broker,controller (Kafka: required, no default): a single
+ *   node with an embedded controller runs with no config at all;
+ * - `log.dir` ./.tributary-data (Kafka: /tmp/kafka-logs);
+ * - `max.connections` 10000 (Kafka: 2147483647): every limit is bounded here;
+ * - `offsets.topic.replication.factor` 1 (Kafka: 3, which a single node cannot satisfy).
+ *
+ * Unknown keys are refused (Kafka only warns): a typo in a config name would otherwise silently
+ * run with the default. Kafka configs that have no meaning in Tributary (thread counts, socket
+ * buffer sizes) are accepted so that a Kafka server.properties loads; see `noEffect`.
+ */
+import { readFileSync } from 'node:fs';
+import {
+  ConfigDef,
+  ConfigValue,
+  INT_MAX,
+  LONG_MAX_TEXT,
+  parseConfigValue,
+  suggestConfigNames,
+} from './config-def.js';
+import { ConfigError } from './config-error.js';
+import {
+  HostPort,
+  Listener,
+  QuorumVoter,
+  formatListener,
+  parseHostPort,
+  parseListener,
+  parseQuorumVoter,
+} from './listeners.js';
+import { parsePropertiesEntries } from './server-properties.js';
+
+export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
+export type { PropertiesEntry } from './server-properties.js';
+export type { Listener, HostPort, QuorumVoter } from './listeners.js';
+export { parseListener, formatListener } from './listeners.js';
+
+/** Kafka's security protocol names. */
+export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+/** The protocols Tributary's network layer speaks today. */
+const SUPPORTED_SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT'];
+
+/** pino's levels, plus `silent`. */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const MS_PER_MINUTE = 60_000;
+const MS_PER_HOUR = 3_600_000;
+
+function listCheck(parse: (item: string) => unknown): (value: ConfigValue) => string | null {
+  return (value) => {
+    for (const item of value as readonly string[]) {
+      try {
+        parse(item);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.message;
+        throw error;
+      }
+    }
+    return null;
+  };
+}
+
+function securityMapEntry(item: string): [string, SecurityProtocol] {
+  const colon = item.indexOf(':');
+  const name = colon < 0 ? '' : item.slice(0, colon).trim().toUpperCase();
+  const protocol = colon < 0 ? '' : item.slice(colon + 1).trim().toUpperCase();
+  if (name === '' || !SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
+    throw new ConfigError(
+      `"${item}" is not LISTENER_NAME:PROTOCOL with PROTOCOL one of ${SECURITY_PROTOCOLS.join(', ')}`,
+    );
+  }
+  return [name, protocol as SecurityProtocol];
+}
+
+/**
+ * Every broker config Tributary knows, in reference order. Kafka names; `doc` is one line.
+ */
+export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
+  // Node identity and roles (KRaft)
+  { name: 'node.id', type: 'INT', defaultValue: '1', min: 0,
+    doc: 'The node id of this server in the cluster (Tributary default 1; Kafka requires it to be set).' },
+  { name: 'broker.id', type: 'INT', defaultValue: null, min: 0,
+    doc: 'Legacy name for the node id; if set it must equal node.id.' },
+  { name: 'process.roles', type: 'LIST', defaultValue: 'broker,controller', oneOf: ['broker', 'controller'], nonEmpty: true,
+    doc: 'The roles this node plays: broker, controller, or both (combined mode, Tributary default).' },
+  { name: 'controller.quorum.voters', type: 'LIST', defaultValue: '',
+    check: listCheck(parseQuorumVoter), accepted: 'a comma-separated list of id@host:port, or empty',
+    doc: 'The KRaft voter set as id@host:port; empty runs a single-node embedded controller.' },
+  { name: 'controller.listener.names', type: 'LIST', defaultValue: '',
+    doc: 'Names of the listeners used by the controller; they are not advertised to clients.' },
+  { name: 'broker.rack', type: 'STRING', defaultValue: null,
+    doc: 'Rack of this broker, reported in Metadata responses.' },
+
+  // Listeners
+  { name: 'listeners', type: 'LIST', defaultValue: 'PLAINTEXT://127.0.0.1:9092', nonEmpty: true,
+    check: listCheck(parseListener), accepted: 'a comma-separated list of NAME://host:port (port 0 picks a free port)',
+    doc: 'Kafka protocol listeners as NAME://host:port; an empty host binds every interface, port 0 a free port.' },
+  { name: 'advertised.listeners', type: 'LIST', defaultValue: null,
+    check: listCheck(parseListener), accepted: 'a comma-separated list of NAME://host:port',
+    doc: 'Listeners published to clients in Metadata; defaults to listeners (without controller listeners).' },
+  { name: 'listener.security.protocol.map', type: 'LIST',
+    defaultValue: 'PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+    check: listCheck(securityMapEntry), accepted: 'a comma-separated list of LISTENER_NAME:PROTOCOL',
+    doc: 'Security protocol per listener name; Tributary speaks PLAINTEXT only so far.' },
+  { name: 'http.listeners', type: 'LIST', defaultValue: '127.0.0.1:8080',
+    check: listCheck((item) => parseHostPort(item)), accepted: 'a comma-separated list of host:port, or empty to disable',
+    doc: 'Tributary-only: host:port endpoints of the HTTP server (health, metrics, WebSocket gateway); empty disables it.' },
+
+  // Network limits
+  { name: 'socket.request.max.bytes', type: 'INT', defaultValue: '104857600', min: 1,
+    doc: 'The largest request frame accepted, in bytes; a larger frame closes the connection.' },
+  { name: 'connections.max.idle.ms', type: 'LONG', defaultValue: '600000',
+    doc: 'Idle connections are closed after this many milliseconds (negative disables).' },
+  { name: 'max.connections', type: 'INT', defaultValue: '10000', min: 0,
+    doc: 'Maximum open client connections; further connections are refused (Tributary default 10000; Kafka 2147483647).' },
+  { name: 'queued.max.requests', type: 'INT', defaultValue: '500', min: 1,
+    doc: 'Requests read but not yet answered before the network layer stops reading from sockets.' },
+  { name: 'message.max.bytes', type: 'INT', defaultValue: '1048588', min: 0,
+    doc: 'The largest record batch accepted, in bytes (the topic-level max.message.bytes default).' },
+  { name: 'fetch.max.bytes', type: 'INT', defaultValue: '57671680', min: 1024,
+    doc: 'The most bytes one Fetch response returns, whatever the request asks.' },
+
+  // Topics
+  { name: 'num.partitions', type: 'INT', defaultValue: '1', min: 1,
+    doc: 'Partitions of auto-created topics and of CreateTopics requests that give -1.' },
+  { name: 'default.replication.factor', type: 'INT', defaultValue: '1', min: 1,
+    doc: 'Replication factor of auto-created topics and of CreateTopics requests that give -1.' },
+  { name: 'min.insync.replicas', type: 'INT', defaultValue: '1', min: 1,
+    doc: 'Minimum in-sync replicas for acks=all produce (the topic-level default).' },
+  { name: 'auto.create.topics.enable', type: 'BOOLEAN', defaultValue: 'true',
+    doc: 'Create a topic when Metadata or Produce names one that does not exist.' },
+  { name: 'delete.topic.enable', type: 'BOOLEAN', defaultValue: 'true',
+    doc: 'Allow DeleteTopics; when false it answers TOPIC_DELETION_DISABLED.' },
+  { name: 'unclean.leader.election.enable', type: 'BOOLEAN', defaultValue: 'false',
+    doc: 'Allow a replica outside the ISR to become leader (may lose data).' },
+  { name: 'replica.lag.time.max.ms', type: 'LONG', defaultValue: '30000', min: 0,
+    doc: 'A follower that has not caught up for this long leaves the ISR.' },
+  { name: 'compression.type', type: 'STRING', defaultValue: 'producer',
+    check: (value) => (value === 'producer' ? null : 'Tributary stores batches as the producer compressed them'),
+    accepted: 'producer',
+    doc: 'Compression of stored batches; only "producer" (keep what the producer sent) is supported.' },
+
+  // Log storage
+  { name: 'log.dir', type: 'STRING', defaultValue: './.tributary-data', nonEmpty: true,
+    doc: 'The data directory, used when log.dirs is not set (Tributary default ./.tributary-data).' },
+  { name: 'log.dirs', type: 'LIST', defaultValue: null, nonEmpty: true,
+    doc: 'Comma-separated data directories; overrides log.dir.' },
+  { name: 'log.segment.bytes', type: 'INT', defaultValue: '1073741824', min: 14,
+    doc: 'Maximum size of one log segment file, in bytes.' },
+  { name: 'log.roll.ms', type: 'LONG', defaultValue: null, min: 1,
+    doc: 'Roll a new segment after this many milliseconds; overrides log.roll.hours.' },
+  { name: 'log.roll.hours', type: 'INT', defaultValue: '168', min: 1,
+    doc: 'Roll a new segment after this many hours (used when log.roll.ms is not set).' },
+  { name: 'log.retention.ms', type: 'LONG', defaultValue: null, min: -1,
+    doc: 'Delete segments older than this many milliseconds, -1 for no limit; overrides minutes and hours.' },
+  { name: 'log.retention.minutes', type: 'INT', defaultValue: null, min: -1,
+    doc: 'Retention in minutes, used when log.retention.ms is not set; overrides hours.' },
+  { name: 'log.retention.hours', type: 'INT', defaultValue: '168', min: -1,
+    doc: 'Retention in hours, used when neither log.retention.ms nor log.retention.minutes is set.' },
+  { name: 'log.retention.bytes', type: 'LONG', defaultValue: '-1', min: -1,
+    doc: 'Delete old segments while a partition is larger than this many bytes, -1 for no limit.' },
+  { name: 'log.retention.check.interval.ms', type: 'LONG', defaultValue: '300000', min: 1,
+    doc: 'How often retention is checked, in milliseconds.' },
+  { name: 'log.cleanup.policy', type: 'LIST', defaultValue: 'delete', oneOf: ['delete', 'compact'], nonEmpty: true,
+    doc: 'delete (time/size retention), compact (keep the last record per key), or both.' },
+  { name: 'log.cleaner.enable', type: 'BOOLEAN', defaultValue: 'true',
+    doc: 'Run the log cleaner, which compacts topics with cleanup.policy=compact.' },
+  { name: 'log.cleaner.delete.retention.ms', type: 'LONG', defaultValue: '86400000', min: 0,
+    doc: 'How long delete markers (tombstones) are kept in compacted topics.' },
+  { name: 'log.cleaner.min.compaction.lag.ms', type: 'LONG', defaultValue: '0', min: 0,
+    doc: 'Minimum age of a record before compaction may remove it.' },
+  { name: 'log.cleaner.min.cleanable.ratio', type: 'DOUBLE', defaultValue: '0.5', min: 0, max: 1,
+    doc: 'Compact a log once this fraction of it is dirty (not yet compacted).' },
+  { name: 'log.index.interval.bytes', type: 'INT', defaultValue: '4096', min: 0,
+    doc: 'Bytes of records between two offset index entries.' },
+  { name: 'log.index.size.max.bytes', type: 'INT', defaultValue: '10485760', min: 4,
+    doc: 'Maximum size of an offset or time index file; a full index rolls the segment.' },
+  { name: 'log.flush.interval.messages', type: 'LONG', defaultValue: LONG_MAX_TEXT, min: 1,
+    doc: 'fsync a log after this many records (default: never; durability comes from the page cache).' },
+  { name: 'log.flush.interval.ms', type: 'LONG', defaultValue: null, min: 0,
+    doc: 'fsync a log after this many milliseconds; when unset, log.flush.scheduler.interval.ms.' },
+  { name: 'log.flush.scheduler.interval.ms', type: 'LONG', defaultValue: LONG_MAX_TEXT, min: 0,
+    doc: 'The flush interval used when log.flush.interval.ms is not set.' },
+  { name: 'log.flush.offset.checkpoint.interval.ms', type: 'INT', defaultValue: '60000', min: 0,
+    doc: 'How often the recovery-point checkpoint is written, in milliseconds.' },
+  { name: 'log.flush.start.offset.checkpoint.interval.ms', type: 'INT', defaultValue: '60000', min: 0,
+    doc: 'How often the log-start-offset checkpoint is written, in milliseconds.' },
+  { name: 'log.segment.delete.delay.ms', type: 'LONG', defaultValue: '60000', min: 0,
+    doc: 'Delay before a deleted segment\'s files are removed from disk.' },
+  { name: 'log.message.timestamp.type', type: 'STRING', defaultValue: 'CreateTime', oneOf: ['CreateTime', 'LogAppendTime'],
+    doc: 'CreateTime keeps the producer\'s timestamps; LogAppendTime stamps the broker\'s clock.' },
+  { name: 'producer.id.expiration.ms', type: 'INT', defaultValue: '86400000', min: 1,
+    doc: 'Producer state of an idle producer id is dropped after this many milliseconds.' },
+
+  // Group coordinator and offsets
+  { name: 'offsets.topic.num.partitions', type: 'INT', defaultValue: '50', min: 1,
+    doc: 'Partitions of __consumer_offsets (fixed once the topic exists).' },
+  { name: 'offsets.topic.replication.factor', type: 'SHORT', defaultValue: '1', min: 1,
+    doc: 'Replication factor of __consumer_offsets (Tributary default 1 for a single node; Kafka 3).' },
+  { name: 'offsets.topic.segment.bytes', type: 'INT', defaultValue: '104857600', min: 1,
+    doc: 'segment.bytes of __consumer_offsets.' },
+  { name: 'offsets.retention.minutes', type: 'INT', defaultValue: '10080', min: 1,
+    doc: 'Committed offsets of an empty group expire after this many minutes.' },
+  { name: 'offsets.retention.check.interval.ms', type: 'LONG', defaultValue: '600000', min: 1,
+    doc: 'How often expired offsets are removed, in milliseconds.' },
+  { name: 'offset.metadata.max.bytes', type: 'INT', defaultValue: '4096',
+    doc: 'Largest metadata string of an offset commit (OFFSET_METADATA_TOO_LARGE beyond).' },
+  { name: 'group.initial.rebalance.delay.ms', type: 'INT', defaultValue: '3000',
+    doc: 'How long the first rebalance of an empty group waits for more members to join.' },
+  { name: 'group.min.session.timeout.ms', type: 'INT', defaultValue: '6000',
+    doc: 'Smallest session timeout a member may ask for.' },
+  { name: 'group.max.session.timeout.ms', type: 'INT', defaultValue: '1800000',
+    doc: 'Largest session timeout a member may ask for.' },
+  { name: 'group.max.size', type: 'INT', defaultValue: String(INT_MAX), min: 1,
+    doc: 'Maximum members of one consumer group (GROUP_MAX_SIZE_REACHED beyond).' },
+
+  // Tributary process
+  { name: 'log.level', type: 'STRING', defaultValue: 'info', oneOf: LOG_LEVELS,
+    doc: 'Tributary-only: level of the structured (pino) log on stdout.' },
+
+  // Kafka configs accepted for compatibility with Kafka's server.properties, without effect
+  { name: 'num.network.threads', type: 'INT', defaultValue: '3', min: 1,
+    noEffect: 'Node serves every connection from one event loop', doc: 'Kafka network threads; no effect in Tributary.' },
+  { name: 'num.io.threads', type: 'INT', defaultValue: '8', min: 1,
+    noEffect: 'Node handles requests on one event loop', doc: 'Kafka request handler threads; no effect in Tributary.' },
+  { name: 'num.recovery.threads.per.data.dir', type: 'INT', defaultValue: '1', min: 1,
+    noEffect: 'recovery runs on the event loop', doc: 'Kafka log recovery threads; no effect in Tributary.' },
+  { name: 'socket.send.buffer.bytes', type: 'INT', defaultValue: '102400',
+    noEffect: 'Node does not expose SO_SNDBUF', doc: 'Kafka socket send buffer; no effect in Tributary.' },
+  { name: 'socket.receive.buffer.bytes', type: 'INT', defaultValue: '102400',
+    noEffect: 'Node does not expose SO_RCVBUF', doc: 'Kafka socket receive buffer; no effect in Tributary.' },
+  { name: 'inter.broker.listener.name', type: 'STRING', defaultValue: null,
+    noEffect: 'a single node has no inter-broker traffic yet', doc: 'Listener used between brokers; no effect in Tributary yet.' },
+  { name: 'transaction.state.log.replication.factor', type: 'SHORT', defaultValue: '3', min: 1,
+    noEffect: 'transactions are not supported yet', doc: 'Replication factor of __transaction_state; no effect yet.' },
+  { name: 'transaction.state.log.min.isr', type: 'INT', defaultValue: '2', min: 1,
+    noEffect: 'transactions are not supported yet', doc: 'min.insync.replicas of __transaction_state; no effect yet.' },
+];
+
+/** The definitions by name. */
+export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map(
+  BROKER_CONFIG_DEFS.map((def) => [def.name, def]),
+);
+
+/**
+ * The validated broker configuration: Kafka names camelCased, precedence rules applied
+ * (log.retention.ms > minutes > hours; log.roll.ms > hours; log.dirs > log.dir;
+ * log.flush.interval.ms > log.flush.scheduler.interval.ms). Durations in ms, sizes in bytes.
+ * LONG values above 2^53-1 (Kafka's Long.MAX_VALUE "never") are Number.MAX_SAFE_INTEGER.
+ */
+export interface BrokerConfig {
+  readonly nodeId: number;
+  readonly processRoles: readonly ('broker' | 'controller')[];
+  readonly controllerQuorumVoters: readonly QuorumVoter[];
+  readonly controllerListenerNames: readonly string[];
+  readonly brokerRack: string | null;
+  /** Kafka protocol listeners; port 0 = let the OS pick. */
+  readonly listeners: readonly Listener[];
+  /** What Metadata publishes; port 0 / empty host are resolved against the bound listeners by the broker. */
+  readonly advertisedListeners: readonly Listener[];
+  /** Listener name -> protocol, for every listener (controller listeners default to PLAINTEXT). */
+  readonly listenerSecurityProtocolMap: Readonly<Record<string, SecurityProtocol>>;
+  readonly httpListeners: readonly HostPort[];
+  readonly socketRequestMaxBytes: number;
+  readonly connectionsMaxIdleMs: number;
+  readonly maxConnections: number;
+  readonly queuedMaxRequests: number;
+  readonly messageMaxBytes: number;
+  readonly fetchMaxBytes: number;
+  readonly numPartitions: number;
+  readonly defaultReplicationFactor: number;
+  readonly minInsyncReplicas: number;
+  readonly autoCreateTopicsEnable: boolean;
+  readonly deleteTopicEnable: boolean;
+  readonly uncleanLeaderElectionEnable: boolean;
+  readonly replicaLagTimeMaxMs: number;
+  readonly compressionType: 'producer';
+  /** log.dirs, else [log.dir]; paths as written (relative ones are relative to the working directory). */
+  readonly logDirs: readonly string[];
+  readonly logSegmentBytes: number;
+  /** log.roll.ms, else log.roll.hours * 3600000. */
+  readonly logRollMs: number;
+  /** log.retention.ms, else minutes * 60000, else hours * 3600000; -1 = no time limit. */
+  readonly logRetentionMs: number;
+  readonly logRetentionBytes: number;
+  readonly logRetentionCheckIntervalMs: number;
+  readonly logCleanupPolicy: readonly ('delete' | 'compact')[];
+  readonly logCleanerEnable: boolean;
+  readonly logCleanerDeleteRetentionMs: number;
+  readonly logCleanerMinCompactionLagMs: number;
+  readonly logCleanerMinCleanableRatio: number;
+  readonly logIndexIntervalBytes: number;
+  readonly logIndexSizeMaxBytes: number;
+  readonly logFlushIntervalMessages: number;
+  /** log.flush.interval.ms, else log.flush.scheduler.interval.ms. */
+  readonly logFlushIntervalMs: number;
+  readonly logFlushOffsetCheckpointIntervalMs: number;
+  readonly logFlushStartOffsetCheckpointIntervalMs: number;
+  readonly logSegmentDeleteDelayMs: number;
+  readonly logMessageTimestampType: 'CreateTime' | 'LogAppendTime';
+  readonly producerIdExpirationMs: number;
+  readonly offsetsTopicNumPartitions: number;
+  readonly offsetsTopicReplicationFactor: number;
+  readonly offsetsTopicSegmentBytes: number;
+  readonly offsetsRetentionMinutes: number;
+  readonly offsetsRetentionCheckIntervalMs: number;
+  readonly offsetMetadataMaxBytes: number;
+  readonly groupInitialRebalanceDelayMs: number;
+  readonly groupMinSessionTimeoutMs: number;
+  readonly groupMaxSessionTimeoutMs: number;
+  readonly groupMaxSize: number;
+  readonly logLevel: LogLevel;
+  /**
+   * Every config explicitly set (file, then overrides), Kafka name -> trimmed text as written: the
+   * STATIC_BROKER_CONFIG source of DescribeConfigs (Kafka's AbstractConfig.originals()).
+   */
+  readonly originals: ReadonlyMap<string, string>;
+  /** Every known config's parsed value (set or default), by Kafka name. */
+  readonly values: ReadonlyMap<string, ConfigValue>;
+  /** Names set explicitly that have no effect in Tributary (the broker logs a warning). */
+  readonly ignoredConfigs: readonly string[];
+}
+
+export interface LoadBrokerConfigOptions {
+  /** Path of a server.properties file. */
+  file?: string;
+  /** The file's contents instead of a path (tests, embedding); `file` names it in messages. */
+  properties?: string;
+  /** `--override` pairs; they win over the file. */
+  overrides?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Loads, parses and validates the broker configuration.
+ * Precedence: defaults < file < overrides; then Kafka's synonym rules (see {@link BrokerConfig}).
+ * @throws ConfigError for an unreadable file, a malformed escape, an unknown key (with
+ *   "did you mean"), an invalid value (naming the key, the value and what is accepted) or an
+ *   inconsistent combination (e.g. an advertised listener whose name is not a listener).
+ */
+export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerConfig {
+  const raw = new Map<string, { text: string; origin: string }>();
+  if (options.properties !== undefined || options.file !== undefined) {
+    const fileName = options.file ?? 'properties';
+    let text: string;
+    if (options.properties !== undefined) {
+      text = options.properties;
+    } else {
+      try {
+        text = readFileSync(fileName, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        throw new ConfigError(
+          `Cannot read config file ${fileName} (${code}). Check the path given to --config.`,
+        );
+      }
+    }
+    for (const entry of parsePropertiesEntries(text)) {
+      raw.set(entry.key, { text: entry.value, origin: `${fileName} line ${entry.line}` });
+    }
+  }
+  for (const [key, text] of Object.entries(options.overrides ?? {})) {
+    raw.set(key, { text, origin: '--override' });
+  }
+
+  const values = new Map<string, ConfigValue>();
+  const originals = new Map<string, string>();
+  const ignoredConfigs: string[] = [];
+  for (const [key, { text, origin }] of raw) {
+    const def = BROKER_CONFIG_DEF_BY_NAME.get(key);
+    if (!def) throw unknownBrokerConfig(key, origin);
+    values.set(key, parseConfigValue(def, text, origin));
+    originals.set(key, def.type === 'PASSWORD' ? text : text.trim());
+    if (def.noEffect) ignoredConfigs.push(key);
+  }
+  for (const def of BROKER_CONFIG_DEFS) {
+    if (!values.has(def.name)) {
+      values.set(def.name, def.defaultValue === null ? null : parseConfigValue(def, def.defaultValue));
+    }
+  }
+  return assemble(values, originals, ignoredConfigs);
+}
+
+function unknownBrokerConfig(key: string, origin: string): ConfigError {
+  const suggestions = suggestConfigNames(key, BROKER_CONFIG_DEF_BY_NAME.keys());
+  const hint = suggestions.length > 0
+    ? ` Did you mean ${suggestions.join(' or ')}?`
+    : ' See the config reference in README.md for the accepted names.';
+  return new ConfigError(`Unknown broker config ${JSON.stringify(key)} (from ${origin}).${hint}`, { key });
+}
+
+function inconsistent(key: string, value: string | undefined, message: string, accepted: string): ConfigError {
+  const shown = value === undefined ? '' : ` ${JSON.stringify(value)}`;
+  return new ConfigError(`Invalid value${shown} for config ${key}: ${message}. Accepted: ${accepted}.`, {
+    key,
+    ...(value === undefined ? {} : { value }),
+    accepted,
+  });
+}
+
+function assemble(
+  values: ReadonlyMap<string, ConfigValue>,
+  originals: ReadonlyMap<string, string>,
+  ignoredConfigs: string[],
+): BrokerConfig {
+  const get = <T extends ConfigValue>(name: string): T => {
+    if (!values.has(name)) throw new Error(`bug: broker config ${name} has no value`);
+    return values.get(name) as T;
+  };
+  const shown = (name: string): string | undefined => originals.get(name);
+
+  const nodeId = get<number>('node.id');
+  const brokerId = get<number | null>('broker.id');
+  if (brokerId !== null && brokerId !== nodeId) {
+    throw inconsistent('broker.id', shown('broker.id'), `it differs from node.id ${nodeId}`, `the same value as node.id, or leave it unset`);
+  }
+  const processRoles = [...new Set(get<string[]>('process.roles'))] as ('broker' | 'controller')[];
+  const controllerQuorumVoters = get<string[]>('controller.quorum.voters').map(parseQuorumVoter);
+  const voterIds = new Set<number>();
+  for (const voter of controllerQuorumVoters) {
+    if (voterIds.has(voter.id)) {
+      throw inconsistent('controller.quorum.voters', shown('controller.quorum.voters'), `voter id ${voter.id} appears twice`, 'distinct voter ids');
+    }
+    voterIds.add(voter.id);
+  }
+  if (processRoles.includes('controller') && controllerQuorumVoters.length > 0 && !voterIds.has(nodeId)) {
+    throw inconsistent('controller.quorum.voters', shown('controller.quorum.voters'),
+      `this node (node.id ${nodeId}) has the controller role but is not a voter`, `a list that includes ${nodeId}@host:port`);
+  }
+  const controllerListenerNames = get<string[]>('controller.listener.names').map((name) => name.toUpperCase());
+
+  const listeners = get<string[]>('listeners').map(parseListener);
+  const seenNames = new Set<string>();
+  const seenEndpoints = new Set<string>();
+  for (const listener of listeners) {
+    if (seenNames.has(listener.name)) {
+      throw inconsistent('listeners', shown('listeners'), `the listener name ${listener.name} is used twice`, 'one entry per listener name');
+    }
+    seenNames.add(listener.name);
+    const endpoint = `${listener.host}:${listener.port}`;
+    if (listener.port !== 0 && seenEndpoints.has(endpoint)) {
+      throw inconsistent('listeners', shown('listeners'), `two listeners bind ${endpoint}`, 'a different port per listener');
+    }
+    seenEndpoints.add(endpoint);
+  }
+  for (const name of controllerListenerNames) {
+    if (processRoles.includes('controller') && !seenNames.has(name)) {
+      throw inconsistent('controller.listener.names', shown('controller.listener.names'),
+        `${name} is not one of the listeners (${[...seenNames].join(', ')})`, 'names of entries in listeners');
+    }
+  }
+  const clientListeners = listeners.filter((listener) => !controllerListenerNames.includes(listener.name));
+  if (processRoles.includes('broker') && clientListeners.length === 0) {
+    throw inconsistent('listeners', shown('listeners') ?? get<string[]>('listeners').join(','),
+      'the broker role needs a listener that is not a controller listener', 'at least one client listener, e.g. PLAINTEXT://127.0.0.1:9092');
+  }
+
+  const protocolMap: Record<string, SecurityProtocol> = {};
+  for (const item of get<string[]>('listener.security.protocol.map')) {
+    const [name, protocol] = securityMapEntry(item);
+    protocolMap[name] = protocol;
+  }
+  if (!originals.has('listener.security.protocol.map')) {
+    // Kafka 3.x maps controller listeners to PLAINTEXT when the map is left at its default.
+    for (const name of controllerListenerNames) protocolMap[name] ??= 'PLAINTEXT';
+  }
+  for (const listener of listeners) {
+    const protocol = protocolMap[listener.name];
+    if (protocol === undefined) {
+      throw inconsistent('listener.security.protocol.map', shown('listener.security.protocol.map'),
+        `it has no entry for listener ${listener.name}`, `a list with ${listener.name}:PLAINTEXT`);
+    }
+    if (!SUPPORTED_SECURITY_PROTOCOLS.includes(protocol)) {
+      throw inconsistent('listeners', formatListener(listener),
+        `listener ${listener.name} uses security protocol ${protocol}, which Tributary does not support yet`,
+        `listeners mapped to ${SUPPORTED_SECURITY_PROTOCOLS.join(', ')}`);
+    }
+  }
+
+  const advertisedRaw = get<string[] | null>('advertised.listeners');
+  const advertisedListeners = advertisedRaw === null ? clientListeners : advertisedRaw.map(parseListener);
+  const advertisedNames = new Set<string>();
+  for (const listener of advertisedListeners) {
+    if (advertisedRaw === null) break;
+    if (!seenNames.has(listener.name)) {
+      throw inconsistent('advertised.listeners', formatListener(listener),
+        `${listener.name} is not the name of one of the listeners (${[...seenNames].join(', ')})`, 'entries named like entries of listeners');
+    }
+    if (advertisedNames.has(listener.name)) {
+      throw inconsistent('advertised.listeners', shown('advertised.listeners'), `${listener.name} appears twice`, 'one entry per listener name');
+    }
+    advertisedNames.add(listener.name);
+    if (listener.host === '0.0.0.0' || listener.host === '::') {
+      throw inconsistent('advertised.listeners', formatListener(listener),
+        'clients cannot connect to the non-routable meta-address', 'a host name or address clients can reach');
+    }
+  }
+
+  const logDirs = get<string[] | null>('log.dirs') ?? [get<string>('log.dir')];
+
+  const retentionMs = get<number | null>('log.retention.ms');
+  const retentionMinutes = get<number | null>('log.retention.minutes');
+  const retentionHours = get<number>('log.retention.hours');
+  const retention = retentionMs ?? (retentionMinutes !== null ? retentionMinutes * MS_PER_MINUTE : retentionHours * MS_PER_HOUR);
+  const logRetentionMs = retention < 0 ? -1 : retention;
+  const logRollMs = get<number | null>('log.roll.ms') ?? get<number>('log.roll.hours') * MS_PER_HOUR;
+  const logFlushIntervalMs = get<number | null>('log.flush.interval.ms') ?? get<number>('log.flush.scheduler.interval.ms');
+
+  const groupMinSessionTimeoutMs = get<number>('group.min.session.timeout.ms');
+  const groupMaxSessionTimeoutMs = get<number>('group.max.session.timeout.ms');
+  if (groupMinSessionTimeoutMs > groupMaxSessionTimeoutMs) {
+    throw inconsistent('group.min.session.timeout.ms', String(groupMinSessionTimeoutMs),
+      `it is above group.max.session.timeout.ms ${groupMaxSessionTimeoutMs}`, `a value <= ${groupMaxSessionTimeoutMs}`);
+  }
+
+  return {
+    nodeId,
+    processRoles,
+    controllerQuorumVoters,
+    controllerListenerNames,
+    brokerRack: get<string | null>('broker.rack'),
+    listeners,
+    advertisedListeners,
+    listenerSecurityProtocolMap: protocolMap,
+    httpListeners: get<string[]>('http.listeners').map((item) => parseHostPort(item)),
+    socketRequestMaxBytes: get('socket.request.max.bytes'),
+    connectionsMaxIdleMs: get('connections.max.idle.ms'),
+    maxConnections: get('max.connections'),
+    queuedMaxRequests: get('queued.max.requests'),
+    messageMaxBytes: get('message.max.bytes'),
+    fetchMaxBytes: get('fetch.max.bytes'),
+    numPartitions: get('num.partitions'),
+    defaultReplicationFactor: get('default.replication.factor'),
+    minInsyncReplicas: get('min.insync.replicas'),
+    autoCreateTopicsEnable: get('auto.create.topics.enable'),
+    deleteTopicEnable: get('delete.topic.enable'),
+    uncleanLeaderElectionEnable: get('unclean.leader.election.enable'),
+    replicaLagTimeMaxMs: get('replica.lag.time.max.ms'),
+    compressionType: 'producer',
+    logDirs,
+    logSegmentBytes: get('log.segment.bytes'),
+    logRollMs,
+    logRetentionMs,
+    logRetentionBytes: get('log.retention.bytes'),
+    logRetentionCheckIntervalMs: get('log.retention.check.interval.ms'),
+    logCleanupPolicy: get<('delete' | 'compact')[]>('log.cleanup.policy'),
+    logCleanerEnable: get('log.cleaner.enable'),
+    logCleanerDeleteRetentionMs: get('log.cleaner.delete.retention.ms'),
+    logCleanerMinCompactionLagMs: get('log.cleaner.min.compaction.lag.ms'),
+    logCleanerMinCleanableRatio: get('log.cleaner.min.cleanable.ratio'),
+    logIndexIntervalBytes: get('log.index.interval.bytes'),
+    logIndexSizeMaxBytes: get('log.index.size.max.bytes'),
+    logFlushIntervalMessages: get('log.flush.interval.messages'),
+    logFlushIntervalMs,
+    logFlushOffsetCheckpointIntervalMs: get('log.flush.offset.checkpoint.interval.ms'),
+    logFlushStartOffsetCheckpointIntervalMs: get('log.flush.start.offset.checkpoint.interval.ms'),
+    logSegmentDeleteDelayMs: get('log.segment.delete.delay.ms'),
+    logMessageTimestampType: get('log.message.timestamp.type'),
+    producerIdExpirationMs: get('producer.id.expiration.ms'),
+    offsetsTopicNumPartitions: get('offsets.topic.num.partitions'),
+    offsetsTopicReplicationFactor: get('offsets.topic.replication.factor'),
+    offsetsTopicSegmentBytes: get('offsets.topic.segment.bytes'),
+    offsetsRetentionMinutes: get('offsets.retention.minutes'),
+    offsetsRetentionCheckIntervalMs: get('offsets.retention.check.interval.ms'),
+    offsetMetadataMaxBytes: get('offset.metadata.max.bytes'),
+    groupInitialRebalanceDelayMs: get('group.initial.rebalance.delay.ms'),
+    groupMinSessionTimeoutMs,
+    groupMaxSessionTimeoutMs,
+    groupMaxSize: get('group.max.size'),
+    logLevel: get('log.level'),
+    originals,
+    values,
+    ignoredConfigs,
+  };
+}
+
+/**
+ * Parses `--override` arguments of the form `key=value` (the value may contain `=`; it may be
+ * empty). A repeated key: the last one wins.
+ * @throws ConfigError for an argument without `=` or with an empty key
+ */
+export function parseOverrides(args: readonly string[]): Record<string, string> {
+  const overrides: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const arg of args) {
+    const equals = arg.indexOf('=');
+    const key = equals < 0 ? '' : arg.slice(0, equals).trim();
+    if (key === '') {
+      throw new ConfigError(
+        `--override ${JSON.stringify(arg)} is not key=value. Write it like --override num.partitions=3.`,
+      );
+    }
+    overrides[key] = arg.slice(equals + 1);
+  }
+  return overrides;
+}
