@@ -115,7 +115,10 @@ export async function runOk(file: string, args: readonly string[], options: RunO
  * @throws Error with stdout/stderr on a non-zero exit, timeout or unparsable output.
  */
 export async function runPython<T>(script: string, args: unknown, options: RunOptions = {}): Promise<T> {
-  const result = await runOk(PYTHON, [`${PY_DIR}${script}`, JSON.stringify(args)], options);
+  const result = await runOk(PYTHON, [`${PY_DIR}${script}`, JSON.stringify(args)], {
+    ...options,
+    env: { PYTHONDONTWRITEBYTECODE: '1', ...options.env },
+  });
   const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
   const last = lines.at(-1);
   if (last === undefined) throw new Error(`no JSON result on stdout\n${formatRun(result)}`);
@@ -145,7 +148,7 @@ export class JsonLineProcess {
   /** @param hardTimeoutMs the process is SIGKILLed after this long whatever happens (default 120 000). */
   constructor(file: string, args: readonly string[], hardTimeoutMs = 120_000) {
     this.command = describeCommand(file, args);
-    this.child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     live.add(this.child);
     this.hardTimer = setTimeout(() => this.child.kill('SIGKILL'), hardTimeoutMs);
     this.lines(this.child.stdout, (line) => {
