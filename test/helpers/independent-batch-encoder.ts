@@ -73,7 +73,7 @@ export function pushZigzag(out: number[], value: number | bigint): void {
 function pushBytes(out: number[], bytes: Uint8Array | null | undefined): void {
   if (bytes === null || bytes === undefined) { pushZigzag(out, -1); return; }
   pushZigzag(out, bytes.length);
-  out.push(...bytes);
+  for (const byte of bytes) out.push(byte);
 }
 
 export function encodeTestRecord(record: TestRecord, index: number): number[] {
@@ -91,7 +91,7 @@ export function encodeTestRecord(record: TestRecord, index: number): number[] {
   }
   const out: number[] = [];
   pushZigzag(out, body.length);
-  out.push(...body);
+  for (const byte of body) out.push(byte);
   return out;
 }
 
@@ -99,8 +99,9 @@ export function encodeTestRecord(record: TestRecord, index: number): number[] {
 export function encodeTestBatch(batch: TestBatch): Buffer {
   const records = batch.records ?? [];
   const recordBytes: number[] = [];
-  if (batch.rawRecords) recordBytes.push(...batch.rawRecords);
-  else records.forEach((record, index) => recordBytes.push(...encodeTestRecord(record, index)));
+  const append = (bytes: ArrayLike<number>) => { for (let i = 0; i < bytes.length; i++) recordBytes.push(bytes[i]!); };
+  if (batch.rawRecords) append(batch.rawRecords);
+  else records.forEach((record, index) => append(encodeTestRecord(record, index)));
 
   const baseTimestamp = batch.baseTimestamp ?? 1_700_000_000_000;
   const maxDelta = records.reduce((max, r) => Math.max(max, r.timestampDelta ?? 0), records.length ? -Infinity : 0);
@@ -119,7 +120,7 @@ export function encodeTestBatch(batch: TestBatch): Buffer {
   pushInt(afterCrc, BigInt(batch.producerEpoch ?? -1), 2);
   pushInt(afterCrc, BigInt(batch.baseSequence ?? -1), 4);
   pushInt(afterCrc, BigInt(batch.recordCount ?? records.length), 4);
-  afterCrc.push(...recordBytes);
+  for (const byte of recordBytes) afterCrc.push(byte);
 
   const crc = batch.crcOverride ?? referenceCrc32c(Uint8Array.from(afterCrc));
   const out: number[] = [];
@@ -128,7 +129,7 @@ export function encodeTestBatch(batch: TestBatch): Buffer {
   pushInt(out, BigInt(batch.partitionLeaderEpoch ?? -1), 4);
   out.push(batch.magic ?? 2);
   pushInt(out, BigInt(crc), 4);
-  out.push(...afterCrc);
+  for (const byte of afterCrc) out.push(byte);
   return Buffer.from(out);
 }
 
@@ -157,4 +158,87 @@ export function testBatchCrcValid(blob: Uint8Array, position = 0): boolean {
   const header = readTestBatchHeader(blob, position);
   const end = position + 12 + header.batchLength;
   return referenceCrc32c(blob.subarray(position + 21, end)) === header.crc;
+}
+
+/** Reads a zig-zag varint (maxBytes 5) or varlong (maxBytes 10); null when malformed or past `end`. */
+function readZigzag(bytes: Uint8Array, at: number, end: number, maxBytes: number): { value: bigint; next: number } | null {
+  let raw = 0n;
+  for (let i = 0; i < maxBytes; i++) {
+    if (at >= end) return null;
+    const b = bytes[at++]!;
+    raw |= BigInt(b & 0x7f) << BigInt(7 * i);
+    if ((b & 0x80) === 0) {
+      const bits = maxBytes === 5 ? 32 : 64;
+      raw = BigInt.asUintN(bits, raw);
+      const value = (raw >> 1n) ^ -(raw & 1n);
+      return { value: maxBytes === 5 ? BigInt.asIntN(32, value) : BigInt.asIntN(64, value), next: at };
+    }
+  }
+  return null;
+}
+
+export interface DecodedTestRecord {
+  offsetDelta: number;
+  timestampDelta: bigint;
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: { key: Uint8Array; value: Uint8Array | null }[];
+}
+
+/**
+ * Decodes an uncompressed records section with the strict rules of a fresh batch (offset deltas
+ * 0..n-1, every field inside its record, records filling the section exactly). Null when the
+ * section is invalid. Used as the differential oracle for the core's record walk.
+ */
+export function decodeTestRecordsStrict(section: Uint8Array, recordCount: number): DecodedTestRecord[] | null {
+  const out: DecodedTestRecord[] = [];
+  let at = 0;
+  const end = section.length;
+  const lengthPrefixed = (cursor: number, recordEnd: number, allowNull: boolean) => {
+    const length = readZigzag(section, cursor, recordEnd, 5);
+    if (!length) return null;
+    const n = Number(length.value);
+    if (n === -1 && allowNull) return { bytes: null, next: length.next };
+    if (n < 0 || length.next + n > recordEnd) return null;
+    return { bytes: section.subarray(length.next, length.next + n), next: length.next + n };
+  };
+  for (let i = 0; i < recordCount; i++) {
+    const length = readZigzag(section, at, end, 5);
+    if (!length) return null;
+    const n = Number(length.value);
+    if (n <= 0 || length.next + n > end) return null;
+    const recordEnd = length.next + n;
+    let cursor = length.next + 1;
+    const timestampDelta = readZigzag(section, cursor, recordEnd, 10);
+    if (!timestampDelta) return null;
+    const offsetDelta = readZigzag(section, timestampDelta.next, recordEnd, 5);
+    if (!offsetDelta || Number(offsetDelta.value) !== i) return null;
+    const key = lengthPrefixed(offsetDelta.next, recordEnd, true);
+    if (!key) return null;
+    const value = lengthPrefixed(key.next, recordEnd, true);
+    if (!value) return null;
+    const headerCount = readZigzag(section, value.next, recordEnd, 5);
+    if (!headerCount || headerCount.value < 0n) return null;
+    cursor = headerCount.next;
+    const headers: DecodedTestRecord['headers'] = [];
+    for (let h = 0; h < Number(headerCount.value); h++) {
+      const headerKey = lengthPrefixed(cursor, recordEnd, false);
+      if (!headerKey) return null;
+      const headerValue = lengthPrefixed(headerKey.next, recordEnd, true);
+      if (!headerValue) return null;
+      headers.push({ key: headerKey.bytes!, value: headerValue.bytes });
+      cursor = headerValue.next;
+    }
+    if (cursor !== recordEnd) return null;
+    out.push({ offsetDelta: i, timestampDelta: timestampDelta.value, key: key.bytes, value: value.bytes, headers });
+    at = recordEnd;
+  }
+  return at === end ? out : null;
+}
+
+/** Re-signs the batch at `position` in place with a correct CRC (for mutating covered bytes). */
+export function resignTestBatch(blob: Uint8Array, position = 0): void {
+  const view = new DataView(blob.buffer, blob.byteOffset + position);
+  const end = position + 12 + view.getInt32(8);
+  view.setUint32(17, referenceCrc32c(blob.subarray(position + 21, end)));
 }

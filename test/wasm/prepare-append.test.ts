@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { CoreStatus, getCore } from '../../host/wasm/core.js';
-import { encodeTestBatch, readTestBatchHeader, testBatchCrcValid, type TestRecord } from '../helpers/independent-batch-encoder.js';
+import {
+  encodeTestBatch, readTestBatchHeader, testBatchCrcValid, type TestBatch, type TestRecord,
+} from '../helpers/independent-batch-encoder.js';
 
 const core = getCore();
 
 function records(n: number, deltas?: number[]): TestRecord[] {
   return Array.from({ length: n }, (_, i) => ({ timestampDelta: deltas?.[i] ?? i, value: Buffer.from(`v${i}`) }));
+}
+
+function headers(bytes: Uint8Array) {
+  const out = [];
+  let position = 0;
+  while (position < bytes.length) {
+    const header = readTestBatchHeader(bytes, position);
+    out.push({ ...header, crcValid: testBatchCrcValid(bytes, position), position });
+    position += 12 + header.batchLength;
+  }
+  return out;
 }
 
 describe('prepareAppend', () => {
@@ -19,32 +33,138 @@ describe('prepareAppend', () => {
     expect(prepared.status).toBe(CoreStatus.OK);
     expect(prepared.firstOffset).toBe(100);
     expect(prepared.lastOffset).toBe(108);
+    expect(prepared.bytes.length).toBe(blob.length);
     expect(prepared.batches.map((b) => b.baseOffset)).toEqual([100, 103, 104]);
-    const bytes = Buffer.from(prepared.bytes);
-    let position = 0;
-    for (const expectedBase of [100, 103, 104]) {
-      const header = readTestBatchHeader(bytes, position);
-      expect(header.baseOffset).toBe(expectedBase);
-      expect(header.partitionLeaderEpoch).toBe(7);
-      expect(testBatchCrcValid(bytes, position)).toBe(true);
-      position += 12 + header.batchLength;
+    const stamped = headers(prepared.bytes);
+    expect(stamped.map((h) => h.baseOffset)).toEqual([100, 103, 104]);
+    expect(stamped.every((h) => h.partitionLeaderEpoch === 7 && h.crcValid)).toBe(true);
+    // Only the stamped fields changed.
+    const original = Buffer.from(blob);
+    for (const h of stamped) {
+      original.fill(0, h.position, h.position + 8);
+      original.fill(0, h.position + 12, h.position + 16);
     }
+    const copy = Buffer.from(prepared.bytes);
+    for (const h of stamped) {
+      copy.fill(0, h.position, h.position + 8);
+      copy.fill(0, h.position + 12, h.position + 16);
+    }
+    expect(copy.equals(original)).toBe(true);
   });
 
-  it('sets the LogAppendTime bit and maxTimestamp and recomputes the CRC', () => {
-    const blob = encodeTestBatch({ records: records(4) });
+  it('reports the largest timestamp and the first offset holding it', () => {
+    const blob = Buffer.concat([
+      encodeTestBatch({ records: records(3, [5, 50, 7]) }),
+      encodeTestBatch({ records: records(3, [1, 50, 2]) }),
+    ]);
+    const prepared = core.prepareAppend(blob, 10, 0, -1);
+    expect(prepared.maxTimestamp).toBe(1_700_000_000_050);
+    expect(prepared.offsetOfMaxTimestamp).toBe(11);
+    expect(prepared.batches.map((b) => b.offsetOfMaxTimestamp)).toEqual([11, 14]);
+  });
+
+  it('sets the LogAppendTime bit and maxTimestamp on every batch and recomputes the CRC', () => {
+    const blob = Buffer.concat([encodeTestBatch({ records: records(4) }), encodeTestBatch({ records: records(2) })]);
     const prepared = core.prepareAppend(blob, 0, 0, 1_800_000_000_000);
     expect(prepared.status).toBe(CoreStatus.OK);
-    const header = readTestBatchHeader(prepared.bytes);
-    expect(header.attributes & 0x08).toBe(0x08);
-    expect(header.maxTimestamp).toBe(1_800_000_000_000);
-    expect(header.baseTimestamp).toBe(1_700_000_000_000);
-    expect(testBatchCrcValid(prepared.bytes)).toBe(true);
+    for (const header of headers(prepared.bytes)) {
+      expect(header.attributes & 0x08).toBe(0x08);
+      expect(header.maxTimestamp).toBe(1_800_000_000_000);
+      expect(header.baseTimestamp).toBe(1_700_000_000_000);
+      expect(header.crcValid).toBe(true);
+    }
+    expect(prepared.batches.every((b) => b.timestampType === 1)).toBe(true);
     expect(prepared.maxTimestamp).toBe(1_800_000_000_000);
     expect(prepared.offsetOfMaxTimestamp).toBe(0);
   });
 
+  it('for CreateTime corrects a wrong maxTimestamp and a client-set LogAppendTime bit, as Kafka does', () => {
+    const blob = encodeTestBatch({ records: records(3, [0, 9, 4]), maxTimestamp: 5, logAppendTime: true });
+    const prepared = core.prepareAppend(blob, 0, 0, -1);
+    const [header] = headers(prepared.bytes);
+    expect(header!.maxTimestamp).toBe(1_700_000_000_009);
+    expect(header!.attributes & 0x08).toBe(0);
+    expect(header!.crcValid).toBe(true);
+  });
+
+  it('keeps a compressed batch maxTimestamp (records are opaque to the core)', () => {
+    const blob = encodeTestBatch({ compression: 1, rawRecords: Buffer.from('gzip payload'), recordCount: 3, lastOffsetDelta: 2, maxTimestamp: 1234 });
+    const prepared = core.prepareAppend(blob, 5, 0, -1);
+    expect(prepared.status).toBe(CoreStatus.OK);
+    expect(prepared.maxTimestamp).toBe(1234);
+    expect(prepared.offsetOfMaxTimestamp).toBe(7);
+    expect(prepared.lastOffset).toBe(7);
+    expect(headers(prepared.bytes)[0]!.crcValid).toBe(true);
+  });
+
   it('rejects an empty blob as INVALID_RECORD', () => {
     expect(core.prepareAppend(new Uint8Array(0), 0, 0, -1)).toMatchObject({ status: CoreStatus.EMPTY_RECORDS, errorCode: 87 });
+  });
+
+  it('applies fresh-batch rules and returns no bytes on failure', () => {
+    const compacted = encodeTestBatch({ records: [{ offsetDelta: 0 }, { offsetDelta: 2 }], lastOffsetDelta: 2 });
+    const result = core.prepareAppend(Buffer.concat([encodeTestBatch({ records: records(1) }), compacted]), 0, 0, -1);
+    expect(result).toMatchObject({ status: CoreStatus.INVALID_RECORD_COUNT, errorCode: 87, lastOffset: -1, maxTimestamp: -1 });
+    expect(result.bytes.length).toBe(0);
+    expect(result.batches).toHaveLength(1);
+  });
+
+  it('rejects a blob larger than the scratch region as MESSAGE_TOO_LARGE', () => {
+    const result = core.prepareAppend(new Uint8Array(core.maxBlobBytes + 1), 0, 0, -1);
+    expect(result).toMatchObject({ status: CoreStatus.MESSAGE_TOO_LARGE, errorCode: 10, batches: [] });
+  });
+
+  it('throws for arguments only a host bug produces', () => {
+    const blob = encodeTestBatch({ records: records(1) });
+    expect(() => core.prepareAppend(blob, -1, 0, -1)).toThrow();
+    expect(() => core.prepareAppend(blob, 1.5, 0, -1)).toThrow();
+    expect(() => core.prepareAppend(blob, 2 ** 60, 0, -1)).toThrow();
+    expect(() => core.prepareAppend(blob, 0, 2 ** 31, -1)).toThrow();
+  });
+
+  it('leaves the input untouched (it stamps a copy in WebAssembly memory)', () => {
+    const blob = encodeTestBatch({ records: records(2) });
+    const before = Buffer.from(blob);
+    core.prepareAppend(blob, 99, 3, 1_800_000_000_000);
+    expect(blob.equals(before)).toBe(true);
+  });
+
+  it('keeps every CRC valid for random blobs, offsets, epochs and timestamp types', () => {
+    const batch: fc.Arbitrary<TestBatch> = fc.record({
+      records: fc.array(fc.record({ timestampDelta: fc.integer({ min: -5, max: 5000 }), value: fc.uint8Array({ maxLength: 40 }) }), { minLength: 1, maxLength: 6 }),
+      maxTimestamp: fc.option(fc.nat(), { nil: undefined }),
+      logAppendTime: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(batch, { minLength: 1, maxLength: 4 }),
+        fc.nat(2 ** 40),
+        fc.integer({ min: -1, max: 2 ** 31 - 1 }),
+        fc.oneof(fc.constant(-1), fc.nat(2 ** 42)),
+        (batches, firstOffset, leaderEpoch, logAppendTimeMs) => {
+          const blob = Buffer.concat(batches.map(encodeTestBatch));
+          const prepared = core.prepareAppend(blob, firstOffset, leaderEpoch, logAppendTimeMs);
+          expect(prepared.status).toBe(CoreStatus.OK);
+          let next = firstOffset;
+          const stamped = headers(prepared.bytes);
+          stamped.forEach((header, i) => {
+            expect(header.crcValid).toBe(true);
+            expect(header.baseOffset).toBe(next);
+            expect(header.partitionLeaderEpoch).toBe(leaderEpoch);
+            expect((header.attributes & 0x08) !== 0).toBe(logAppendTimeMs >= 0);
+            if (logAppendTimeMs >= 0) expect(header.maxTimestamp).toBe(logAppendTimeMs);
+            else {
+              const deltas = batches[i]!.records!.map((r) => r.timestampDelta ?? 0);
+              expect(header.maxTimestamp).toBe(header.baseTimestamp + Math.max(...deltas));
+            }
+            next += header.lastOffsetDelta + 1;
+          });
+          expect(prepared.lastOffset).toBe(next - 1);
+          // The stamped blob is itself a valid stored blob.
+          expect(core.validateBatches(Buffer.from(prepared.bytes)).status).toBe(CoreStatus.OK);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
