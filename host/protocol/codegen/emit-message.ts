@@ -32,6 +32,14 @@ function pick(cond: string | null, ifTrue: string, ifFalse: string): string {
   return `(${cond} ? ${ifTrue} : ${ifFalse})`;
 }
 
+/** Like `pick` for statements (each ending in ';'): an if/else, braced so nesting stays unambiguous. */
+function pickStatement(cond: string | null, ifTrue: string, ifFalse: string): string {
+  if (cond === null) return ifFalse;
+  if (cond === '') return ifTrue;
+  if (ifTrue === ifFalse) return ifTrue;
+  return `if (${cond}) { ${ifTrue} } else { ${ifFalse} }`;
+}
+
 const NUMERIC_READ: Partial<Record<PrimitiveType, string>> = {
   bool: 'bool', int8: 'int8', int16: 'int16', uint16: 'uint16', int32: 'int32', uint32: 'uint32',
   int64: 'int64', float64: 'float64', uuid: 'uuid',
@@ -367,18 +375,18 @@ export class MessageEmitter {
 
   private writePrimitive(f: FieldModel, p: PrimitiveType, value: string, element: boolean, within: VersionRange): string {
     const numeric = NUMERIC_READ[p];
-    if (numeric !== undefined) return `w.${numeric}(${value})`;
+    if (numeric !== undefined) return `w.${numeric}(${value});`;
     const flex = this.flexCond(f, within);
     const kind = p === 'string' ? 'String' : 'Bytes';
     if (element || !f.nullableType) {
-      return pick(flex, `w.compact${kind}(${value})`, `w.${kind.toLowerCase()}(${value})`);
+      return pickStatement(flex, `w.compact${kind}(${value});`, `w.${kind.toLowerCase()}(${value});`);
     }
     const nullable = this.cond(f.nullableVersions, within);
     const empty = nullable === '' ? '' : p === 'string' ? "''" : this.emptyBytes();
     // A null in a version where the field is not nullable is written as the empty value.
-    const classic = pick(nullable, `w.nullable${kind}(${value})`, `w.${kind.toLowerCase()}(${value} ?? ${empty})`);
-    const compact = pick(nullable, `w.compactNullable${kind}(${value})`, `w.compact${kind}(${value} ?? ${empty})`);
-    return pick(flex, compact, classic);
+    const classic = pickStatement(nullable, `w.nullable${kind}(${value});`, `w.${kind.toLowerCase()}(${value} ?? ${empty});`);
+    const compact = pickStatement(nullable, `w.compactNullable${kind}(${value});`, `w.compact${kind}(${value} ?? ${empty});`);
+    return pickStatement(flex, compact, classic);
   }
 
   private emitEncode(s: StructModel): void {
@@ -399,7 +407,7 @@ export class MessageEmitter {
     for (const f of s.fields) {
       const inline = this.cond(f.inlineVersions, s.versions);
       if (inline === null) continue;
-      const value = f.optionalInInit ? `(m.${f.name} ?? ${this.defaultExpr(f)})` : `m.${f.name}`;
+      const value = this.initValue(f);
       const within = intersect(f.inlineVersions, s.versions);
       if (inline === '') {
         this.emitWrite(f, value, '  ', within);
@@ -441,9 +449,17 @@ export class MessageEmitter {
     this.line();
   }
 
+  /** The value to encode for field `f` of Init `m`: a left-out optional field takes its default (an explicit null stays null). */
+  private initValue(f: FieldModel): string {
+    if (!f.optionalInInit) return `m.${f.name}`;
+    const d = this.defaultExpr(f);
+    if (f.nullableType && d !== 'null') return `(m.${f.name} === undefined ? ${d} : m.${f.name})`;
+    return `(m.${f.name} ?? ${d})`;
+  }
+
   private emitWrite(f: FieldModel, value: string, indent: string, within: VersionRange): void {
     if (f.kind === 'primitive') {
-      this.line(`${indent}${this.writePrimitive(f, f.primitive!, value, false, within)};`);
+      this.line(`${indent}${this.writePrimitive(f, f.primitive!, value, false, within)}`);
       return;
     }
     if (f.kind === 'struct') {
@@ -466,23 +482,22 @@ export class MessageEmitter {
     }
     const flex = this.flexCond(f, within);
     const nullable = this.cond(f.nullableVersions, within);
-    const writeLength = (n: string): string => pick(flex, `w.compactArrayLength(${n})`, `w.arrayLength(${n})`);
+    const writeLength = (n: string): string => pickStatement(flex, `w.compactArrayLength(${n});`, `w.arrayLength(${n});`);
     this.line(`${indent}{`);
     this.line(`${indent}  const a = ${value};`);
     const write = f.primitive !== undefined
       ? this.writePrimitive(f, f.primitive, 'a[i]!', true, within)
-      : `encode${f.struct!.name}(w, version, a[i]!)`;
+      : `encode${f.struct!.name}(w, version, a[i]!);`;
     if (f.nullableType) {
-      this.line(`${indent}  if (a === null) ${writeLength(pick(nullable, '-1', '0'))};`);
-      this.line(`${indent}  else {`);
+      this.line(`${indent}  if (a === null) { ${writeLength(pick(nullable, '-1', '0'))} } else {`);
       this.line(`${indent}    const n = a.length;`);
-      this.line(`${indent}    ${writeLength('n')};`);
-      this.line(`${indent}    for (let i = 0; i < n; i++) ${write};`);
+      this.line(`${indent}    ${writeLength('n')}`);
+      this.line(`${indent}    for (let i = 0; i < n; i++) { ${write} }`);
       this.line(`${indent}  }`);
     } else {
       this.line(`${indent}  const n = a.length;`);
-      this.line(`${indent}  ${writeLength('n')};`);
-      this.line(`${indent}  for (let i = 0; i < n; i++) ${write};`);
+      this.line(`${indent}  ${writeLength('n')}`);
+      this.line(`${indent}  for (let i = 0; i < n; i++) { ${write} }`);
     }
     this.line(`${indent}}`);
   }

@@ -227,9 +227,72 @@ function emitApiKeys(protocolDir: string, apis: GeneratedApi[]): string {
 export function generateAll(protocolDir: string): Map<string, string> {
   const files = new Map<string, string>();
   const apis = buildApiModels(protocolDir);
-  for (const api of apis) files.set(api.file, emitApiFile(api));
-  for (const s of buildStandaloneModels(protocolDir)) files.set(s.file, emitStandaloneFile(s.model, s.folder, s.readNewerAsLatest));
+  const catalog: { model: MessageModel; module: string }[] = [];
+  for (const api of apis) {
+    files.set(api.file, emitApiFile(api));
+    const module = api.file.replace(/\.ts$/, '.js');
+    catalog.push({ model: api.request, module }, { model: api.response, module });
+  }
+  for (const s of buildStandaloneModels(protocolDir)) {
+    files.set(s.file, emitStandaloneFile(s.model, s.folder, s.readNewerAsLatest));
+    catalog.push({ model: s.model, module: s.file.replace(/\.ts$/, '.js') });
+  }
+  files.set('schemas.ts', emitSchemaCatalog(catalog));
   files.set('error-codes.ts', emitErrorCodes(protocolDir));
   files.set('api-keys.ts', emitApiKeys(protocolDir, apis));
   return new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function span(r: { min: number; max: number }): { min: number; max: number } | null {
+  return r.min > r.max ? null : { min: r.min, max: r.max };
+}
+
+function schemaOf(model: MessageModel, module: string): object {
+  const structs: Record<string, object> = {};
+  for (const s of model.structs) {
+    structs[s.name] = {
+      versions: span(s.versions),
+      fields: s.fields.map((f) => {
+        const out: Record<string, unknown> = {
+          name: f.name, type: f.schemaType, kind: f.kind,
+        };
+        if (f.primitive !== undefined) out['primitive'] = f.primitive;
+        if (f.struct !== undefined) out['struct'] = f.struct.name;
+        out['versions'] = span(f.versions);
+        out['inlineVersions'] = span(f.inlineVersions);
+        out['nullableVersions'] = span(f.nullableVersions);
+        out['taggedVersions'] = span(f.taggedVersions);
+        if (f.tag !== undefined) out['tag'] = f.tag;
+        out['flexibleVersions'] = span(f.flexibleVersions);
+        out['nullableType'] = f.nullableType;
+        out['optionalInInit'] = f.optionalInInit;
+        out['default'] = f.defaultValue;
+        return out;
+      }),
+    };
+  }
+  const out: Record<string, unknown> = { name: model.name, type: model.type };
+  if (model.apiKey !== undefined) out['apiKey'] = model.apiKey;
+  out['module'] = module;
+  out['versions'] = span(model.generated);
+  out['flexibleVersions'] = span(model.flexibleVersions);
+  out['top'] = model.top.name;
+  out['structs'] = structs;
+  return out;
+}
+
+/** generated/schemas.ts: the catalog of every generated message (see host/protocol/message-schema.ts). */
+export function emitSchemaCatalog(entries: { model: MessageModel; module: string }[]): string {
+  const body = entries.map((e) => `  ${JSON.stringify(schemaOf(e.model, e.module))},`);
+  return [
+    ...preamble(['the schemas of every generated message']),
+    '',
+    "import type { MessageSchema } from '../message-schema.js';",
+    '',
+    '/** Every generated message with its structs and fields (versions clipped to the generated range). */',
+    'export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [',
+    ...body,
+    '];',
+    '',
+  ].join('\n');
 }

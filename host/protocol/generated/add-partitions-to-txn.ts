@@ -106,14 +106,14 @@ function decodeAddPartitionsToTxnTopic(r: Reader, version: number): AddPartition
  */
 export function encodeAddPartitionsToTxnRequest(w: Writer, version: number, m: AddPartitionsToTxnRequestInit): void {
   if (version < 0 || version > 3) throw new RangeError(`AddPartitionsToTxnRequest version ${version} is not supported (0-3)`);
-  (version >= 3 ? w.compactString(m.v3AndBelowTransactionalId) : w.string(m.v3AndBelowTransactionalId));
+  if (version >= 3) { w.compactString(m.v3AndBelowTransactionalId); } else { w.string(m.v3AndBelowTransactionalId); }
   w.int64(m.v3AndBelowProducerId);
   w.int16(m.v3AndBelowProducerEpoch);
   {
     const a = m.v3AndBelowTopics;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeAddPartitionsToTxnTopic(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopic(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
@@ -121,12 +121,12 @@ export function encodeAddPartitionsToTxnRequest(w: Writer, version: number, m: A
 }
 
 function encodeAddPartitionsToTxnTopic(w: Writer, version: number, m: AddPartitionsToTxnTopicInit): void {
-  (version >= 3 ? w.compactString(m.name) : w.string(m.name));
+  if (version >= 3) { w.compactString(m.name); } else { w.string(m.name); }
   {
     const a = m.partitions;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
@@ -254,8 +254,8 @@ export function encodeAddPartitionsToTxnResponse(w: Writer, version: number, m: 
   {
     const a = m.resultsByTopicV3AndBelow;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeAddPartitionsToTxnTopicResult(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopicResult(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
@@ -263,12 +263,12 @@ export function encodeAddPartitionsToTxnResponse(w: Writer, version: number, m: 
 }
 
 function encodeAddPartitionsToTxnTopicResult(w: Writer, version: number, m: AddPartitionsToTxnTopicResultInit): void {
-  (version >= 3 ? w.compactString(m.name) : w.string(m.name));
+  if (version >= 3) { w.compactString(m.name); } else { w.string(m.name); }
   {
     const a = m.resultsByPartition;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeAddPartitionsToTxnPartitionResult(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnPartitionResult(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();

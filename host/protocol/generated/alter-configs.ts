@@ -125,7 +125,7 @@ export function encodeAlterConfigsRequest(w: Writer, version: number, m: AlterCo
     const a = m.resources;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeAlterConfigsResource(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeAlterConfigsResource(w, version, a[i]!); }
   }
   w.bool(m.validateOnly);
 }
@@ -137,7 +137,7 @@ function encodeAlterConfigsResource(w: Writer, version: number, m: AlterConfigsR
     const a = m.configs;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeAlterableConfig(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeAlterableConfig(w, version, a[i]!); }
   }
 }
 
@@ -234,7 +234,7 @@ export function encodeAlterConfigsResponse(w: Writer, version: number, m: AlterC
     const a = m.responses;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeAlterConfigsResourceResponse(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeAlterConfigsResourceResponse(w, version, a[i]!); }
   }
 }
 

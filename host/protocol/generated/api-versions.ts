@@ -295,8 +295,8 @@ export function encodeApiVersionsResponse(w: Writer, version: number, m: ApiVers
   {
     const a = m.apiKeys;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeApiVersion(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeApiVersion(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.int32((m.throttleTimeMs ?? 0));
@@ -318,7 +318,7 @@ export function encodeApiVersionsResponse(w: Writer, version: number, m: ApiVers
         const a = m.supportedFeatures!;
         const n = a.length;
         w.compactArrayLength(n);
-        for (let i = 0; i < n; i++) encodeSupportedFeatureKey(w, version, a[i]!);
+        for (let i = 0; i < n; i++) { encodeSupportedFeatureKey(w, version, a[i]!); }
       }
       w.endTaggedField(mark);
     }
@@ -333,7 +333,7 @@ export function encodeApiVersionsResponse(w: Writer, version: number, m: ApiVers
         const a = m.finalizedFeatures!;
         const n = a.length;
         w.compactArrayLength(n);
-        for (let i = 0; i < n; i++) encodeFinalizedFeatureKey(w, version, a[i]!);
+        for (let i = 0; i < n; i++) { encodeFinalizedFeatureKey(w, version, a[i]!); }
       }
       w.endTaggedField(mark);
     }

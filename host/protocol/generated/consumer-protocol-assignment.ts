@@ -97,7 +97,7 @@ export function encodeConsumerProtocolAssignment(w: Writer, version: number, m: 
     const a = m.assignedPartitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeTopicPartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeTopicPartition(w, version, a[i]!); }
   }
   w.nullableBytes((m.userData ?? null));
 }
@@ -108,6 +108,6 @@ function encodeTopicPartition(w: Writer, version: number, m: TopicPartitionInit)
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
 }

@@ -129,7 +129,7 @@ export function encodeConsumerProtocolSubscription(w: Writer, version: number, m
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.string(a[i]!);
+    for (let i = 0; i < n; i++) { w.string(a[i]!); }
   }
   w.nullableBytes((m.userData ?? null));
   if (version >= 1) {
@@ -137,7 +137,7 @@ export function encodeConsumerProtocolSubscription(w: Writer, version: number, m
       const a = (m.ownedPartitions ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeTopicPartition(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeTopicPartition(w, version, a[i]!); }
     }
   }
   if (version >= 2) {
@@ -154,6 +154,6 @@ function encodeTopicPartition(w: Writer, version: number, m: TopicPartitionInit)
     const a = (m.partitions ?? []);
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
 }

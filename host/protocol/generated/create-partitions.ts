@@ -134,7 +134,7 @@ export function encodeCreatePartitionsRequest(w: Writer, version: number, m: Cre
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeCreatePartitionsTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeCreatePartitionsTopic(w, version, a[i]!); }
   }
   w.int32(m.timeoutMs);
   w.bool(m.validateOnly);
@@ -145,11 +145,10 @@ function encodeCreatePartitionsTopic(w: Writer, version: number, m: CreatePartit
   w.int32(m.count);
   {
     const a = m.assignments;
-    if (a === null) w.arrayLength(-1);
-    else {
+    if (a === null) { w.arrayLength(-1); } else {
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeCreatePartitionsAssignment(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeCreatePartitionsAssignment(w, version, a[i]!); }
     }
   }
 }
@@ -159,7 +158,7 @@ function encodeCreatePartitionsAssignment(w: Writer, version: number, m: CreateP
     const a = m.brokerIds;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
 }
 
@@ -246,7 +245,7 @@ export function encodeCreatePartitionsResponse(w: Writer, version: number, m: Cr
     const a = m.results;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeCreatePartitionsTopicResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeCreatePartitionsTopicResult(w, version, a[i]!); }
   }
 }
 

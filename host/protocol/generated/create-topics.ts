@@ -187,7 +187,7 @@ export function encodeCreateTopicsRequest(w: Writer, version: number, m: CreateT
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeCreatableTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeCreatableTopic(w, version, a[i]!); }
   }
   w.int32((m.timeoutMs ?? 60000));
   if (version >= 1) {
@@ -203,13 +203,13 @@ function encodeCreatableTopic(w: Writer, version: number, m: CreatableTopicInit)
     const a = m.assignments;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeCreatableReplicaAssignment(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeCreatableReplicaAssignment(w, version, a[i]!); }
   }
   {
     const a = m.configs;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeCreatableTopicConfig(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeCreatableTopicConfig(w, version, a[i]!); }
   }
 }
 
@@ -219,7 +219,7 @@ function encodeCreatableReplicaAssignment(w: Writer, version: number, m: Creatab
     const a = m.brokerIds;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
 }
 
@@ -319,7 +319,7 @@ export function encodeCreateTopicsResponse(w: Writer, version: number, m: Create
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeCreatableTopicResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeCreatableTopicResult(w, version, a[i]!); }
   }
 }
 
@@ -327,6 +327,6 @@ function encodeCreatableTopicResult(w: Writer, version: number, m: CreatableTopi
   w.string(m.name);
   w.int16(m.errorCode);
   if (version >= 1) {
-    w.nullableString((m.errorMessage ?? ""));
+    w.nullableString((m.errorMessage === undefined ? "" : m.errorMessage));
   }
 }

@@ -54,7 +54,7 @@ export function encodeDeleteGroupsRequest(w: Writer, version: number, m: DeleteG
     const a = m.groupsNames;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.string(a[i]!);
+    for (let i = 0; i < n; i++) { w.string(a[i]!); }
   }
 }
 
@@ -136,7 +136,7 @@ export function encodeDeleteGroupsResponse(w: Writer, version: number, m: Delete
     const a = m.results;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDeletableGroupResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDeletableGroupResult(w, version, a[i]!); }
   }
 }
 

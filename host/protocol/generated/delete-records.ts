@@ -120,7 +120,7 @@ export function encodeDeleteRecordsRequest(w: Writer, version: number, m: Delete
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDeleteRecordsTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDeleteRecordsTopic(w, version, a[i]!); }
   }
   w.int32(m.timeoutMs);
 }
@@ -131,7 +131,7 @@ function encodeDeleteRecordsTopic(w: Writer, version: number, m: DeleteRecordsTo
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDeleteRecordsPartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDeleteRecordsPartition(w, version, a[i]!); }
   }
 }
 
@@ -258,7 +258,7 @@ export function encodeDeleteRecordsResponse(w: Writer, version: number, m: Delet
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDeleteRecordsTopicResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDeleteRecordsTopicResult(w, version, a[i]!); }
   }
 }
 
@@ -268,7 +268,7 @@ function encodeDeleteRecordsTopicResult(w: Writer, version: number, m: DeleteRec
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDeleteRecordsPartitionResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDeleteRecordsPartitionResult(w, version, a[i]!); }
   }
 }
 

@@ -59,7 +59,7 @@ export function encodeDeleteTopicsRequest(w: Writer, version: number, m: DeleteT
     const a = m.topicNames;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.string(a[i]!);
+    for (let i = 0; i < n; i++) { w.string(a[i]!); }
   }
   w.int32(m.timeoutMs);
 }
@@ -147,7 +147,7 @@ export function encodeDeleteTopicsResponse(w: Writer, version: number, m: Delete
     const a = m.responses;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDeletableTopicResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDeletableTopicResult(w, version, a[i]!); }
   }
 }
 

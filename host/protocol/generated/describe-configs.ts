@@ -102,7 +102,7 @@ export function encodeDescribeConfigsRequest(w: Writer, version: number, m: Desc
     const a = m.resources;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDescribeConfigsResource(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDescribeConfigsResource(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.bool((m.includeSynonyms ?? false));
@@ -114,11 +114,10 @@ function encodeDescribeConfigsResource(w: Writer, version: number, m: DescribeCo
   w.string(m.resourceName);
   {
     const a = m.configurationKeys;
-    if (a === null) w.arrayLength(-1);
-    else {
+    if (a === null) { w.arrayLength(-1); } else {
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) w.string(a[i]!);
+      for (let i = 0; i < n; i++) { w.string(a[i]!); }
     }
   }
 }
@@ -324,7 +323,7 @@ export function encodeDescribeConfigsResponse(w: Writer, version: number, m: Des
     const a = m.results;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDescribeConfigsResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDescribeConfigsResult(w, version, a[i]!); }
   }
 }
 
@@ -337,7 +336,7 @@ function encodeDescribeConfigsResult(w: Writer, version: number, m: DescribeConf
     const a = m.configs;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDescribeConfigsResourceResult(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDescribeConfigsResourceResult(w, version, a[i]!); }
   }
 }
 
@@ -357,13 +356,13 @@ function encodeDescribeConfigsResourceResult(w: Writer, version: number, m: Desc
       const a = (m.synonyms ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeDescribeConfigsSynonym(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeDescribeConfigsSynonym(w, version, a[i]!); }
     }
   }
 }
 
 function encodeDescribeConfigsSynonym(w: Writer, version: number, m: DescribeConfigsSynonymInit): void {
   w.string((m.name ?? ""));
-  w.nullableString((m.value ?? ""));
+  w.nullableString((m.value === undefined ? "" : m.value));
   w.int8((m.source ?? 0));
 }

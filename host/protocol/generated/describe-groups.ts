@@ -62,7 +62,7 @@ export function encodeDescribeGroupsRequest(w: Writer, version: number, m: Descr
     const a = m.groups;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.string(a[i]!);
+    for (let i = 0; i < n; i++) { w.string(a[i]!); }
   }
   if (version >= 3) {
     w.bool((m.includeAuthorizedOperations ?? false));
@@ -238,7 +238,7 @@ export function encodeDescribeGroupsResponse(w: Writer, version: number, m: Desc
     const a = m.groups;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDescribedGroup(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDescribedGroup(w, version, a[i]!); }
   }
 }
 
@@ -252,7 +252,7 @@ function encodeDescribedGroup(w: Writer, version: number, m: DescribedGroupInit)
     const a = m.members;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeDescribedGroupMember(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeDescribedGroupMember(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.int32((m.authorizedOperations ?? -2147483648));

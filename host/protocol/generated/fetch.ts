@@ -257,14 +257,14 @@ export function encodeFetchRequest(w: Writer, version: number, m: FetchRequestIn
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeFetchTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeFetchTopic(w, version, a[i]!); }
   }
   if (version >= 7) {
     {
       const a = (m.forgottenTopicsData ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeForgottenTopic(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeForgottenTopic(w, version, a[i]!); }
     }
   }
   if (version >= 11) {
@@ -278,7 +278,7 @@ function encodeFetchTopic(w: Writer, version: number, m: FetchTopicInit): void {
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeFetchPartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeFetchPartition(w, version, a[i]!); }
   }
 }
 
@@ -300,7 +300,7 @@ function encodeForgottenTopic(w: Writer, version: number, m: ForgottenTopicInit)
     const a = (m.partitions ?? []);
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
 }
 
@@ -520,7 +520,7 @@ export function encodeFetchResponse(w: Writer, version: number, m: FetchResponse
     const a = m.responses;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeFetchableTopicResponse(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeFetchableTopicResponse(w, version, a[i]!); }
   }
 }
 
@@ -530,7 +530,7 @@ function encodeFetchableTopicResponse(w: Writer, version: number, m: FetchableTo
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodePartitionData(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodePartitionData(w, version, a[i]!); }
   }
 }
 
@@ -546,12 +546,11 @@ function encodePartitionData(w: Writer, version: number, m: PartitionDataInit): 
   }
   if (version >= 4) {
     {
-      const a = (m.abortedTransactions ?? []);
-      if (a === null) w.arrayLength(-1);
-      else {
+      const a = (m.abortedTransactions === undefined ? [] : m.abortedTransactions);
+      if (a === null) { w.arrayLength(-1); } else {
         const n = a.length;
         w.arrayLength(n);
-        for (let i = 0; i < n; i++) encodeAbortedTransaction(w, version, a[i]!);
+        for (let i = 0; i < n; i++) { encodeAbortedTransaction(w, version, a[i]!); }
       }
     }
   }

@@ -124,7 +124,7 @@ export function encodeFindCoordinatorResponse(w: Writer, version: number, m: Fin
   }
   w.int16(m.errorCode);
   if (version >= 1) {
-    w.nullableString((m.errorMessage ?? ""));
+    w.nullableString((m.errorMessage === undefined ? "" : m.errorMessage));
   }
   w.int32(m.nodeId);
   w.string(m.host);

@@ -147,18 +147,18 @@ function decodeMemberMetadata(r: Reader, version: number): MemberMetadata {
  */
 export function encodeGroupMetadataValue(w: Writer, version: number, m: GroupMetadataValueInit): void {
   if (version < 0 || version > 4) throw new RangeError(`GroupMetadataValue version ${version} is not supported (0-4)`);
-  (version >= 4 ? w.compactString(m.protocolType) : w.string(m.protocolType));
+  if (version >= 4) { w.compactString(m.protocolType); } else { w.string(m.protocolType); }
   w.int32(m.generation);
-  (version >= 4 ? w.compactNullableString(m.protocol) : w.nullableString(m.protocol));
-  (version >= 4 ? w.compactNullableString(m.leader) : w.nullableString(m.leader));
+  if (version >= 4) { w.compactNullableString(m.protocol); } else { w.nullableString(m.protocol); }
+  if (version >= 4) { w.compactNullableString(m.leader); } else { w.nullableString(m.leader); }
   if (version >= 2) {
     w.int64((m.currentStateTimestamp ?? -1));
   }
   {
     const a = m.members;
     const n = a.length;
-    (version >= 4 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeMemberMetadata(w, version, a[i]!);
+    if (version >= 4) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeMemberMetadata(w, version, a[i]!); }
   }
   if (version >= 4) {
     w.emptyTaggedFields();
@@ -166,18 +166,18 @@ export function encodeGroupMetadataValue(w: Writer, version: number, m: GroupMet
 }
 
 function encodeMemberMetadata(w: Writer, version: number, m: MemberMetadataInit): void {
-  (version >= 4 ? w.compactString(m.memberId) : w.string(m.memberId));
+  if (version >= 4) { w.compactString(m.memberId); } else { w.string(m.memberId); }
   if (version >= 3) {
-    (version >= 4 ? w.compactNullableString((m.groupInstanceId ?? null)) : w.nullableString((m.groupInstanceId ?? null)));
+    if (version >= 4) { w.compactNullableString((m.groupInstanceId ?? null)); } else { w.nullableString((m.groupInstanceId ?? null)); }
   }
-  (version >= 4 ? w.compactString(m.clientId) : w.string(m.clientId));
-  (version >= 4 ? w.compactString(m.clientHost) : w.string(m.clientHost));
+  if (version >= 4) { w.compactString(m.clientId); } else { w.string(m.clientId); }
+  if (version >= 4) { w.compactString(m.clientHost); } else { w.string(m.clientHost); }
   if (version >= 1) {
     w.int32((m.rebalanceTimeout ?? -1));
   }
   w.int32(m.sessionTimeout);
-  (version >= 4 ? w.compactBytes(m.subscription) : w.bytes(m.subscription));
-  (version >= 4 ? w.compactBytes(m.assignment) : w.bytes(m.assignment));
+  if (version >= 4) { w.compactBytes(m.subscription); } else { w.bytes(m.subscription); }
+  if (version >= 4) { w.compactBytes(m.assignment); } else { w.bytes(m.assignment); }
   if (version >= 4) {
     w.emptyTaggedFields();
   }

@@ -65,7 +65,7 @@ export function decodeInitProducerIdRequest(r: Reader, version: number): InitPro
  */
 export function encodeInitProducerIdRequest(w: Writer, version: number, m: InitProducerIdRequestInit): void {
   if (version < 0 || version > 4) throw new RangeError(`InitProducerIdRequest version ${version} is not supported (0-4)`);
-  (version >= 2 ? w.compactNullableString(m.transactionalId) : w.nullableString(m.transactionalId));
+  if (version >= 2) { w.compactNullableString(m.transactionalId); } else { w.nullableString(m.transactionalId); }
   w.int32(m.transactionTimeoutMs);
   if (version >= 3) {
     w.int64((m.producerId ?? -1));

@@ -126,7 +126,7 @@ export function encodeJoinGroupRequest(w: Writer, version: number, m: JoinGroupR
     const a = m.protocols;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeJoinGroupRequestProtocol(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeJoinGroupRequestProtocol(w, version, a[i]!); }
   }
 }
 
@@ -256,7 +256,7 @@ export function encodeJoinGroupResponse(w: Writer, version: number, m: JoinGroup
     const a = m.members;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeJoinGroupResponseMember(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeJoinGroupResponseMember(w, version, a[i]!); }
   }
 }
 

@@ -100,7 +100,7 @@ export function encodeLeaveGroupRequest(w: Writer, version: number, m: LeaveGrou
       const a = (m.members ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeMemberIdentity(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeMemberIdentity(w, version, a[i]!); }
     }
   }
 }
@@ -207,13 +207,13 @@ export function encodeLeaveGroupResponse(w: Writer, version: number, m: LeaveGro
       const a = (m.members ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeMemberResponse(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeMemberResponse(w, version, a[i]!); }
     }
   }
 }
 
 function encodeMemberResponse(w: Writer, version: number, m: MemberResponseInit): void {
   w.string((m.memberId ?? ""));
-  w.nullableString((m.groupInstanceId ?? ""));
+  w.nullableString((m.groupInstanceId === undefined ? "" : m.groupInstanceId));
   w.int16((m.errorCode ?? 0));
 }

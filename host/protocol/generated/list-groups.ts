@@ -127,7 +127,7 @@ export function encodeListGroupsResponse(w: Writer, version: number, m: ListGrou
     const a = m.groups;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeListedGroup(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeListedGroup(w, version, a[i]!); }
   }
 }
 

@@ -140,7 +140,7 @@ export function encodeListOffsetsRequest(w: Writer, version: number, m: ListOffs
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeListOffsetsTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeListOffsetsTopic(w, version, a[i]!); }
   }
 }
 
@@ -150,7 +150,7 @@ function encodeListOffsetsTopic(w: Writer, version: number, m: ListOffsetsTopicI
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeListOffsetsPartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeListOffsetsPartition(w, version, a[i]!); }
   }
 }
 
@@ -312,7 +312,7 @@ export function encodeListOffsetsResponse(w: Writer, version: number, m: ListOff
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeListOffsetsTopicResponse(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeListOffsetsTopicResponse(w, version, a[i]!); }
   }
 }
 
@@ -322,7 +322,7 @@ function encodeListOffsetsTopicResponse(w: Writer, version: number, m: ListOffse
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeListOffsetsPartitionResponse(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeListOffsetsPartitionResponse(w, version, a[i]!); }
   }
 }
 
@@ -334,7 +334,7 @@ function encodeListOffsetsPartitionResponse(w: Writer, version: number, m: ListO
       const a = (m.oldStyleOffsets ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) w.int64(a[i]!);
+      for (let i = 0; i < n; i++) { w.int64(a[i]!); }
     }
   }
   if (version >= 1) {

@@ -97,11 +97,10 @@ export function encodeMetadataRequest(w: Writer, version: number, m: MetadataReq
   if (version < 0 || version > 8) throw new RangeError(`MetadataRequest version ${version} is not supported (0-8)`);
   {
     const a = m.topics;
-    if (a === null) w.arrayLength((version >= 1 ? -1 : 0));
-    else {
+    if (a === null) { w.arrayLength((version >= 1 ? -1 : 0)); } else {
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeMetadataRequestTopic(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeMetadataRequestTopic(w, version, a[i]!); }
     }
   }
   if (version >= 4) {
@@ -392,7 +391,7 @@ export function encodeMetadataResponse(w: Writer, version: number, m: MetadataRe
     const a = m.brokers;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeMetadataResponseBroker(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeMetadataResponseBroker(w, version, a[i]!); }
   }
   if (version >= 2) {
     w.nullableString((m.clusterId ?? null));
@@ -404,7 +403,7 @@ export function encodeMetadataResponse(w: Writer, version: number, m: MetadataRe
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeMetadataResponseTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeMetadataResponseTopic(w, version, a[i]!); }
   }
   if (version >= 8) {
     w.int32((m.clusterAuthorizedOperations ?? -2147483648));
@@ -430,7 +429,7 @@ function encodeMetadataResponseTopic(w: Writer, version: number, m: MetadataResp
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeMetadataResponsePartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeMetadataResponsePartition(w, version, a[i]!); }
   }
   if (version >= 8) {
     w.int32((m.topicAuthorizedOperations ?? -2147483648));
@@ -448,20 +447,20 @@ function encodeMetadataResponsePartition(w: Writer, version: number, m: Metadata
     const a = m.replicaNodes;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
   {
     const a = m.isrNodes;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
   if (version >= 5) {
     {
       const a = (m.offlineReplicas ?? []);
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) w.int32(a[i]!);
+      for (let i = 0; i < n; i++) { w.int32(a[i]!); }
     }
   }
 }

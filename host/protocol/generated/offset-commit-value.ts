@@ -75,7 +75,7 @@ export function encodeOffsetCommitValue(w: Writer, version: number, m: OffsetCom
   if (version >= 3) {
     w.int32((m.leaderEpoch ?? -1));
   }
-  (version >= 4 ? w.compactString(m.metadata) : w.string(m.metadata));
+  if (version >= 4) { w.compactString(m.metadata); } else { w.string(m.metadata); }
   w.int64(m.commitTimestamp);
   if (version === 1) {
     w.int64((m.expireTimestamp ?? -1));

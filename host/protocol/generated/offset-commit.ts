@@ -186,7 +186,7 @@ export function encodeOffsetCommitRequest(w: Writer, version: number, m: OffsetC
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetCommitRequestTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetCommitRequestTopic(w, version, a[i]!); }
   }
 }
 
@@ -196,7 +196,7 @@ function encodeOffsetCommitRequestTopic(w: Writer, version: number, m: OffsetCom
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetCommitRequestPartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetCommitRequestPartition(w, version, a[i]!); }
   }
 }
 
@@ -330,7 +330,7 @@ export function encodeOffsetCommitResponse(w: Writer, version: number, m: Offset
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetCommitResponseTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetCommitResponseTopic(w, version, a[i]!); }
   }
 }
 
@@ -340,7 +340,7 @@ function encodeOffsetCommitResponseTopic(w: Writer, version: number, m: OffsetCo
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetCommitResponsePartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetCommitResponsePartition(w, version, a[i]!); }
   }
 }
 

@@ -116,7 +116,7 @@ export function encodeOffsetDeleteRequest(w: Writer, version: number, m: OffsetD
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetDeleteRequestTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetDeleteRequestTopic(w, version, a[i]!); }
   }
 }
 
@@ -126,7 +126,7 @@ function encodeOffsetDeleteRequestTopic(w: Writer, version: number, m: OffsetDel
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetDeleteRequestPartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetDeleteRequestPartition(w, version, a[i]!); }
   }
 }
 
@@ -253,7 +253,7 @@ export function encodeOffsetDeleteResponse(w: Writer, version: number, m: Offset
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetDeleteResponseTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetDeleteResponseTopic(w, version, a[i]!); }
   }
 }
 
@@ -263,7 +263,7 @@ function encodeOffsetDeleteResponseTopic(w: Writer, version: number, m: OffsetDe
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetDeleteResponsePartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetDeleteResponsePartition(w, version, a[i]!); }
   }
 }
 

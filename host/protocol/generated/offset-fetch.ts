@@ -93,11 +93,10 @@ export function encodeOffsetFetchRequest(w: Writer, version: number, m: OffsetFe
   w.string(m.groupId);
   {
     const a = m.topics;
-    if (a === null) w.arrayLength((version >= 2 ? -1 : 0));
-    else {
+    if (a === null) { w.arrayLength((version >= 2 ? -1 : 0)); } else {
       const n = a.length;
       w.arrayLength(n);
-      for (let i = 0; i < n; i++) encodeOffsetFetchRequestTopic(w, version, a[i]!);
+      for (let i = 0; i < n; i++) { encodeOffsetFetchRequestTopic(w, version, a[i]!); }
     }
   }
 }
@@ -108,7 +107,7 @@ function encodeOffsetFetchRequestTopic(w: Writer, version: number, m: OffsetFetc
     const a = m.partitionIndexes;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
 }
 
@@ -256,7 +255,7 @@ export function encodeOffsetFetchResponse(w: Writer, version: number, m: OffsetF
     const a = m.topics;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetFetchResponseTopic(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetFetchResponseTopic(w, version, a[i]!); }
   }
   if (version >= 2) {
     w.int16((m.errorCode ?? 0));
@@ -269,7 +268,7 @@ function encodeOffsetFetchResponseTopic(w: Writer, version: number, m: OffsetFet
     const a = m.partitions;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeOffsetFetchResponsePartition(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeOffsetFetchResponsePartition(w, version, a[i]!); }
   }
 }
 

@@ -138,7 +138,7 @@ export function encodeProduceRequest(w: Writer, version: number, m: ProduceReque
     const a = m.topicData;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeTopicProduceData(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeTopicProduceData(w, version, a[i]!); }
   }
 }
 
@@ -148,7 +148,7 @@ function encodeTopicProduceData(w: Writer, version: number, m: TopicProduceDataI
     const a = m.partitionData;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodePartitionProduceData(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodePartitionProduceData(w, version, a[i]!); }
   }
 }
 
@@ -293,7 +293,7 @@ export function encodeProduceResponse(w: Writer, version: number, m: ProduceResp
     const a = m.responses;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeTopicProduceResponse(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeTopicProduceResponse(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.int32((m.throttleTimeMs ?? 0));
@@ -306,7 +306,7 @@ function encodeTopicProduceResponse(w: Writer, version: number, m: TopicProduceR
     const a = m.partitionResponses;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodePartitionProduceResponse(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodePartitionProduceResponse(w, version, a[i]!); }
   }
 }
 

@@ -96,6 +96,6 @@ export function encodeSaslHandshakeResponse(w: Writer, version: number, m: SaslH
     const a = m.mechanisms;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) w.string(a[i]!);
+    for (let i = 0; i < n; i++) { w.string(a[i]!); }
   }
 }

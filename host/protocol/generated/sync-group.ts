@@ -109,7 +109,7 @@ export function encodeSyncGroupRequest(w: Writer, version: number, m: SyncGroupR
     const a = m.assignments;
     const n = a.length;
     w.arrayLength(n);
-    for (let i = 0; i < n; i++) encodeSyncGroupRequestAssignment(w, version, a[i]!);
+    for (let i = 0; i < n; i++) { encodeSyncGroupRequestAssignment(w, version, a[i]!); }
   }
 }
 

@@ -177,8 +177,8 @@ function decodeTxnOffsetCommitRequestPartition(r: Reader, version: number): TxnO
  */
 export function encodeTxnOffsetCommitRequest(w: Writer, version: number, m: TxnOffsetCommitRequestInit): void {
   if (version < 0 || version > 3) throw new RangeError(`TxnOffsetCommitRequest version ${version} is not supported (0-3)`);
-  (version >= 3 ? w.compactString(m.transactionalId) : w.string(m.transactionalId));
-  (version >= 3 ? w.compactString(m.groupId) : w.string(m.groupId));
+  if (version >= 3) { w.compactString(m.transactionalId); } else { w.string(m.transactionalId); }
+  if (version >= 3) { w.compactString(m.groupId); } else { w.string(m.groupId); }
   w.int64(m.producerId);
   w.int16(m.producerEpoch);
   if (version >= 3) {
@@ -193,8 +193,8 @@ export function encodeTxnOffsetCommitRequest(w: Writer, version: number, m: TxnO
   {
     const a = m.topics;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeTxnOffsetCommitRequestTopic(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeTxnOffsetCommitRequestTopic(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
@@ -202,12 +202,12 @@ export function encodeTxnOffsetCommitRequest(w: Writer, version: number, m: TxnO
 }
 
 function encodeTxnOffsetCommitRequestTopic(w: Writer, version: number, m: TxnOffsetCommitRequestTopicInit): void {
-  (version >= 3 ? w.compactString(m.name) : w.string(m.name));
+  if (version >= 3) { w.compactString(m.name); } else { w.string(m.name); }
   {
     const a = m.partitions;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeTxnOffsetCommitRequestPartition(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeTxnOffsetCommitRequestPartition(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
@@ -220,7 +220,7 @@ function encodeTxnOffsetCommitRequestPartition(w: Writer, version: number, m: Tx
   if (version >= 2) {
     w.int32((m.committedLeaderEpoch ?? -1));
   }
-  (version >= 3 ? w.compactNullableString(m.committedMetadata) : w.nullableString(m.committedMetadata));
+  if (version >= 3) { w.compactNullableString(m.committedMetadata); } else { w.nullableString(m.committedMetadata); }
   if (version >= 3) {
     w.emptyTaggedFields();
   }
@@ -347,8 +347,8 @@ export function encodeTxnOffsetCommitResponse(w: Writer, version: number, m: Txn
   {
     const a = m.topics;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeTxnOffsetCommitResponseTopic(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeTxnOffsetCommitResponseTopic(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
@@ -356,12 +356,12 @@ export function encodeTxnOffsetCommitResponse(w: Writer, version: number, m: Txn
 }
 
 function encodeTxnOffsetCommitResponseTopic(w: Writer, version: number, m: TxnOffsetCommitResponseTopicInit): void {
-  (version >= 3 ? w.compactString(m.name) : w.string(m.name));
+  if (version >= 3) { w.compactString(m.name); } else { w.string(m.name); }
   {
     const a = m.partitions;
     const n = a.length;
-    (version >= 3 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeTxnOffsetCommitResponsePartition(w, version, a[i]!);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeTxnOffsetCommitResponsePartition(w, version, a[i]!); }
   }
   if (version >= 3) {
     w.emptyTaggedFields();

@@ -147,8 +147,8 @@ export function encodeWriteTxnMarkersRequest(w: Writer, version: number, m: Writ
   {
     const a = m.markers;
     const n = a.length;
-    (version >= 1 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeWritableTxnMarker(w, version, a[i]!);
+    if (version >= 1) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeWritableTxnMarker(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.emptyTaggedFields();
@@ -162,8 +162,8 @@ function encodeWritableTxnMarker(w: Writer, version: number, m: WritableTxnMarke
   {
     const a = m.topics;
     const n = a.length;
-    (version >= 1 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeWritableTxnMarkerTopic(w, version, a[i]!);
+    if (version >= 1) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeWritableTxnMarkerTopic(w, version, a[i]!); }
   }
   w.int32(m.coordinatorEpoch);
   if (version >= 1) {
@@ -172,12 +172,12 @@ function encodeWritableTxnMarker(w: Writer, version: number, m: WritableTxnMarke
 }
 
 function encodeWritableTxnMarkerTopic(w: Writer, version: number, m: WritableTxnMarkerTopicInit): void {
-  (version >= 1 ? w.compactString(m.name) : w.string(m.name));
+  if (version >= 1) { w.compactString(m.name); } else { w.string(m.name); }
   {
     const a = m.partitionIndexes;
     const n = a.length;
-    (version >= 1 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) w.int32(a[i]!);
+    if (version >= 1) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { w.int32(a[i]!); }
   }
   if (version >= 1) {
     w.emptyTaggedFields();
@@ -337,8 +337,8 @@ export function encodeWriteTxnMarkersResponse(w: Writer, version: number, m: Wri
   {
     const a = m.markers;
     const n = a.length;
-    (version >= 1 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeWritableTxnMarkerResult(w, version, a[i]!);
+    if (version >= 1) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeWritableTxnMarkerResult(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.emptyTaggedFields();
@@ -350,8 +350,8 @@ function encodeWritableTxnMarkerResult(w: Writer, version: number, m: WritableTx
   {
     const a = m.topics;
     const n = a.length;
-    (version >= 1 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeWritableTxnMarkerTopicResult(w, version, a[i]!);
+    if (version >= 1) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeWritableTxnMarkerTopicResult(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.emptyTaggedFields();
@@ -359,12 +359,12 @@ function encodeWritableTxnMarkerResult(w: Writer, version: number, m: WritableTx
 }
 
 function encodeWritableTxnMarkerTopicResult(w: Writer, version: number, m: WritableTxnMarkerTopicResultInit): void {
-  (version >= 1 ? w.compactString(m.name) : w.string(m.name));
+  if (version >= 1) { w.compactString(m.name); } else { w.string(m.name); }
   {
     const a = m.partitions;
     const n = a.length;
-    (version >= 1 ? w.compactArrayLength(n) : w.arrayLength(n));
-    for (let i = 0; i < n; i++) encodeWritableTxnMarkerPartitionResult(w, version, a[i]!);
+    if (version >= 1) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+    for (let i = 0; i < n; i++) { encodeWritableTxnMarkerPartitionResult(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.emptyTaggedFields();
