@@ -30,6 +30,8 @@ def outcome(future):
     except KafkaException as e:
         err = e.args[0]
         return "%s: %s" % (err.name(), err.str())
+    except Exception as e:  # e.g. a timeout waiting for the controller: report, don't crash
+        return "%s: %s" % (type(e).__name__, e)
 
 
 def err_name(err):
