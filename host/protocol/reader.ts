@@ -154,21 +154,46 @@ export class Reader {
     return 0;
   }
 
-  /** Unsigned LEB128 varlong of at most 64 bits (10 bytes), as a number (exact up to 2^53 - 1). */
-  uvarlong(): number {
+  /**
+   * Reads an unsigned LEB128 varlong (at most 10 bytes, 64 bits) as two uint32 halves, leaving them
+   * in `high`/`low` (exact, unlike a double); returns false after an error.
+   */
+  private varlongHalves(): boolean {
     const b = this.buf;
     let o = this.offset;
     const end = this.end;
-    let result = 0;
-    for (let shift = 0; shift < 70; shift += 7) {
-      if (o >= end) { this.short('varlong'); return 0; }
+    let low = 0;
+    let high = 0;
+    for (let i = 0; i < 10; i++) {
+      if (o >= end) { this.short('varlong'); return false; }
       const byte = b[o++]!;
-      if (shift === 63 && byte > 0x01) { this.fail(`malformed varlong: more than 64 bits at offset ${this.offset}`); return 0; }
-      result += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) { this.offset = o; return result; }
+      const bits = byte & 0x7f;
+      const shift = 7 * i;
+      if (shift < 32) {
+        low |= bits << shift;
+        if (shift > 25) high |= bits >>> (32 - shift);
+      } else {
+        high |= bits << (shift - 32);
+      }
+      if (i === 9 && byte > 0x01) { this.fail(`malformed varlong: more than 64 bits at offset ${this.offset}`); return false; }
+      if (byte < 0x80) {
+        this.offset = o;
+        this.low = low >>> 0;
+        this.high = high >>> 0;
+        return true;
+      }
     }
     this.fail(`malformed varlong: longer than 10 bytes at offset ${this.offset}`);
-    return 0;
+    return false;
+  }
+
+  private low = 0;
+  private high = 0;
+
+  /** Unsigned LEB128 varlong of at most 64 bits (10 bytes), as a number (exact up to 2^53 - 1). */
+  uvarlong(): number {
+    if (!this.varlongHalves()) return 0;
+    return this.high * 4294967296 + this.low;
   }
 
   /** Zigzag-encoded signed varint (int32 range), as used inside record batches. */
@@ -179,9 +204,12 @@ export class Reader {
 
   /** Zigzag-encoded signed varlong, as a number (exact for |v| <= 2^53 - 1). */
   varlong(): number {
-    const u = this.uvarlong();
-    // Zigzag without 64-bit integers: even -> u/2, odd -> -(u+1)/2.
-    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+    if (!this.varlongHalves()) return 0;
+    const high = this.high;
+    const low = this.low;
+    // (u >>> 1) over 64 bits, then zigzag: even -> u/2, odd -> -(u/2) - 1.
+    const half = (high >>> 1) * 4294967296 + ((((high & 1) << 31) | (low >>> 1)) >>> 0);
+    return (low & 1) === 0 ? half : -half - 1;
   }
 
   private utf8(length: number): string {
@@ -294,8 +322,9 @@ export class Reader {
 
   /** COMPACT_ARRAY count (uvarint count+1, 0 = null -> returns -1), checked like `arrayLength`. */
   compactArrayLength(): number {
-    const n = this.uvarint() - 1;
-    return this.checkCount(n);
+    const u = this.uvarint();
+    if (u === 0 && this.error !== null) return 0;
+    return this.checkCount(u - 1);
   }
 
   private checkCount(n: number): number {

@@ -132,16 +132,8 @@ export class Writer {
 
   /** Unsigned LEB128 varlong; `v` a non-negative safe integer. */
   uvarlong(v: number): void {
-    this.ensure(10);
-    const b = this.buf;
-    let o = this.length;
-    let x = v;
-    while (x >= 0x80) {
-      b[o++] = (x % 128) | 0x80;
-      x = Math.floor(x / 128);
-    }
-    b[o++] = x;
-    this.length = o;
+    const high = Math.floor(v / 4294967296);
+    this.varlongHalves(high >>> 0, (v - high * 4294967296) >>> 0);
   }
 
   /** Zigzag signed varint (int32 range). */
@@ -149,9 +141,32 @@ export class Writer {
     this.uvarint(((v << 1) ^ (v >> 31)) >>> 0);
   }
 
-  /** Zigzag signed varlong from a safe-integer number. */
+  /** Zigzag signed varlong from a safe-integer number (exact over the whole safe range). */
   varlong(v: number): void {
-    this.uvarlong(v >= 0 ? v * 2 : -v * 2 - 1);
+    const magnitude = Math.abs(v);
+    const h = Math.floor(magnitude / 4294967296);
+    const l = (magnitude - h * 4294967296) >>> 0;
+    // zigzag = 2|v| for v >= 0, 2|v| - 1 for v < 0, computed on 64 bits as two uint32 halves.
+    let high = ((h << 1) | (l >>> 31)) >>> 0;
+    let low = (l << 1) >>> 0;
+    if (v < 0) {
+      if (low === 0) high = (high - 1) >>> 0;
+      low = (low - 1) >>> 0;
+    }
+    this.varlongHalves(high, low);
+  }
+
+  private varlongHalves(high: number, low: number): void {
+    this.ensure(10);
+    const b = this.buf;
+    let o = this.length;
+    while (high !== 0 || low >= 0x80) {
+      b[o++] = (low & 0x7f) | 0x80;
+      low = ((low >>> 7) | ((high & 0x7f) << 25)) >>> 0;
+      high >>>= 7;
+    }
+    b[o++] = low;
+    this.length = o;
   }
 
   /** Raw bytes, copied. */
