@@ -1,0 +1,56 @@
+/**
+ * What replication needs from a partition's log: the subset of `UnifiedLog` (host/log, see
+ * CONTRACTS.md) that Partition and ReplicaManager call. Declared here structurally so a real
+ * UnifiedLog and the small fakes of tests both fit.
+ *
+ * Idempotence lives in the log (Kafka's UnifiedLog consults its ProducerStateManager before
+ * writing): for a retried batch `appendAsLeader` returns errorCode 0 with the ORIGINAL offsets
+ * and appends nothing; sequence and epoch errors (45, 47, 59) come back as its errorCode.
+ */
+
+/** Header facts of one appended batch (a subset of BatchSummary in host/wasm/core.ts). */
+export interface AppendedBatch {
+  /** 12 + batchLength, bytes. */
+  sizeInBytes: number;
+}
+
+export interface LogAppendResult {
+  /** 0, or e.g. 2 CORRUPT_MESSAGE, 87 INVALID_RECORD, 10 MESSAGE_TOO_LARGE, 45/47/59, 56 KAFKA_STORAGE_ERROR. */
+  errorCode: number;
+  /** Offset of the first appended record (or of the original batch for a duplicate); -1 on error. */
+  baseOffset: number;
+  lastOffset: number;
+  /** The broker time stamped under LogAppendTime, -1 under CreateTime. */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  /** The batches written; empty for a duplicate or an error. */
+  batches: readonly AppendedBatch[];
+  /** Optional detail for Produce v8+ error_message. */
+  errorMessage?: string;
+}
+
+export interface LogReadResult {
+  /** 0, or 1 OFFSET_OUT_OF_RANGE, 56 KAFKA_STORAGE_ERROR. */
+  errorCode: number;
+  /** Whole batches starting at or before fetchOffset's batch; may be empty. */
+  records: Buffer;
+}
+
+/** The log configs replication reads (LogConfig names). */
+export interface PartitionLogConfig {
+  minInsyncReplicas: number;
+}
+
+export interface PartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly highWatermark: number;
+  /** Optional: first offset of an open transaction bounds the LSO; absent means LSO = HW. */
+  readonly lastStableOffset?: number;
+  readonly config: PartitionLogConfig;
+  appendAsLeader(records: Uint8Array, leaderEpoch: number): LogAppendResult;
+  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): LogReadResult;
+  updateHighWatermark(offset: number): void;
+}

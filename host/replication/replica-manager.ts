@@ -1,0 +1,323 @@
+/**
+ * Kafka's ReplicaManager: the partitions this broker holds, the Produce path into their logs and
+ * the Fetch path out of them, with the purgatories that make acks=all produces and long-poll
+ * fetches wait.
+ *
+ * Produce (`appendRecords`): per partition, in request order: unknown → UNKNOWN_TOPIC_OR_PARTITION
+ * (3); internal topic from a client → INVALID_TOPIC_EXCEPTION (17); else
+ * Partition.appendRecordsToLeader. acks must be -1, 0 or 1 (else INVALID_REQUIRED_ACKS, 21, for
+ * every partition, nothing written). acks=-1 waits in a DelayedProduce until the high watermark
+ * covers the append (immediately on a single node). Version rules (one batch per partition for
+ * Produce v3+, magic) are the Produce handler's.
+ *
+ * Fetch (`fetchMessages`): reads partitions in request order, each up to
+ * min(partitionMaxBytes, what is left of maxBytes); with `minOneMessage` (Fetch v3+) the first
+ * partition that has data returns at least one whole batch even past those limits (KIP-74).
+ * Consumers read up to the high watermark (read_uncommitted) or the last stable offset
+ * (read_committed; = HW without transactions). The response goes out at once when maxWaitMs <= 0,
+ * when at least minBytes were read, or when any partition had an error; otherwise a DelayedFetch
+ * waits for appends or maxWaitMs.
+ *
+ * Everything is synchronous except the returned promises; state changes happen on the caller's
+ * turn of the event loop.
+ */
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { realTimeScheduler, type DelayScheduler } from './delay-scheduler.js';
+import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
+import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
+import { Partition, partitionKey, type PartitionAppendResult, type PartitionReadResult } from './partition.js';
+import type { PartitionLog } from './partition-log.js';
+import { DEFAULT_MAX_DELAYED_OPERATIONS, Purgatory } from './purgatory.js';
+
+/** Topics clients may not produce to (Kafka's Topic.isInternal). */
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);
+
+export interface ProducePartitionData {
+  topic: string;
+  partition: number;
+  /** The partition's records blob from the Produce request (null is treated as empty). */
+  records: Uint8Array | null;
+}
+
+export interface ProduceParams {
+  /** -1 (all ISR), 0 (none: the caller sends no response), 1 (leader). */
+  requiredAcks: number;
+  /** Produce timeout_ms: how long acks=-1 may wait for the ISR. */
+  timeoutMs: number;
+  entries: readonly ProducePartitionData[];
+  /** True for the broker's own writes (group coordinator to __consumer_offsets). */
+  internalTopicsAllowed?: boolean;
+}
+
+export interface ProducePartitionResult extends PartitionAppendResult {
+  topic: string;
+  partition: number;
+}
+
+export interface FetchPartitionRequest {
+  topic: string;
+  partition: number;
+  fetchOffset: number;
+  /** partition_max_bytes, bytes. */
+  partitionMaxBytes: number;
+  /** Fetch v9+ current_leader_epoch; -1 or absent = not checked. */
+  currentLeaderEpoch?: number;
+}
+
+export interface FetchParams {
+  /** Fetch max_wait_ms. */
+  maxWaitMs: number;
+  /** Fetch min_bytes. */
+  minBytes: number;
+  /** Fetch max_bytes (v3+; pass a large value such as 0x7fffffff for v0-2). */
+  maxBytes: number;
+  /** 0 read_uncommitted, 1 read_committed (Fetch v4+; 0 before). */
+  isolationLevel: number;
+  /** True for Fetch v3+ (first batch returned even above the limits); false for v0-2. */
+  minOneMessage: boolean;
+  partitions: readonly FetchPartitionRequest[];
+  /** Replica id of a follower fetch; -1 / absent for consumers. */
+  replicaId?: number;
+}
+
+export interface FetchPartitionResult extends PartitionReadResult {
+  topic: string;
+  partition: number;
+}
+
+/** Logger subset (pino-compatible). */
+export interface ReplicationLogger {
+  error(fields: object, message: string): void;
+}
+
+export interface ReplicaManagerOptions {
+  localBrokerId: number;
+  scheduler?: DelayScheduler;
+  /** Bound on waiting long-poll fetches; beyond it fetches answer at once. */
+  maxDelayedFetches?: number;
+  /** Bound on waiting acks=all produces; beyond it they answer with what the ISR has. */
+  maxDelayedProduces?: number;
+  logger?: ReplicationLogger;
+}
+
+export class ReplicaManager {
+  readonly localBrokerId: number;
+  private readonly partitions = new Map<string, Map<number, Partition>>();
+  private readonly fetchPurgatory: Purgatory<DelayedFetch, FetchWakeEvent>;
+  private readonly producePurgatory: Purgatory<DelayedProduce, void>;
+  private readonly logger: ReplicationLogger | undefined;
+
+  constructor(options: ReplicaManagerOptions) {
+    this.localBrokerId = options.localBrokerId;
+    const scheduler = options.scheduler ?? realTimeScheduler;
+    this.fetchPurgatory = new Purgatory('Fetch', scheduler, options.maxDelayedFetches ?? DEFAULT_MAX_DELAYED_OPERATIONS);
+    this.producePurgatory = new Purgatory('Produce', scheduler, options.maxDelayedProduces ?? DEFAULT_MAX_DELAYED_OPERATIONS);
+    this.logger = options.logger;
+  }
+
+  /** Long-poll fetches waiting now. */
+  get delayedFetchCount(): number {
+    return this.fetchPurgatory.delayed;
+  }
+
+  /** acks=all produces waiting now. */
+  get delayedProduceCount(): number {
+    return this.producePurgatory.delayed;
+  }
+
+  /**
+   * Makes this broker the leader of `topic`-`partition` over `log` (a new partition or a newer
+   * epoch for an existing one). Returns the Partition.
+   */
+  becomeLeader(options: { topic: string; partition: number; log: PartitionLog; leaderEpoch: number; replicas?: readonly number[] }): Partition {
+    const existing = this.getPartition(options.topic, options.partition);
+    if (existing !== undefined && existing.log === options.log) {
+      existing.makeLeader(options.leaderEpoch, options.replicas);
+      return existing;
+    }
+    const partition = new Partition({ ...options, localBrokerId: this.localBrokerId });
+    let byIndex = this.partitions.get(options.topic);
+    if (byIndex === undefined) {
+      byIndex = new Map();
+      this.partitions.set(options.topic, byIndex);
+    }
+    byIndex.set(options.partition, partition);
+    return partition;
+  }
+
+  /** Stops leading a partition (topic deleted); waiting fetches and produces on it answer now. */
+  removePartition(topic: string, partition: number): boolean {
+    const byIndex = this.partitions.get(topic);
+    if (byIndex === undefined || !byIndex.delete(partition)) return false;
+    if (byIndex.size === 0) this.partitions.delete(topic);
+    const key = partitionKey(topic, partition);
+    this.fetchPurgatory.completeAll(key);
+    this.producePurgatory.completeAll(key);
+    return true;
+  }
+
+  getPartition(topic: string, partition: number): Partition | undefined {
+    return this.partitions.get(topic)?.get(partition);
+  }
+
+  /** Partitions of a topic (index order), empty when unknown. */
+  partitionsOf(topic: string): Partition[] {
+    const byIndex = this.partitions.get(topic);
+    if (byIndex === undefined) return [];
+    return [...byIndex.values()].sort((a, b) => a.partition - b.partition);
+  }
+
+  allPartitions(): Partition[] {
+    const all: Partition[] = [];
+    for (const byIndex of this.partitions.values()) all.push(...byIndex.values());
+    return all;
+  }
+
+  /**
+   * Appends a Produce request's partitions; resolves with one result per entry, in entry order.
+   * For acks=0 the caller sends no response but still awaits (or ignores) the result.
+   */
+  appendRecords(params: ProduceParams): Promise<ProducePartitionResult[]> {
+    const { requiredAcks } = params;
+    if (requiredAcks !== -1 && requiredAcks !== 0 && requiredAcks !== 1) {
+      return Promise.resolve(
+        params.entries.map((e) => produceError(e, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${requiredAcks}`)),
+      );
+    }
+    const results: ProducePartitionResult[] = [];
+    const waiting: ProduceAcksPending[] = [];
+    for (const entry of params.entries) {
+      const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false);
+      results.push(result);
+      if (result.errorCode === ErrorCode.NONE) {
+        if (result.appendedBytes > 0) this.onHighWatermarkMaybeAdvanced(entry.topic, entry.partition, result.appendedBytes);
+        // A retried duplicate waits too: its original records must be covered by the HW.
+        if (requiredAcks === -1 && result.lastOffset >= 0) {
+          waiting.push({ topic: entry.topic, partition: entry.partition, requiredOffset: result.lastOffset + 1, result });
+        }
+      }
+    }
+    if (waiting.length === 0) return Promise.resolve(results);
+    return new Promise((resolve) => {
+      const delayed = new DelayedProduce(params.timeoutMs, waiting, results, (t, p) => this.getPartition(t, p), resolve);
+      this.producePurgatory.tryCompleteElseWatch(delayed, delayed.keys);
+    });
+  }
+
+  /** Answers a Fetch now or after a long poll; one result per requested partition, in order. */
+  fetchMessages(params: FetchParams): Promise<FetchPartitionResult[]> {
+    const results = this.readFromLocalLog(params);
+    let bytesReadable = 0;
+    let anyError = false;
+    for (const r of results) {
+      bytesReadable += r.records.length;
+      if (r.errorCode !== ErrorCode.NONE) anyError = true;
+    }
+    if (params.maxWaitMs <= 0 || params.partitions.length === 0 || bytesReadable >= params.minBytes || anyError) {
+      return Promise.resolve(results);
+    }
+    return new Promise((resolve) => {
+      const delayed = new DelayedFetch(
+        params,
+        bytesReadable,
+        (topic, partition) => this.getPartition(topic, partition) !== undefined,
+        (p) => this.readFromLocalLog(p),
+        resolve,
+      );
+      this.fetchPurgatory.tryCompleteElseWatch(delayed, delayed.keys);
+    });
+  }
+
+  /**
+   * Reads every requested partition once, without waiting (Kafka's readFromLocalLog).
+   * Exposed for DelayedFetch and for callers that never long-poll.
+   */
+  readFromLocalLog(params: FetchParams): FetchPartitionResult[] {
+    let remainingBytes = Math.max(0, params.maxBytes);
+    let minOneMessage = params.minOneMessage;
+    const fromFollower = (params.replicaId ?? -1) >= 0;
+    const results: FetchPartitionResult[] = [];
+    for (const request of params.partitions) {
+      const { topic, partition: index } = request;
+      const partition = this.getPartition(topic, index);
+      if (partition === undefined) {
+        results.push({ topic, partition: index, ...readError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+        continue;
+      }
+      let read: PartitionReadResult;
+      try {
+        read = partition.readRecords({
+          fetchOffset: request.fetchOffset,
+          maxBytes: Math.min(Math.max(0, request.partitionMaxBytes), remainingBytes),
+          isolationLevel: params.isolationLevel,
+          minOneMessage,
+          currentLeaderEpoch: request.currentLeaderEpoch,
+          fromFollower,
+        });
+      } catch (error) {
+        read = readError(this.errorCodeFor(error, topic, index, 'read'));
+      }
+      if (read.records.length > 0) minOneMessage = false;
+      remainingBytes = Math.max(0, remainingBytes - read.records.length);
+      results.push({ topic, partition: index, ...read });
+    }
+    return results;
+  }
+
+  /**
+   * Wakes what waits on a partition whose high watermark may have moved (after an append; later
+   * also after a follower fetch): acks=all produces, and long-poll fetches with the byte count.
+   */
+  onHighWatermarkMaybeAdvanced(topic: string, partition: number, newlyVisibleBytes: number): void {
+    const key = partitionKey(topic, partition);
+    this.producePurgatory.checkAndComplete(key);
+    this.fetchPurgatory.checkAndComplete(key, { newlyVisibleBytes });
+  }
+
+  /** Answers every waiting fetch and produce now (broker shutdown). */
+  shutdown(): void {
+    this.fetchPurgatory.completeAll();
+    this.producePurgatory.completeAll();
+  }
+
+  private appendToPartition(entry: ProducePartitionData, requiredAcks: number, internalTopicsAllowed: boolean): ProducePartitionResult {
+    if (INTERNAL_TOPICS.has(entry.topic) && !internalTopicsAllowed) {
+      return produceError(entry, ErrorCode.INVALID_TOPIC_EXCEPTION, `cannot append to internal topic ${entry.topic}`);
+    }
+    const partition = this.getPartition(entry.topic, entry.partition);
+    if (partition === undefined) return produceError(entry, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
+    try {
+      const result = partition.appendRecordsToLeader(entry.records ?? EMPTY, requiredAcks);
+      return { topic: entry.topic, partition: entry.partition, ...result };
+    } catch (error) {
+      return produceError(entry, this.errorCodeFor(error, entry.topic, entry.partition, 'append'), null);
+    }
+  }
+
+  /** A throw from the log: a disk failure (KAFKA_STORAGE_ERROR, 56) or a bug (UNKNOWN_SERVER_ERROR, -1). */
+  private errorCodeFor(error: unknown, topic: string, partition: number, operation: string): number {
+    const isDiskError = (error as { name?: unknown } | null)?.name === 'DiskError';
+    this.logger?.error({ topic, partition, operation, err: error }, isDiskError ? 'log I/O failed' : 'log operation failed (bug)');
+    return isDiskError ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_SERVER_ERROR;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function produceError(entry: { topic: string; partition: number }, errorCode: number, errorMessage: string | null): ProducePartitionResult {
+  return {
+    topic: entry.topic,
+    partition: entry.partition,
+    errorCode,
+    errorMessage,
+    baseOffset: -1,
+    lastOffset: -1,
+    logAppendTimeMs: -1,
+    logStartOffset: -1,
+    appendedBytes: 0,
+  };
+}
+
+function readError(errorCode: number): PartitionReadResult {
+  return { errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: Buffer.alloc(0) };
+}

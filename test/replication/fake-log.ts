@@ -1,0 +1,70 @@
+import type { LogAppendResult, LogReadResult, PartitionLog } from '../../host/replication/partition-log.js';
+
+/**
+ * A tiny in-memory stand-in for UnifiedLog: each append of N bytes is one "batch" holding one
+ * record. A blob starting with 0xff is refused as CORRUPT_MESSAGE (2). Reads return whole
+ * batches from the one holding fetchOffset, below upperBoundOffset, within maxBytes (at least
+ * one batch with minOneMessage).
+ */
+export class FakeLog implements PartitionLog {
+  readonly batches: Array<{ offset: number; bytes: Buffer }> = [];
+  readonly leaderEpochs: number[] = [];
+  logStartOffset = 0;
+  highWatermark = 0;
+  lastStableOffset: number | undefined = undefined;
+  config = { minInsyncReplicas: 1 };
+  throwOnNext: Error | null = null;
+
+  constructor(readonly topic: string, readonly partition: number) {}
+
+  get logEndOffset(): number {
+    return this.logStartOffset + this.batches.length;
+  }
+
+  appendAsLeader(records: Uint8Array, leaderEpoch: number): LogAppendResult {
+    this.maybeThrow();
+    if (records.length === 0 || records[0] === 0xff) {
+      return { errorCode: 2, baseOffset: -1, lastOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, batches: [] };
+    }
+    const offset = this.logEndOffset;
+    this.batches.push({ offset, bytes: Buffer.from(records) });
+    this.leaderEpochs.push(leaderEpoch);
+    return {
+      errorCode: 0,
+      baseOffset: offset,
+      lastOffset: offset,
+      logAppendTimeMs: -1,
+      logStartOffset: this.logStartOffset,
+      batches: [{ sizeInBytes: records.length }],
+    };
+  }
+
+  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): LogReadResult {
+    this.maybeThrow();
+    const parts: Buffer[] = [];
+    let size = 0;
+    for (const batch of this.batches) {
+      if (batch.offset < fetchOffset || batch.offset >= upperBoundOffset) continue;
+      if (size + batch.bytes.length > maxBytes && !(minOneMessage && parts.length === 0)) break;
+      parts.push(batch.bytes);
+      size += batch.bytes.length;
+    }
+    return { errorCode: 0, records: Buffer.concat(parts) };
+  }
+
+  updateHighWatermark(offset: number): void {
+    this.highWatermark = offset;
+  }
+
+  private maybeThrow(): void {
+    const error = this.throwOnNext;
+    if (error === null) return;
+    this.throwOnNext = null;
+    throw error;
+  }
+}
+
+/** A blob of `size` bytes standing for one batch. */
+export function blob(size: number, fill = 1): Buffer {
+  return Buffer.alloc(size, fill);
+}
