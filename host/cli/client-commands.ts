@@ -1,0 +1,263 @@
+/**
+ * The client-backed commands of `tributary` (rpk-like): their names, arguments and options, with
+ * typed option objects. Only the *definitions* live here: a command is registered only when a
+ * handler for it is given, so the CLI never offers a command that does nothing. The engineer who
+ * implements them (over host/clients/) supplies {@link ClientCommandHandlers} to
+ * {@link registerClientCommands} in program.ts.
+ *
+ * ```
+ * tributary topic create TOPIC [-p N] [-r N] [-c key=value ...] [--if-not-exists]
+ * tributary topic list [--internal]
+ * tributary topic describe TOPIC...
+ * tributary topic delete TOPIC...
+ * tributary topic alter-config TOPIC [--set key=value ...] [--delete key ...]
+ * tributary topic add-partitions TOPIC --num N
+ * tributary produce TOPIC [-k DELIM] [-p N] [--acks -1|0|1] [-H key=value ...] [-z CODEC]
+ * tributary consume TOPIC [-g GROUP] [--from-beginning | -o OFFSET | --timestamp MS] [-p N ...] [-n COUNT] [-f FORMAT]
+ * tributary group list | describe GROUP... | delete GROUP... | seek GROUP --to earliest|latest|OFFSET|@TIMESTAMP [-t TOPIC]
+ * tributary cluster info
+ * ```
+ * Every one takes `-b, --bootstrap-server host:port[,host:port]` (default 127.0.0.1:9092) and `--json`.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { CliIo, runCliAction } from './output.js';
+
+/** Options every client command takes. */
+export interface ClientOptions {
+  /** `host:port` entries, in the order given. */
+  bootstrapServer: string[];
+  /** Print one JSON document instead of a table. */
+  json: boolean;
+}
+
+export interface TopicCreateOptions extends ClientOptions {
+  /** -1 = the broker's num.partitions. */
+  partitions: number;
+  /** -1 = the broker's default.replication.factor. */
+  replicationFactor: number;
+  /** Topic config overrides, Kafka names. */
+  config: Record<string, string>;
+  ifNotExists: boolean;
+}
+export interface TopicListOptions extends ClientOptions {
+  /** Include internal topics such as __consumer_offsets. */
+  internal: boolean;
+}
+export interface TopicAlterConfigOptions extends ClientOptions {
+  set: Record<string, string>;
+  delete: string[];
+}
+export interface TopicAddPartitionsOptions extends ClientOptions {
+  /** Partitions to add (not the new total). */
+  num: number;
+}
+export interface ProduceOptions extends ClientOptions {
+  /** Each stdin line is KEY<delim>VALUE; absent = the line is the value, key null. */
+  keyDelimiter?: string;
+  /** Absent = the partitioner picks. */
+  partition?: number;
+  acks: -1 | 0 | 1;
+  headers: Record<string, string>;
+  compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+}
+export type ConsumeFormat = 'value' | 'key-value' | 'json';
+export interface ConsumeOptions extends ClientOptions {
+  /** Absent = assign partitions directly, commit nothing. */
+  group?: string;
+  fromBeginning: boolean;
+  /** Start offset in each partition. */
+  offset?: number;
+  /** Start at the first record with timestamp >= this (ms since epoch). */
+  timestamp?: number;
+  /** Partitions to read; empty = all. */
+  partition: number[];
+  /** Stop after this many records; absent = until interrupted. */
+  count?: number;
+  format: ConsumeFormat;
+}
+export interface GroupSeekOptions extends ClientOptions {
+  to: { kind: 'earliest' } | { kind: 'latest' } | { kind: 'offset'; offset: number } | { kind: 'timestamp'; timestampMs: number };
+  /** Topics to reset; empty = every topic the group has committed offsets for. */
+  topic: string[];
+}
+
+/** One function per command; each prints its result and throws CliError on failure. */
+export interface ClientCommandHandlers {
+  topicCreate(topic: string, options: TopicCreateOptions): Promise<void>;
+  topicList(options: TopicListOptions): Promise<void>;
+  topicDescribe(topics: string[], options: ClientOptions): Promise<void>;
+  topicDelete(topics: string[], options: ClientOptions): Promise<void>;
+  topicAlterConfig(topic: string, options: TopicAlterConfigOptions): Promise<void>;
+  topicAddPartitions(topic: string, options: TopicAddPartitionsOptions): Promise<void>;
+  produce(topic: string, options: ProduceOptions): Promise<void>;
+  consume(topic: string, options: ConsumeOptions): Promise<void>;
+  groupList(options: ClientOptions): Promise<void>;
+  groupDescribe(groups: string[], options: ClientOptions): Promise<void>;
+  groupDelete(groups: string[], options: ClientOptions): Promise<void>;
+  groupSeek(group: string, options: GroupSeekOptions): Promise<void>;
+  clusterInfo(options: ClientOptions): Promise<void>;
+}
+
+/** Parses a decimal integer option in [min, max]; commander reports the failure (exit 2). */
+export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
+  return (text) => {
+    if (!/^[+-]?\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
+      throw new InvalidArgumentError(`expected an integer between ${min} and ${max}`);
+    }
+    return Number(text);
+  };
+}
+
+/** Accumulates repeated/variadic `key=value` options into a record (last one wins). */
+export function keyValueOption(text: string, previous: Record<string, string> = {}): Record<string, string> {
+  const equals = text.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError(`expected key=value, e.g. retention.ms=86400000`);
+  return { ...previous, [text.slice(0, equals)]: text.slice(equals + 1) };
+}
+
+function collect<T>(parse: (text: string) => T): (text: string, previous: T[] | undefined) => T[] {
+  return (text, previous) => [...(previous ?? []), parse(text)];
+}
+
+function bootstrapServers(text: string): string[] {
+  const servers = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (servers.length === 0 || servers.some((server) => !/^(\[[^\]]+\]|[^:\s]+):\d+$/.test(server))) {
+    throw new InvalidArgumentError('expected host:port[,host:port...], e.g. 127.0.0.1:9092');
+  }
+  return servers;
+}
+
+function seekTarget(text: string): GroupSeekOptions['to'] {
+  if (text === 'earliest' || text === 'latest') return { kind: text };
+  if (/^\d+$/.test(text)) return { kind: 'offset', offset: Number(text) };
+  if (/^@\d+$/.test(text)) return { kind: 'timestamp', timestampMs: Number(text.slice(1)) };
+  throw new InvalidArgumentError('expected earliest, latest, an offset, or @TIMESTAMP_MS');
+}
+
+function withClientOptions(command: Command): Command {
+  return command
+    .option('-b, --bootstrap-server <host:port,...>', 'brokers to connect to', bootstrapServers, ['127.0.0.1:9092'])
+    .option('--json', 'print one JSON document instead of a table', false);
+}
+
+type Handler<K extends keyof ClientCommandHandlers> = ClientCommandHandlers[K] | undefined;
+
+/**
+ * Registers the commands that have a handler (and their parent `topic`/`group`/`cluster` when at
+ * least one child has one). Commands without a handler are not registered at all.
+ */
+export function registerClientCommands(program: Command, handlers: Partial<ClientCommandHandlers>, io: CliIo): void {
+  const run = (body: () => Promise<void>): Promise<void> => runCliAction(io, body);
+  const group = (name: string, description: string, keys: (keyof ClientCommandHandlers)[]): Command | undefined =>
+    keys.some((key) => handlers[key] !== undefined) ? program.command(name).description(description) : undefined;
+
+  const topic = group('topic', 'create, list, describe, delete and configure topics', [
+    'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions',
+  ]);
+  const topicCreate: Handler<'topicCreate'> = handlers.topicCreate;
+  if (topic && topicCreate) {
+    withClientOptions(topic.command('create').description('create a topic').argument('<topic>'))
+      .option('-p, --partitions <n>', 'partitions (-1 = broker num.partitions)', integerOption(-1, 2147483647), -1)
+      .option('-r, --replication-factor <n>', 'replicas (-1 = broker default.replication.factor)', integerOption(-1, 32767), -1)
+      .option('-c, --config <key=value...>', 'topic config, e.g. retention.ms=86400000', keyValueOption, {})
+      .option('--if-not-exists', 'succeed if the topic already exists', false)
+      .action((name: string, options: TopicCreateOptions) => run(() => topicCreate(name, options)));
+  }
+  const topicList: Handler<'topicList'> = handlers.topicList;
+  if (topic && topicList) {
+    withClientOptions(topic.command('list').description('list topics with partition counts'))
+      .option('-i, --internal', 'include internal topics', false)
+      .action((options: TopicListOptions) => run(() => topicList(options)));
+  }
+  const topicDescribe: Handler<'topicDescribe'> = handlers.topicDescribe;
+  if (topic && topicDescribe) {
+    withClientOptions(topic.command('describe').description('partitions, leaders, offsets and configs of topics').argument('<topics...>'))
+      .action((names: string[], options: ClientOptions) => run(() => topicDescribe(names, options)));
+  }
+  const topicDelete: Handler<'topicDelete'> = handlers.topicDelete;
+  if (topic && topicDelete) {
+    withClientOptions(topic.command('delete').description('delete topics and their data').argument('<topics...>'))
+      .action((names: string[], options: ClientOptions) => run(() => topicDelete(names, options)));
+  }
+  const topicAlterConfig: Handler<'topicAlterConfig'> = handlers.topicAlterConfig;
+  if (topic && topicAlterConfig) {
+    withClientOptions(topic.command('alter-config').description('set or remove topic config overrides').argument('<topic>'))
+      .option('-s, --set <key=value...>', 'set a topic config', keyValueOption, {})
+      .option('-d, --delete <key...>', 'remove an override (back to the broker default)', collect((text: string) => text), [])
+      .action((name: string, options: TopicAlterConfigOptions) => run(() => topicAlterConfig(name, options)));
+  }
+  const topicAddPartitions: Handler<'topicAddPartitions'> = handlers.topicAddPartitions;
+  if (topic && topicAddPartitions) {
+    withClientOptions(topic.command('add-partitions').description('add partitions to a topic').argument('<topic>'))
+      .requiredOption('-n, --num <n>', 'how many partitions to add', integerOption(1, 2147483647))
+      .action((name: string, options: TopicAddPartitionsOptions) => run(() => topicAddPartitions(name, options)));
+  }
+
+  const produce: Handler<'produce'> = handlers.produce;
+  if (produce) {
+    withClientOptions(program.command('produce').description('produce stdin lines as records').argument('<topic>'))
+      .option('-k, --key-delimiter <delim>', 'split each line into KEY<delim>VALUE')
+      .option('-p, --partition <n>', 'write to this partition (default: the partitioner picks)', integerOption(0, 2147483647))
+      .option('--acks <acks>', 'acknowledgements: -1 (all), 0 or 1', integerOption(-1, 1), -1)
+      .option('-H, --header <key=value...>', 'a record header', keyValueOption, {})
+      .option('-z, --compression <codec>', 'none, gzip, snappy, lz4 or zstd', (text: string) => {
+        if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(text)) {
+          throw new InvalidArgumentError('expected none, gzip, snappy, lz4 or zstd');
+        }
+        return text;
+      }, 'none')
+      .action((name: string, options: Omit<ProduceOptions, 'headers'> & { header: Record<string, string> }) => {
+        const { header, ...rest } = options;
+        return run(() => produce(name, { ...rest, headers: header }));
+      });
+  }
+
+  const consume: Handler<'consume'> = handlers.consume;
+  if (consume) {
+    withClientOptions(program.command('consume').description('print records of a topic').argument('<topic>'))
+      .option('-g, --group <group>', 'consume as a member of this group and commit offsets')
+      .option('--from-beginning', 'start at the earliest offset when there is no committed offset', false)
+      .option('-o, --offset <offset>', 'start at this offset', integerOption(0))
+      .option('--timestamp <ms>', 'start at the first record with a timestamp >= ms', integerOption(0))
+      .option('-p, --partition <n...>', 'read only these partitions', collect(integerOption(0, 2147483647)), [])
+      .option('-n, --count <n>', 'exit after this many records', integerOption(1))
+      .option('-f, --format <format>', 'value, key-value or json', (text: string) => {
+        if (!['value', 'key-value', 'json'].includes(text)) throw new InvalidArgumentError('expected value, key-value or json');
+        return text;
+      }, 'value')
+      .action((name: string, options: ConsumeOptions) => run(() => consume(name, options)));
+  }
+
+  const groupCommand = group('group', 'list, describe, delete and reset consumer groups', [
+    'groupList', 'groupDescribe', 'groupDelete', 'groupSeek',
+  ]);
+  const groupList: Handler<'groupList'> = handlers.groupList;
+  if (groupCommand && groupList) {
+    withClientOptions(groupCommand.command('list').description('list consumer groups and their states'))
+      .action((options: ClientOptions) => run(() => groupList(options)));
+  }
+  const groupDescribe: Handler<'groupDescribe'> = handlers.groupDescribe;
+  if (groupCommand && groupDescribe) {
+    withClientOptions(groupCommand.command('describe').description('members, assignments, committed offsets and lag').argument('<groups...>'))
+      .action((names: string[], options: ClientOptions) => run(() => groupDescribe(names, options)));
+  }
+  const groupDelete: Handler<'groupDelete'> = handlers.groupDelete;
+  if (groupCommand && groupDelete) {
+    withClientOptions(groupCommand.command('delete').description('delete empty groups and their offsets').argument('<groups...>'))
+      .action((names: string[], options: ClientOptions) => run(() => groupDelete(names, options)));
+  }
+  const groupSeek: Handler<'groupSeek'> = handlers.groupSeek;
+  if (groupCommand && groupSeek) {
+    withClientOptions(groupCommand.command('seek').description('reset committed offsets of an empty group').argument('<group>'))
+      .requiredOption('--to <target>', 'earliest, latest, an offset, or @TIMESTAMP_MS', seekTarget)
+      .option('-t, --topic <topic...>', 'only these topics', collect((text: string) => text), [])
+      .action((name: string, options: GroupSeekOptions) => run(() => groupSeek(name, options)));
+  }
+
+  const clusterInfo: Handler<'clusterInfo'> = handlers.clusterInfo;
+  const cluster = group('cluster', 'cluster metadata', ['clusterInfo']);
+  if (cluster && clusterInfo) {
+    withClientOptions(cluster.command('info').description('cluster id, controller and brokers'))
+      .action((options: ClientOptions) => run(() => clusterInfo(options)));
+  }
+}
