@@ -24,8 +24,12 @@ export class FaultProxy {
   readonly requestsByApiKey = new Map<number, number>();
   /** Responses dropped so far. */
   dropped = 0;
+  /** Called right after a response was dropped (and the connection closed), e.g. to crash the broker at that moment. */
+  onDrop: ((apiKey: number) => void) | undefined;
   private target: { host: string; port: number } | undefined;
   private readonly pendingDrops = new Map<number, number>();
+  /** apiKey -> absolute request numbers (1-based, per api key) whose responses are dropped. */
+  private readonly dropAtRequest = new Map<number, Set<number>>();
   private readonly sockets = new Set<Socket>();
 
   private constructor(private readonly server: Server, readonly port: number) {}
@@ -51,6 +55,14 @@ export class FaultProxy {
   /** The responses to the next `count` requests with `apiKey` are dropped (connection closed instead). */
   dropResponses(apiKey: number, count: number): void {
     this.pendingDrops.set(apiKey, (this.pendingDrops.get(apiKey) ?? 0) + count);
+  }
+
+  /** The response to the `nth` request with `apiKey` from now on (1 = the next one) is dropped. */
+  dropResponseToNth(apiKey: number, nth: number): void {
+    const target = (this.requestsByApiKey.get(apiKey) ?? 0) + nth;
+    const set = this.dropAtRequest.get(apiKey) ?? new Set<number>();
+    set.add(target);
+    this.dropAtRequest.set(apiKey, set);
   }
 
   /** Drops still armed for `apiKey`. */
@@ -89,10 +101,12 @@ export class FaultProxy {
       if (frame.length >= 12) {
         const apiKey = frame.readInt16BE(4);
         const correlationId = frame.readInt32BE(8);
-        this.requestsByApiKey.set(apiKey, (this.requestsByApiKey.get(apiKey) ?? 0) + 1);
+        const number = (this.requestsByApiKey.get(apiKey) ?? 0) + 1;
+        this.requestsByApiKey.set(apiKey, number);
         const armed = this.pendingDrops.get(apiKey) ?? 0;
         if (armed > 0) this.pendingDrops.set(apiKey, armed - 1);
-        inFlight.push({ correlationId, apiKey, drop: armed > 0 });
+        const atThisOne = this.dropAtRequest.get(apiKey)?.delete(number) ?? false;
+        inFlight.push({ correlationId, apiKey, drop: armed > 0 || atThisOne });
       }
       upstream.write(frame);
     });
@@ -103,6 +117,7 @@ export class FaultProxy {
       if (entry?.drop) {
         this.dropped++;
         closeBoth();
+        this.onDrop?.(entry.apiKey);
         return;
       }
       client.write(frame);
