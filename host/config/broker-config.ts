@@ -38,7 +38,7 @@ import { parsePropertiesEntries } from './server-properties.js';
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
 export type { Listener, HostPort, QuorumVoter } from './listeners.js';
-export { parseListener, formatListener } from './listeners.js';
+export { parseListener, formatListener, resolveAdvertisedListeners } from './listeners.js';
 
 /** Kafka's security protocol names. */
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';

@@ -99,3 +99,27 @@ export function formatHost(host: string): string {
 export function formatListener(listener: Listener): string {
   return `${listener.name}://${formatHost(listener.host)}:${listener.port}`;
 }
+
+/**
+ * The endpoints Metadata publishes, once the listeners are bound: an advertised port 0 becomes the
+ * port bound by the listener of the same name (as Kafka registers `boundPort`), and an empty or
+ * wildcard host (`0.0.0.0`, `::`) becomes the bound listener's specific host, else `hostname`
+ * (Kafka advertises the canonical host name there; Kafka refuses a defaulted 0.0.0.0, Tributary
+ * resolves it the same way as an empty host).
+ * @param bound the listeners as bound (real ports)
+ * @param hostname the host to advertise for wildcard binds; the broker passes os.hostname()
+ */
+export function resolveAdvertisedListeners(
+  advertised: readonly Listener[],
+  bound: readonly Listener[],
+  hostname: string,
+): Listener[] {
+  const wildcard = (host: string): boolean => host === '' || host === '0.0.0.0' || host === '::';
+  return advertised.map((listener) => {
+    const boundListener = bound.find((candidate) => candidate.name === listener.name);
+    const port = listener.port === 0 && boundListener ? boundListener.port : listener.port;
+    let host = listener.host;
+    if (wildcard(host)) host = boundListener && !wildcard(boundListener.host) ? boundListener.host : hostname;
+    return { name: listener.name, host, port };
+  });
+}

@@ -7,6 +7,7 @@ import {
   loadBrokerConfig,
   parseListener,
   parseOverrides,
+  resolveAdvertisedListeners,
 } from '../../host/config/broker-config.js';
 import { ConfigDef, acceptedPhrase } from '../../host/config/config-def.js';
 import { ConfigError } from '../../host/config/config-error.js';
@@ -253,6 +254,30 @@ describe('listener parsing', () => {
     expect(() => parseListener('PLAINTEXT://::1:9092')).toThrow('in brackets');
     expect(() => parseListener('PLAINTEXT://[::1:9092')).toThrow('[address]:port');
     expect(() => parseListener('PLAINTEXT://ho st:1')).toThrow('not a host name');
+  });
+});
+
+describe('resolveAdvertisedListeners', () => {
+  it('publishes the bound port for port 0 and a specific host for wildcard binds', () => {
+    const config = loadBrokerConfig({
+      overrides: { listeners: 'PLAINTEXT://127.0.0.1:0,OTHER://:0,ALL://0.0.0.0:7000', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT,ALL:PLAINTEXT' },
+    });
+    const bound = [
+      { name: 'PLAINTEXT', host: '127.0.0.1', port: 41001 },
+      { name: 'OTHER', host: '', port: 41002 },
+      { name: 'ALL', host: '0.0.0.0', port: 7000 },
+    ];
+    expect(resolveAdvertisedListeners(config.advertisedListeners, bound, 'broker-host')).toEqual([
+      { name: 'PLAINTEXT', host: '127.0.0.1', port: 41001 },
+      { name: 'OTHER', host: 'broker-host', port: 41002 },
+      { name: 'ALL', host: 'broker-host', port: 7000 },
+    ]);
+  });
+
+  it('keeps explicit advertised hosts and ports', () => {
+    const config = loadBrokerConfig({ overrides: { listeners: 'PLAINTEXT://:0', 'advertised.listeners': 'PLAINTEXT://public.example:19092' } });
+    expect(resolveAdvertisedListeners(config.advertisedListeners, [{ name: 'PLAINTEXT', host: '', port: 5 }], 'h'))
+      .toEqual([{ name: 'PLAINTEXT', host: 'public.example', port: 19092 }]);
   });
 });
 
