@@ -35,6 +35,7 @@
  * Disk failures throw the Disk's error (the log maps them to KAFKA_STORAGE_ERROR, 56).
  */
 import * as path from 'node:path';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import {
   decodeProducerSnapshot,
   encodeProducerSnapshot,
@@ -46,11 +47,7 @@ import {
 
 export type { ProducerBatchMetadata, ProducerStateEntry } from './producer-state-snapshot.js';
 
-/** Kafka error codes used here (errors.json). */
-const NONE = 0;
-const OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
-const INVALID_PRODUCER_EPOCH = 47;
-const UNKNOWN_PRODUCER_ID = 59;
+const { NONE, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, UNKNOWN_PRODUCER_ID } = ErrorCode;
 
 /** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN. */
 export const NUM_BATCHES_TO_RETAIN = 5;

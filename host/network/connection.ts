@@ -80,7 +80,7 @@ export class Connection implements ConnectionContext {
     socket.on('timeout', () => this.onIdle());
     socket.on('end', () => this.onPeerEnd());
     socket.on('error', (error: Error) => {
-      this.logger.debug({ peer: this.peer, connectionId: this.id, err: error }, 'connection error');
+      this.logger.debug({ event: 'connection.error', peer: this.peer, connectionId: this.id, err: error }, 'connection error');
     });
     socket.on('close', () => this.markClosed());
   }
@@ -97,8 +97,8 @@ export class Connection implements ConnectionContext {
   close(reason: string): void {
     if (this.isClosed) return;
     this.logger.warn(
-      { peer: this.peer, connectionId: this.id, listener: this.listenerName, reason },
-      'closing connection',
+      { event: 'connection.closed', peer: this.peer, connectionId: this.id, listener: this.listenerName, reason },
+      `closing connection from ${this.peer}: ${reason}`,
     );
     this.destroy();
   }
@@ -130,8 +130,14 @@ export class Connection implements ConnectionContext {
     // Fetch) keeps the connection alive until its response is written.
     if (this.isClosed || this.queue.length > 0) return;
     this.logger.info(
-      { peer: this.peer, connectionId: this.id, idleMs: this.limits.connectionsMaxIdleMs },
-      'closing idle connection (connections.max.idle.ms)',
+      {
+        event: 'connection.closed',
+        peer: this.peer,
+        connectionId: this.id,
+        reason: 'idle',
+        connectionsMaxIdleMs: this.limits.connectionsMaxIdleMs,
+      },
+      `closing idle connection from ${this.peer} (connections.max.idle.ms)`,
     );
     this.destroy();
   }
@@ -275,8 +281,14 @@ export class Connection implements ConnectionContext {
     if (!this.stopping && !(this.peerEnded && this.inputExhausted)) return;
     if (this.peerEnded && !this.stopping && this.decoder.bufferedBytes > 0) {
       this.logger.warn(
-        { peer: this.peer, connectionId: this.id, bufferedBytes: this.decoder.bufferedBytes },
-        'peer closed with a truncated request frame',
+        {
+          event: 'connection.closed',
+          peer: this.peer,
+          connectionId: this.id,
+          reason: 'truncated frame',
+          bufferedBytes: this.decoder.bufferedBytes,
+        },
+        `${this.peer} closed with a truncated request frame`,
       );
     }
     this.ending = true;
@@ -287,8 +299,8 @@ export class Connection implements ConnectionContext {
   private handlerFailed(error: unknown): void {
     if (this.isClosed) return;
     this.logger.error(
-      { peer: this.peer, connectionId: this.id, listener: this.listenerName, err: error },
-      'request handler failed (bug); closing this connection',
+      { event: 'request.failed', peer: this.peer, connectionId: this.id, listener: this.listenerName, err: error },
+      `request handler failed (bug); closing the connection from ${this.peer}`,
     );
     this.destroy();
   }

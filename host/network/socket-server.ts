@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { pino } from 'pino';
+import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 
@@ -87,7 +87,7 @@ export class SocketServer {
 
   constructor(private readonly options: SocketServerOptions) {
     this.listenerName = options.listenerName ?? 'PLAINTEXT';
-    this.logger = options.logger ?? pino({ name: 'socket-server' });
+    this.logger = options.logger ?? componentLogger(createLogger(), 'socket-server');
     this.limits = {
       socketRequestMaxBytes: positiveInteger(options.socketRequestMaxBytes, DEFAULT_SOCKET_REQUEST_MAX_BYTES, 'socketRequestMaxBytes'),
       connectionsMaxIdleMs: nonNegativeInteger(options.connectionsMaxIdleMs, DEFAULT_CONNECTIONS_MAX_IDLE_MS, 'connectionsMaxIdleMs'),
@@ -119,10 +119,13 @@ export class SocketServer {
       this.server.once('error', onError);
       this.server.listen({ host: this.options.host, port: this.options.port }, () => {
         this.server.off('error', onError);
-        this.server.on('error', (error) => this.logger.error({ err: error }, 'listener error'));
+        this.server.on('error', (error) => this.logger.error({ event: 'listener.error', err: error }, 'listener error'));
         const info = this.server.address() as AddressInfo;
         this.boundAddress = { host: info.address, port: info.port, family: info.family };
-        this.logger.info({ listener: this.listenerName, host: info.address, port: info.port }, 'listening');
+        this.logger.info(
+          { event: LogEvent.ListenerBound, listener: this.listenerName, host: info.address, port: info.port },
+          `listening on ${formatPeer(info.address, info.port)}`,
+        );
         resolve(this.boundAddress);
       });
     });
@@ -155,7 +158,7 @@ export class SocketServer {
         if (!listenerClosed || this.connections.size > 0) return;
         if (timer !== null) clearTimeout(timer);
         this.state = 'stopped';
-        this.logger.info({ listener: this.listenerName }, 'stopped');
+        this.logger.info({ event: 'listener.closed', listener: this.listenerName }, 'stopped');
         resolve();
       };
       this.onAllClosed = finishIfDone;
@@ -163,7 +166,7 @@ export class SocketServer {
         timer = null;
         if (this.connections.size > 0) {
           this.logger.warn(
-            { listener: this.listenerName, connections: this.connections.size, timeoutMs },
+            { event: 'listener.stop_timed_out', listener: this.listenerName, connections: this.connections.size, timeoutMs },
             'stop timed out; closing connections with requests in flight',
           );
         }
@@ -192,15 +195,18 @@ export class SocketServer {
       return;
     }
     if (this.connections.size >= this.maxConnections) {
-      this.logger.warn({ peer, maxConnections: this.maxConnections }, 'refusing connection: max.connections reached');
+      this.logger.warn(
+        { event: LogEvent.ConnectionRefused, peer, reason: 'max.connections', maxConnections: this.maxConnections },
+        `refusing connection from ${peer}: max.connections (${this.maxConnections}) reached`,
+      );
       socket.destroy();
       return;
     }
     const perIp = this.connectionsPerIp.get(remoteAddress) ?? 0;
     if (perIp >= this.maxConnectionsPerIp) {
       this.logger.warn(
-        { peer, maxConnectionsPerIp: this.maxConnectionsPerIp },
-        'refusing connection: max.connections.per.ip reached',
+        { event: LogEvent.ConnectionRefused, peer, reason: 'max.connections.per.ip', maxConnectionsPerIp: this.maxConnectionsPerIp },
+        `refusing connection from ${peer}: max.connections.per.ip (${this.maxConnectionsPerIp}) reached`,
       );
       socket.destroy();
       return;
@@ -218,7 +224,7 @@ export class SocketServer {
       (closed) => this.onConnectionClosed(closed, remoteAddress),
     );
     this.connections.add(connection);
-    this.logger.debug({ peer, connectionId: id, listener: this.listenerName }, 'connection accepted');
+    this.logger.debug({ event: 'connection.accepted', peer, connectionId: id, listener: this.listenerName }, 'connection accepted');
   }
 
   private onConnectionClosed(connection: Connection, remoteAddress: string): void {
@@ -226,11 +232,11 @@ export class SocketServer {
     const perIp = (this.connectionsPerIp.get(remoteAddress) ?? 1) - 1;
     if (perIp <= 0) this.connectionsPerIp.delete(remoteAddress);
     else this.connectionsPerIp.set(remoteAddress, perIp);
-    this.logger.debug({ peer: connection.peer, connectionId: connection.id }, 'connection closed');
+    this.logger.debug({ event: 'connection.ended', peer: connection.peer, connectionId: connection.id }, 'connection ended');
     try {
       this.options.onConnectionClosed?.(connection);
     } catch (error) {
-      this.logger.error({ peer: connection.peer, err: error }, 'onConnectionClosed callback failed (bug)');
+      this.logger.error({ event: 'callback.failed', peer: connection.peer, err: error }, 'onConnectionClosed callback failed (bug)');
     }
     this.onAllClosed?.();
   }

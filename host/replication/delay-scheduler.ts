@@ -1,26 +1,34 @@
 /**
  * Timers as a seam, so purgatory timeouts (max.wait.ms, produce timeout_ms) run on the real
  * clock in the broker and on a hand-moved clock in tests and the simulator.
+ *
+ * The method names match the coordinator's `Scheduler` (host/coordinator/scheduler.ts), so the
+ * broker can hand one scheduler object to both.
  */
 export interface DelayScheduler {
-  /** Runs `callback` once after `delayMs` (>= 0) ms; returns a function that cancels it. */
-  schedule(delayMs: number, callback: () => void): () => void;
+  /** Runs `task` once, `delayMs` (>= 0) from now; returns a handle for clearTimeout. */
+  setTimeout(task: () => void, delayMs: number): unknown;
+  /** Cancels a pending task; a no-op for one that already ran or was cancelled. */
+  clearTimeout(handle: unknown): void;
 }
 
-/** setTimeout-based scheduler. Timers are unref'd: a pending long poll never keeps the process alive. */
+/** Node timers, unref'd: a pending long poll never keeps the process alive. */
 export const realTimeScheduler: DelayScheduler = {
-  schedule(delayMs, callback) {
-    const timer = setTimeout(callback, Math.max(0, delayMs));
+  setTimeout(task, delayMs) {
+    const timer = setTimeout(task, Math.max(0, delayMs));
     timer.unref();
-    return () => clearTimeout(timer);
+    return timer;
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
   },
 };
 
-/** A scheduler whose time moves only through `advance`; due callbacks run in deadline order. */
+/** A scheduler whose time moves only through `advance`; due tasks run in deadline order. */
 export class ManualScheduler implements DelayScheduler {
   private nowMsValue: number;
   private nextId = 0;
-  private readonly pending = new Map<number, { dueMs: number; callback: () => void }>();
+  private readonly pending = new Map<number, { dueMs: number; task: () => void }>();
 
   constructor(startMs = 0) {
     this.nowMsValue = startMs;
@@ -30,20 +38,22 @@ export class ManualScheduler implements DelayScheduler {
     return this.nowMsValue;
   }
 
-  /** Timers scheduled and neither fired nor cancelled. */
+  /** Tasks scheduled and neither run nor cancelled. */
   get pendingCount(): number {
     return this.pending.size;
   }
 
-  schedule(delayMs: number, callback: () => void): () => void {
+  setTimeout(task: () => void, delayMs: number): number {
     const id = this.nextId++;
-    this.pending.set(id, { dueMs: this.nowMsValue + Math.max(0, delayMs), callback });
-    return () => {
-      this.pending.delete(id);
-    };
+    this.pending.set(id, { dueMs: this.nowMsValue + Math.max(0, delayMs), task });
+    return id;
   }
 
-  /** Moves time forward by `ms`, firing every timer that falls due (ties in scheduling order). */
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+
+  /** Moves time forward by `ms`, running every task that falls due (ties in scheduling order). */
   advance(ms: number): void {
     if (!(ms >= 0)) throw new Error(`ManualScheduler.advance: bad step ${ms}`);
     const targetMs = this.nowMsValue + ms;
@@ -60,7 +70,7 @@ export class ManualScheduler implements DelayScheduler {
       const timer = this.pending.get(nextId)!;
       this.pending.delete(nextId);
       this.nowMsValue = Math.max(this.nowMsValue, timer.dueMs);
-      timer.callback();
+      timer.task();
     }
     this.nowMsValue = targetMs;
   }

@@ -55,12 +55,11 @@ export class Purgatory<Op extends DelayedOperation<Event>, Event = void> {
       }
       set.add(op);
     }
-    op.attachTimer(
-      this.scheduler.schedule(op.delayMs, () => {
-        op.expire();
-        this.unwatch(op);
-      }),
-    );
+    const handle = this.scheduler.setTimeout(() => {
+      op.expire();
+      this.unwatch(op);
+    }, op.delayMs);
+    op.attachTimer(() => this.scheduler.clearTimeout(handle));
     return false;
   }
 
