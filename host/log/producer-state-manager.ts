@@ -21,8 +21,10 @@
  *
  * Lifecycle with the log (the log owns the calls; everything is synchronous):
  * ```
- *   load(logStartOffset, logEndOffset) → replayFrom   at open and after truncation; then
- *   replayBatch(b) for every batch at or past replayFrom (headers only), in offset order
+ *   recover(logStartOffset, logEndOffset, readBatches)  at open and after truncation: load() the
+ *                                                       newest snapshot, then replay the log tail
+ *     (= load(logStartOffset, logEndOffset) → replayFrom, then replayBatch(b) for every batch at
+ *      or past replayFrom, headers only, in offset order)
  *   checkAndPrepare(batches) → errorCode | duplicateOf  before each leader append (no change)
  *   onAppended(batches)                                 after the append, with real offsets
  *   takeSnapshot()                                      at segment roll and clean shutdown
@@ -57,6 +59,12 @@ export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 export const DEFAULT_MAX_SNAPSHOTS = 2;
 
 const INT32_MAX = 0x7fffffff;
+/** RecordBatch v2 header size and the bytes up to the end of batchLength (Kafka's LOG_OVERHEAD). */
+const BATCH_HEADER_BYTES = 61;
+const LOG_OVERHEAD_BYTES = 12;
+const BATCH_LENGTH_AT = 8;
+/** Bytes read per step when replaying the log tail. */
+const REPLAY_READ_BYTES = 1 << 20;
 
 /**
  * The fields of a batch header the producer state needs; `BatchSummary` (host/wasm/core.ts)
@@ -190,6 +198,42 @@ export class ProducerStateManager {
     }
     this.removeUnretainedProducers(logStartOffset);
     return this.mapEndOffsetValue;
+  }
+
+  /**
+   * Rebuilds the state of a log spanning [logStartOffset, logEndOffset): {@link load}, then
+   * replays every batch header from the returned offset to the log end, reading through
+   * `readBatches(fetchOffset, maxBytes)`, which must return whole stored batches starting with
+   * the one holding fetchOffset (e.g. `(o, n) => log.read(o, n, logEndOffset, true).records`).
+   * Returns the number of batches replayed.
+   */
+  recover(
+    logStartOffset: number,
+    logEndOffset: number,
+    readBatches: (fetchOffset: number, maxBytes: number) => Uint8Array,
+  ): number {
+    let offset = this.load(logStartOffset, logEndOffset);
+    let replayed = 0;
+    while (offset < logEndOffset) {
+      const bytes = readBatches(offset, REPLAY_READ_BYTES);
+      let position = 0;
+      let progressed = false;
+      while (position + BATCH_HEADER_BYTES <= bytes.length) {
+        const size = LOG_OVERHEAD_BYTES + readInt32(bytes, position + BATCH_LENGTH_AT);
+        if (size < BATCH_HEADER_BYTES || position + size > bytes.length) break;
+        const batch = readProducerBatchInfo(bytes, position);
+        if (batch.baseOffset + batch.lastOffsetDelta >= offset) {
+          this.replayBatch(batch);
+          replayed++;
+          offset = batch.baseOffset + batch.lastOffsetDelta + 1;
+          progressed = true;
+        }
+        position += size;
+      }
+      if (!progressed) break;
+    }
+    if (this.mapEndOffsetValue < logEndOffset) this.mapEndOffsetValue = logEndOffset;
+    return replayed;
   }
 
   /**
@@ -376,6 +420,31 @@ export class ProducerStateManager {
       this.disk.close(fd);
     }
   }
+}
+
+/**
+ * Reads the producer-state fields of the stored RecordBatch v2 header at `position` (Kafka's
+ * DefaultRecordBatch layout: baseOffset@0 int64, batchLength@8, attributes@21 int16,
+ * lastOffsetDelta@23 int32, maxTimestamp@35 int64, producerId@43 int64, producerEpoch@51 int16,
+ * baseSequence@53 int32). The caller guarantees 61 bytes are there.
+ */
+export function readProducerBatchInfo(bytes: Uint8Array, position: number): ProducerBatchInfo {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + position, BATCH_HEADER_BYTES);
+  const attributes = view.getInt16(21);
+  return {
+    baseOffset: Number(view.getBigInt64(0)),
+    lastOffsetDelta: view.getInt32(23),
+    maxTimestamp: Number(view.getBigInt64(35)),
+    producerId: Number(view.getBigInt64(43)),
+    producerEpoch: view.getInt16(51),
+    baseSequence: view.getInt32(53),
+    isTransactional: (attributes & 0x10) !== 0,
+    isControl: (attributes & 0x20) !== 0,
+  };
+}
+
+function readInt32(bytes: Uint8Array, position: number): number {
+  return ((bytes[position]! << 24) | (bytes[position + 1]! << 16) | (bytes[position + 2]! << 8) | bytes[position + 3]!) | 0;
 }
 
 /** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap from 2^31-1 to 0. */

@@ -1,0 +1,70 @@
+/**
+ * Per-log configuration: Kafka's topic-level config names camelCased (`segment.bytes` ->
+ * `segmentBytes`), durations in ms, sizes in bytes. Kafka's Long.MAX_VALUE ("never") is
+ * Number.MAX_SAFE_INTEGER. The same shape is declared by host/config/topic-config.ts, which
+ * builds these objects from topic overrides and broker defaults; the two must stay identical.
+ */
+export interface LogConfig {
+  /** segment.bytes: roll the active segment before it would exceed this size. */
+  segmentBytes: number;
+  /** segment.ms: roll once the active segment's first batch is this old. */
+  segmentMs: number;
+  /** segment.index.bytes: maximum size of a segment's offset and time index. */
+  segmentIndexBytes: number;
+  /** index.interval.bytes: log bytes between two index entries. */
+  indexIntervalBytes: number;
+  /** retention.ms: delete closed segments whose largest timestamp is older; -1 = keep forever. */
+  retentionMs: number;
+  /** retention.bytes: delete oldest segments while the log is larger; -1 = no limit. */
+  retentionBytes: number;
+  /** cleanup.policy: `delete`, `compact` or both. */
+  cleanupPolicy: ('delete' | 'compact')[];
+  /** delete.retention.ms: how long the cleaner keeps tombstones. */
+  deleteRetentionMs: number;
+  /** min.compaction.lag.ms: records younger than this are not compacted. */
+  minCompactionLagMs: number;
+  /** flush.messages: fsync after this many messages (1 = before every acknowledgement). */
+  flushMessages: number;
+  /** flush.ms: fsync when the last flush is this old. */
+  flushMs: number;
+  /** message.timestamp.type. */
+  messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** max.message.bytes: largest record batch accepted, bytes. */
+  maxMessageBytes: number;
+  /** file.delete.delay.ms (unused: reads copy synchronously, so files are deleted at once). */
+  fileDeleteDelayMs: number;
+  /** min.insync.replicas (used by replication, carried here as in Kafka's LogConfig). */
+  minInsyncReplicas: number;
+  /** min.cleanable.dirty.ratio: compact when dirty bytes / cleanable bytes reach this. */
+  minCleanableDirtyRatio: number;
+}
+
+/** Kafka's defaults (Kafka 3.9 TopicConfig / LogConfig). */
+export const defaultLogConfig: LogConfig = Object.freeze({
+  segmentBytes: 1024 * 1024 * 1024,
+  segmentMs: 7 * 24 * 60 * 60 * 1000,
+  segmentIndexBytes: 10 * 1024 * 1024,
+  indexIntervalBytes: 4096,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  retentionBytes: -1,
+  cleanupPolicy: Object.freeze(['delete']) as ('delete' | 'compact')[],
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
+  minCompactionLagMs: 0,
+  flushMessages: Number.MAX_SAFE_INTEGER,
+  flushMs: Number.MAX_SAFE_INTEGER,
+  messageTimestampType: 'CreateTime',
+  maxMessageBytes: 1024 * 1024 + 12,
+  fileDeleteDelayMs: 60_000,
+  minInsyncReplicas: 1,
+  minCleanableDirtyRatio: 0.5,
+}) as LogConfig;
+
+/** True when the policy includes `delete`. */
+export function hasDeletePolicy(config: LogConfig): boolean {
+  return config.cleanupPolicy.includes('delete');
+}
+
+/** True when the policy includes `compact`. */
+export function hasCompactPolicy(config: LogConfig): boolean {
+  return config.cleanupPolicy.includes('compact');
+}

@@ -1,0 +1,709 @@
+/**
+ * Kafka's UnifiedLog for one partition: an ordered list of segments, the last one active.
+ *
+ * ```
+ *  logStartOffset          recoveryPoint      highWatermark       logEndOffset
+ *       |  seg 0  |  seg 1  |  seg 2 ... |  active segment  |
+ * ```
+ * Invariants (asserted): logStartOffset <= highWatermark <= logEndOffset; recoveryPoint <=
+ * logEndOffset; segments sorted by base offset, only the last one appended to.
+ *
+ * Appends: the WebAssembly core validates and stamps the Produce blob (one call), the stamped bytes
+ * are written to the active segment as they are, and index entries follow the per-batch rule of
+ * LogSegment. Flush policy (Kafka's): by default fsync happens only at segment roll and clean
+ * shutdown, leaving durability to replication and the page cache; `flush.messages` /
+ * `flush.ms` add fsyncs, and `flush.messages=1` fsyncs before every acknowledgement.
+ *
+ * Disk errors never escape as exceptions: they become KAFKA_STORAGE_ERROR (56) and take the log
+ * directory offline, except an ENOSPC on append whose partial write was rolled back, which fails
+ * only that append (appends resume when space returns). A write that fails midway is truncated
+ * away (or, if even that fails, recovery truncates it at the next start: it is never served).
+ */
+import * as path from 'node:path';
+import { isDiskError } from '../io/disk.js';
+import { readRecords } from '../record/records.js';
+import type { BatchSummary, PreparedAppend } from '../wasm/core.js';
+import { LOG_OVERHEAD, type StoredBatchHeader } from './batch-header.js';
+import { hasDeletePolicy, type LogConfig } from './log-config.js';
+import { LogDirectory } from './log-directory.js';
+import { loadSegments } from './log-loader.js';
+import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
+import type { StorageContext } from './storage-context.js';
+
+/** Kafka error codes the log answers with (errors.json). */
+export const LogErrorCode = {
+  NONE: 0,
+  OFFSET_OUT_OF_RANGE: 1,
+  CORRUPT_MESSAGE: 2,
+  MESSAGE_TOO_LARGE: 10,
+  RECORD_LIST_TOO_LARGE: 18,
+  KAFKA_STORAGE_ERROR: 56,
+  INVALID_RECORD: 87,
+} as const;
+
+/** ListOffsets' special timestamps (Kafka's ListOffsetsRequest). */
+export const LATEST_TIMESTAMP = -1;
+export const EARLIEST_TIMESTAMP = -2;
+export const MAX_TIMESTAMP = -3;
+
+/** The outcome of an append. On error, offsets are -1 and `batches` is empty. */
+export interface AppendResult {
+  errorCode: number;
+  baseOffset: number;
+  lastOffset: number;
+  /** The broker time stamped into LogAppendTime batches, -1 for CreateTime. */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  /** The appended batches (positions are inside the appended blob). */
+  batches: BatchSummary[];
+}
+
+/** The outcome of a read: whole batches, possibly empty. */
+export interface ReadResult {
+  errorCode: number;
+  records: Buffer;
+}
+
+export interface UnifiedLogOptions {
+  /** The partition directory `<log.dir>/<topic>-<partition>`; created if missing. */
+  dir: string;
+  topic: string;
+  partition: number;
+  config: LogConfig;
+  context: StorageContext;
+  /** The log directory this log lives in (shared offline state); default: a private one. */
+  logDirectory?: LogDirectory;
+  /** From recovery-point-offset-checkpoint; default 0 (recover everything after an unclean stop). */
+  recoveryPoint?: number;
+  /** From log-start-offset-checkpoint; default 0. */
+  logStartOffset?: number;
+  /** From replication-offset-checkpoint; default 0. */
+  highWatermark?: number;
+  /** True when the log directory had a clean-shutdown marker; skips recovery. */
+  hadCleanShutdown?: boolean;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function assert(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(`UnifiedLog assertion failed: ${message}`);
+}
+
+export class UnifiedLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  readonly logDirectory: LogDirectory;
+  config: LogConfig;
+  private readonly context: StorageContext;
+  private segments: LogSegment[];
+  private logStartOffsetValue: number;
+  private highWatermarkValue: number;
+  private recoveryPointValue: number;
+  private lastFlushMs: number;
+  private directoryDirty = false;
+  private closed = false;
+
+  private constructor(options: UnifiedLogOptions, segments: LogSegment[]) {
+    this.topic = options.topic;
+    this.partition = options.partition;
+    this.dir = options.dir;
+    this.config = options.config;
+    this.context = options.context;
+    this.logDirectory = options.logDirectory ?? new LogDirectory(path.dirname(options.dir));
+    this.segments = segments;
+    this.logStartOffsetValue = Math.max(options.logStartOffset ?? 0, segments[0]!.baseOffset);
+    this.recoveryPointValue = this.logEndOffset;
+    this.highWatermarkValue = 0;
+    this.lastFlushMs = options.context.clock.nowMs();
+  }
+
+  /**
+   * Opens (creating if needed) and recovers the log in `options.dir`. Throws DiskError when the
+   * directory cannot be read (the caller takes the log directory offline).
+   */
+  static open(options: UnifiedLogOptions): UnifiedLog {
+    const { segments } = loadSegments({
+      dir: options.dir,
+      context: options.context,
+      config: options.config,
+      recoveryPoint: options.recoveryPoint ?? 0,
+      logStartOffset: options.logStartOffset ?? 0,
+      hadCleanShutdown: options.hadCleanShutdown ?? false,
+      nowMs: options.context.clock.nowMs(),
+    });
+    const log = new UnifiedLog(options, segments);
+    if (log.logStartOffsetValue > log.logEndOffset) {
+      // Records below the checkpointed log start offset are deleted anyway; start over there.
+      log.truncateFullyAndStartAtUnsafe(log.logStartOffsetValue);
+    }
+    log.highWatermarkValue = Math.min(Math.max(options.highWatermark ?? 0, log.logStartOffsetValue), log.logEndOffset);
+    return log;
+  }
+
+  get logStartOffset(): number {
+    return this.logStartOffsetValue;
+  }
+
+  /** One past the last offset appended (the next offset to assign). */
+  get logEndOffset(): number {
+    return this.activeSegment.nextOffset;
+  }
+
+  get highWatermark(): number {
+    return this.highWatermarkValue;
+  }
+
+  /** Offsets below this are fsynced (log and indexes). */
+  get recoveryPoint(): number {
+    return this.recoveryPointValue;
+  }
+
+  /** True when this log's directory is offline (every call answers KAFKA_STORAGE_ERROR). */
+  get isOffline(): boolean {
+    return this.logDirectory.isOffline;
+  }
+
+  /** Total bytes of all segment files. */
+  get size(): number {
+    let total = 0;
+    for (const segment of this.segments) total += segment.size;
+    return total;
+  }
+
+  get numberOfSegments(): number {
+    return this.segments.length;
+  }
+
+  /** The segments, oldest first (read-only view for tests, the cleaner and metrics). */
+  get logSegments(): readonly LogSegment[] {
+    return this.segments;
+  }
+
+  get activeSegment(): LogSegment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  /**
+   * Validates and appends a Produce `records` blob as the leader: the core checks every batch
+   * (CRC, framing, records) and stamps base offsets from the log end offset, `leaderEpoch`, and
+   * for LogAppendTime topics the broker time. Never throws for bad client bytes; errors:
+   * CORRUPT_MESSAGE (2) / INVALID_RECORD (87) for bad batches, MESSAGE_TOO_LARGE (10) for a batch
+   * above max.message.bytes, RECORD_LIST_TOO_LARGE (18) for a blob above segment.bytes,
+   * KAFKA_STORAGE_ERROR (56) for disk failures.
+   */
+  appendAsLeader(records: Uint8Array, leaderEpoch: number): AppendResult {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return this.failedAppend(LogErrorCode.KAFKA_STORAGE_ERROR);
+    if (records.length > this.config.segmentBytes) return this.failedAppend(LogErrorCode.RECORD_LIST_TOO_LARGE);
+    const nowMs = this.context.clock.nowMs();
+    const logAppendTimeMs = this.config.messageTimestampType === 'LogAppendTime' ? nowMs : -1;
+    const prepared = this.context.core.prepareAppend(records, this.logEndOffset, leaderEpoch, logAppendTimeMs);
+    if (prepared.errorCode !== LogErrorCode.NONE) return this.failedAppend(prepared.errorCode);
+    if (prepared.validBytes !== records.length || prepared.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
+    for (const batch of prepared.batches) {
+      if (batch.sizeInBytes > this.config.maxMessageBytes) return this.failedAppend(LogErrorCode.MESSAGE_TOO_LARGE);
+    }
+    const errorCode = this.appendPrepared(prepared, nowMs);
+    if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
+    return {
+      errorCode: LogErrorCode.NONE,
+      baseOffset: prepared.firstOffset,
+      lastOffset: prepared.lastOffset,
+      logAppendTimeMs,
+      logStartOffset: this.logStartOffsetValue,
+      batches: prepared.batches,
+    };
+  }
+
+  /**
+   * Appends batches that already carry their offsets (a follower copying its leader): validated
+   * with the rules for stored batches (compacted batches allowed), not restamped. The first batch
+   * must start at or after the log end offset. Errors as {@link appendAsLeader}, plus
+   * OFFSET_OUT_OF_RANGE (1) when the offsets go backwards.
+   */
+  appendAsFollower(records: Uint8Array): AppendResult {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return this.failedAppend(LogErrorCode.KAFKA_STORAGE_ERROR);
+    if (records.length > this.config.segmentBytes) return this.failedAppend(LogErrorCode.RECORD_LIST_TOO_LARGE);
+    const validation = this.context.core.validateBatches(records);
+    if (validation.errorCode !== LogErrorCode.NONE) return this.failedAppend(validation.errorCode);
+    if (validation.validBytes !== records.length || validation.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
+    let expected = this.logEndOffset;
+    let maxTimestamp = -1;
+    let offsetOfMaxTimestamp = -1;
+    for (const batch of validation.batches) {
+      if (batch.baseOffset < expected) return this.failedAppend(LogErrorCode.OFFSET_OUT_OF_RANGE);
+      expected = batch.baseOffset + batch.lastOffsetDelta + 1;
+      if (batch.maxTimestamp > maxTimestamp) {
+        maxTimestamp = batch.maxTimestamp;
+        offsetOfMaxTimestamp = batch.offsetOfMaxTimestamp;
+      }
+    }
+    const first = validation.batches[0]!;
+    const prepared: PreparedAppend = {
+      ...validation,
+      bytes: Buffer.isBuffer(records) ? records : Buffer.from(records.buffer, records.byteOffset, records.byteLength),
+      firstOffset: first.baseOffset,
+      lastOffset: expected - 1,
+      maxTimestamp,
+      offsetOfMaxTimestamp,
+    };
+    const errorCode = this.appendPrepared(prepared, this.context.clock.nowMs());
+    if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
+    return {
+      errorCode: LogErrorCode.NONE,
+      baseOffset: prepared.firstOffset,
+      lastOffset: prepared.lastOffset,
+      logAppendTimeMs: -1,
+      logStartOffset: this.logStartOffsetValue,
+      batches: validation.batches,
+    };
+  }
+
+  /**
+   * Whole batches from the one holding `fetchOffset`, up to `maxBytes` (the first batch is
+   * returned whole even when larger, if `minOneMessage`), never including a batch with offsets at
+   * or after `upperBoundOffset` (the high watermark for consumers, the log end for followers).
+   * The first batch may start before `fetchOffset`, as in Kafka. Reads one segment at a time, so
+   * fewer bytes than `maxBytes` may come back while more data exists.
+   * Errors: OFFSET_OUT_OF_RANGE (1) outside [logStartOffset, logEndOffset], KAFKA_STORAGE_ERROR (56).
+   */
+  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): ReadResult {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return { errorCode: LogErrorCode.KAFKA_STORAGE_ERROR, records: EMPTY };
+    const logEndOffset = this.logEndOffset;
+    if (fetchOffset < this.logStartOffsetValue || fetchOffset > logEndOffset) {
+      return { errorCode: LogErrorCode.OFFSET_OUT_OF_RANGE, records: EMPTY };
+    }
+    const upperBound = Math.min(upperBoundOffset, logEndOffset);
+    if (fetchOffset >= upperBound || (maxBytes <= 0 && !minOneMessage)) return { errorCode: LogErrorCode.NONE, records: EMPTY };
+    try {
+      for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < this.segments.length; i++) {
+        const segment = this.segments[i]!;
+        if (segment.baseOffset >= upperBound) break;
+        const records = segment.read(fetchOffset, maxBytes, upperBound, minOneMessage);
+        if (records !== null) return { errorCode: LogErrorCode.NONE, records };
+      }
+    } catch (error) {
+      return { errorCode: this.storageFailure(error), records: EMPTY };
+    }
+    return { errorCode: LogErrorCode.NONE, records: EMPTY };
+  }
+
+  /**
+   * Kafka's fetchOffsetByTimestamp (ListOffsets): the first record at or after the log start
+   * offset whose timestamp is >= `timestampMs`, as (offset, timestamp); null when none. The
+   * special values LATEST_TIMESTAMP (-1), EARLIEST_TIMESTAMP (-2) and MAX_TIMESTAMP (-3) give
+   * the log end offset, the log start offset, and the first record with the largest timestamp.
+   * Records are decoded only for the one batch where the answer lies (CreateTime batches).
+   * A disk error takes the directory offline and gives null (check {@link isOffline}).
+   */
+  fetchOffsetByTimestamp(timestampMs: number): { offset: number; timestamp: number } | null {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return null;
+    if (timestampMs === LATEST_TIMESTAMP) return { offset: this.logEndOffset, timestamp: -1 };
+    if (timestampMs === EARLIEST_TIMESTAMP) return { offset: this.logStartOffsetValue, timestamp: -1 };
+    try {
+      if (timestampMs === MAX_TIMESTAMP) {
+        let best: LogSegment | null = null;
+        for (const segment of this.segments) {
+          if (segment.maxTimestampSoFar >= 0 && (best === null || segment.maxTimestampSoFar > best.maxTimestampSoFar)) best = segment;
+        }
+        if (best === null) return null;
+        const maxTimestamp = best.maxTimestampSoFar;
+        return best.searchForTimestamp(maxTimestamp, this.logStartOffsetValue, (batch, header) =>
+          firstRecordAtOrAfter(batch, header, maxTimestamp, this.logStartOffsetValue));
+      }
+      for (const segment of this.segments) {
+        if (segment.maxTimestampSoFar < timestampMs || segment.nextOffset <= this.logStartOffsetValue) continue;
+        const found = segment.searchForTimestamp(timestampMs, this.logStartOffsetValue, (batch, header) =>
+          firstRecordAtOrAfter(batch, header, timestampMs, this.logStartOffsetValue));
+        if (found !== null) return found;
+      }
+    } catch (error) {
+      this.storageFailure(error);
+    }
+    return null;
+  }
+
+  /**
+   * Removes every batch from the one holding `offset` on (replication's truncation). The log
+   * end offset becomes <= `offset` (less when `offset` falls inside a batch). A disk error takes
+   * the directory offline.
+   */
+  truncateTo(offset: number): void {
+    this.assertOpen();
+    assert(Number.isSafeInteger(offset) && offset >= 0, `truncation offset ${offset}`);
+    if (this.logDirectory.isOffline || offset >= this.logEndOffset) return;
+    try {
+      if (offset < this.segments[0]!.baseOffset) {
+        this.truncateFullyAndStartAtUnsafe(offset);
+        return;
+      }
+      const keep = this.floorSegmentIndex(offset);
+      const removed = this.segments.splice(keep + 1);
+      for (const segment of removed) segment.deleteFiles();
+      const active = this.activeSegment;
+      if (removed.length > 0) active.markActive();
+      active.truncateTo(offset);
+      this.context.files.disk.fsyncDir(this.dir);
+      this.recoveryPointValue = Math.min(this.recoveryPointValue, this.logEndOffset);
+      this.logStartOffsetValue = Math.min(this.logStartOffsetValue, this.logEndOffset);
+      this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffset);
+    } catch (error) {
+      this.storageFailure(error);
+    }
+    this.checkInvariants();
+  }
+
+  /**
+   * Deletes everything and continues at `offset` as an empty log (a follower whose fetch offset
+   * fell out of the leader's range). A disk error takes the directory offline.
+   */
+  truncateFullyAndStartAt(offset: number): void {
+    this.assertOpen();
+    assert(Number.isSafeInteger(offset) && offset >= 0, `new start offset ${offset}`);
+    if (this.logDirectory.isOffline) return;
+    try {
+      this.truncateFullyAndStartAtUnsafe(offset);
+    } catch (error) {
+      this.storageFailure(error);
+    }
+  }
+
+  /**
+   * DeleteRecords: moves the log start offset up to `offset` and deletes the segments entirely
+   * below it. Errors: OFFSET_OUT_OF_RANGE (1) when `offset` is above the high watermark,
+   * KAFKA_STORAGE_ERROR (56).
+   */
+  deleteRecordsBefore(offset: number): number {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return LogErrorCode.KAFKA_STORAGE_ERROR;
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.highWatermarkValue) return LogErrorCode.OFFSET_OUT_OF_RANGE;
+    if (offset <= this.logStartOffsetValue) return LogErrorCode.NONE;
+    this.logStartOffsetValue = offset;
+    try {
+      this.deleteSegments(this.deletableSegments((_, next) => next !== undefined && next.baseOffset <= this.logStartOffsetValue));
+    } catch (error) {
+      return this.storageFailure(error);
+    }
+    return LogErrorCode.NONE;
+  }
+
+  /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
+  updateHighWatermark(offset: number): number {
+    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffset);
+    return this.highWatermarkValue;
+  }
+
+  /** New topic configuration; segment-shape settings apply from the next segment on. */
+  updateConfig(config: LogConfig): void {
+    this.config = config;
+  }
+
+  /**
+   * fsyncs everything up to the log end offset and moves the recovery point there. The active
+   * segment's index files are left to roll or close: recovery always rebuilds the active segment
+   * after an unclean stop, so only its log bytes need to be durable. A disk error takes the
+   * directory offline.
+   */
+  flush(): void {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return;
+    try {
+      this.flushUnsafe(false);
+    } catch (error) {
+      this.storageFailure(error);
+    }
+  }
+
+  /**
+   * Time-driven housekeeping (LogManager.tick): flush.ms, retention (retention.ms,
+   * retention.bytes, log start offset), all when the directory is online.
+   * Returns the number of segments deleted.
+   */
+  maintain(nowMs: number): number {
+    this.assertOpen();
+    if (this.logDirectory.isOffline) return 0;
+    try {
+      if (nowMs - this.lastFlushMs >= this.config.flushMs && this.logEndOffset > this.recoveryPointValue) this.flushUnsafe(false);
+      return this.deleteOldSegments(nowMs);
+    } catch (error) {
+      this.storageFailure(error);
+      return 0;
+    }
+  }
+
+  /**
+   * Kafka's deleteOldSegments: with cleanup.policy including `delete`, segments entirely older
+   * than retention.ms (by their largest timestamp), the oldest segments while the log exceeds
+   * retention.bytes, and always segments entirely below the log start offset. Only segments
+   * entirely below the high watermark go; the active segment is never deleted (when everything
+   * is deletable it rolls first). Returns the number deleted. Throws DiskError.
+   */
+  deleteOldSegments(nowMs: number): number {
+    let deleted = this.deleteSegments(this.deletableSegments((_, next) => next !== undefined && next.baseOffset <= this.logStartOffsetValue));
+    if (!hasDeletePolicy(this.config)) return deleted;
+    const retentionMs = this.config.retentionMs;
+    if (retentionMs >= 0) {
+      deleted += this.deleteSegments(this.deletableSegments((segment) => nowMs - segment.largestTimestamp > retentionMs));
+    }
+    const retentionBytes = this.config.retentionBytes;
+    if (retentionBytes >= 0) {
+      let excess = this.size - retentionBytes;
+      deleted += this.deleteSegments(this.deletableSegments((segment) => {
+        if (excess - segment.size < 0) return false;
+        excess -= segment.size;
+        return true;
+      }));
+    }
+    return deleted;
+  }
+
+  /**
+   * Flushes everything (indexes included) and releases memory and descriptors: a clean close.
+   * Returns false when the directory is or went offline (then the close is not clean).
+   */
+  close(): boolean {
+    if (this.closed) return !this.logDirectory.isOffline;
+    let clean = !this.logDirectory.isOffline;
+    if (clean) {
+      try {
+        this.flushUnsafe(true);
+      } catch (error) {
+        this.storageFailure(error);
+        clean = false;
+      }
+    }
+    for (const segment of this.segments) segment.close();
+    this.closed = true;
+    return clean;
+  }
+
+  /** Releases memory and descriptors without flushing (log deletion, offline directory). */
+  closeWithoutFlush(): void {
+    for (const segment of this.segments) segment.close();
+    this.closed = true;
+  }
+
+  /**
+   * Replaces closed segments by cleaned ones (LogCleaner), same base offsets, in order. The new
+   * segments must already be in place on disk.
+   */
+  replaceSegments(replacements: Map<number, LogSegment>): void {
+    this.segments = this.segments.map((segment, i) => {
+      const replacement = replacements.get(segment.baseOffset);
+      if (replacement === undefined) return segment;
+      assert(i < this.segments.length - 1, 'the active segment is never replaced');
+      segment.close();
+      return replacement;
+    });
+  }
+
+  /** Takes the directory offline for `error` when it is a DiskError (rethrows anything else). */
+  storageFailure(error: unknown): number {
+    if (!isDiskError(error)) throw error;
+    this.logDirectory.markOffline(error);
+    return LogErrorCode.KAFKA_STORAGE_ERROR;
+  }
+
+  // ---- internals ----
+
+  private assertOpen(): void {
+    assert(!this.closed, `log ${this.topic}-${this.partition} is closed`);
+  }
+
+  private checkInvariants(): void {
+    assert(this.logStartOffsetValue <= this.logEndOffset, 'logStartOffset <= logEndOffset');
+    assert(this.highWatermarkValue <= this.logEndOffset, 'highWatermark <= logEndOffset');
+    assert(this.recoveryPointValue <= this.logEndOffset, 'recoveryPoint <= logEndOffset');
+  }
+
+  private failedAppend(errorCode: number): AppendResult {
+    return { errorCode, baseOffset: -1, lastOffset: -1, logAppendTimeMs: -1, logStartOffset: this.logStartOffsetValue, batches: [] };
+  }
+
+  /** Writes stamped batches (rolling first if needed) and applies the flush policy. */
+  private appendPrepared(prepared: PreparedAppend, nowMs: number): number {
+    let bytes: Uint8Array = prepared.bytes;
+    const placements: BatchPlacement[] = prepared.batches.map((batch) => ({
+      position: batch.position,
+      lastOffset: batch.baseOffset + batch.lastOffsetDelta,
+      maxTimestamp: batch.maxTimestamp,
+    }));
+    if (this.shouldRoll(bytes.length, prepared.maxTimestamp, prepared.lastOffset, nowMs)) {
+      // Rolling calls into the core (index memory), which invalidates the prepared view.
+      bytes = Buffer.from(bytes);
+      const rolled = this.roll(nowMs);
+      if (rolled !== LogErrorCode.NONE) return rolled;
+    }
+    const active = this.activeSegment;
+    if (prepared.lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET) return LogErrorCode.INVALID_RECORD;
+    const sizeBefore = active.size;
+    try {
+      active.append(bytes, placements, this.config.indexIntervalBytes);
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+      let rolledBack = false;
+      try {
+        active.rollbackTo(sizeBefore);
+        rolledBack = true;
+      } catch (rollbackError) {
+        if (!isDiskError(rollbackError)) throw rollbackError;
+      }
+      // ENOSPC with the partial write removed leaves the log exactly as before: only this
+      // append fails. Anything else leaves the page cache's state unknown.
+      if (!rolledBack || error.code !== 'ENOSPC') this.logDirectory.markOffline(error);
+      return LogErrorCode.KAFKA_STORAGE_ERROR;
+    }
+    if (this.logEndOffset - this.recoveryPointValue >= this.config.flushMessages) {
+      try {
+        this.flushUnsafe(false);
+      } catch (error) {
+        return this.storageFailure(error);
+      }
+    }
+    return LogErrorCode.NONE;
+  }
+
+  /** Kafka's shouldRoll: size, segment.ms (by message timestamps), full index, offset range. */
+  private shouldRoll(appendBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): boolean {
+    const active = this.activeSegment;
+    if (active.size === 0) return false;
+    if (active.size > this.config.segmentBytes - appendBytes) return true;
+    const firstTimestamp = active.firstBatchTimestamp();
+    const waitedMs = firstTimestamp >= 0 ? maxTimestamp - firstTimestamp : nowMs - active.createdMs;
+    if (waitedMs > this.config.segmentMs) return true;
+    if (active.offsetIndex.isFull || active.timeIndex.isFull) return true;
+    return lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
+  }
+
+  /**
+   * Starts a new active segment at the log end offset, after fsyncing the old one (log and
+   * indexes), so the recovery point can move to the new base offset. Returns an error code.
+   */
+  private roll(nowMs: number): number {
+    const old = this.activeSegment;
+    const newBase = this.logEndOffset;
+    if (old.size === 0) return LogErrorCode.NONE;
+    let created: LogSegment | null = null;
+    try {
+      old.flush();
+      created = LogSegment.create(this.context, this.dir, newBase, this.config.segmentIndexBytes, nowMs, true);
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+      // Creating files can fail for lack of space: clean up and fail only this append.
+      let cleaned = true;
+      if (created === null) {
+        try {
+          LogSegment.deleteFilesFor(this.context, this.dir, newBase);
+        } catch (cleanupError) {
+          if (!isDiskError(cleanupError)) throw cleanupError;
+          cleaned = false;
+        }
+      }
+      if (!cleaned || error.code !== 'ENOSPC') this.logDirectory.markOffline(error);
+      return LogErrorCode.KAFKA_STORAGE_ERROR;
+    }
+    old.markInactive();
+    this.segments.push(created);
+    this.directoryDirty = true;
+    this.recoveryPointValue = Math.max(this.recoveryPointValue, newBase);
+    return LogErrorCode.NONE;
+  }
+
+  private flushUnsafe(includeActiveIndexes: boolean): void {
+    const from = Math.max(0, this.floorSegmentIndex(this.recoveryPointValue));
+    for (let i = from; i < this.segments.length; i++) {
+      const segment = this.segments[i]!;
+      if (segment === this.activeSegment && !includeActiveIndexes) {
+        if (segment.hasUnflushedData) segment.flushLogOnly();
+      } else {
+        segment.flush();
+      }
+    }
+    if (this.directoryDirty) {
+      this.context.files.disk.fsyncDir(this.dir);
+      this.directoryDirty = false;
+    }
+    this.recoveryPointValue = this.logEndOffset;
+    this.lastFlushMs = this.context.clock.nowMs();
+  }
+
+  /** Index of the last segment with baseOffset <= offset, or -1. */
+  private floorSegmentIndex(offset: number): number {
+    let low = 0;
+    let high = this.segments.length - 1;
+    let found = -1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      if (this.segments[middle]!.baseOffset <= offset) {
+        found = middle;
+        low = middle + 1;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return found;
+  }
+
+  /** Kafka's deletableSegments: the leading run satisfying `predicate`, below the high watermark. */
+  private deletableSegments(predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean): LogSegment[] {
+    const result: LogSegment[] = [];
+    for (let i = 0; i < this.segments.length; i++) {
+      const segment = this.segments[i]!;
+      const next = this.segments[i + 1];
+      const upperBound = next === undefined ? this.logEndOffset : next.baseOffset;
+      if (next === undefined && segment.size === 0) break;
+      if (this.highWatermarkValue < upperBound || !predicate(segment, next)) break;
+      result.push(segment);
+    }
+    return result;
+  }
+
+  /** Deletes a leading run of segments (rolling first when it is all of them). Throws DiskError. */
+  private deleteSegments(deletable: LogSegment[]): number {
+    if (deletable.length === 0) return 0;
+    if (deletable.length === this.segments.length) {
+      const rolled = this.roll(this.context.clock.nowMs());
+      if (rolled !== LogErrorCode.NONE) return 0;
+    }
+    this.segments.splice(0, deletable.length);
+    for (const segment of deletable) segment.deleteFiles();
+    this.context.files.disk.fsyncDir(this.dir);
+    this.logStartOffsetValue = Math.max(this.logStartOffsetValue, this.segments[0]!.baseOffset);
+    this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
+    return deletable.length;
+  }
+
+  private truncateFullyAndStartAtUnsafe(offset: number): void {
+    const old = this.segments;
+    const created = LogSegment.create(this.context, this.dir, offset, this.config.segmentIndexBytes, this.context.clock.nowMs(), true);
+    for (const segment of old) {
+      if (segment.baseOffset === offset) segment.close();
+      else segment.deleteFiles();
+    }
+    this.segments = [created];
+    created.flush();
+    this.context.files.disk.fsyncDir(this.dir);
+    this.logStartOffsetValue = offset;
+    this.highWatermarkValue = offset;
+    this.recoveryPointValue = offset;
+  }
+}
+
+/**
+ * The first record of `batch` with offset >= `startingOffset` and timestamp >= `timestampMs`.
+ * LogAppendTime batches carry one timestamp for all records, so no decoding is needed.
+ */
+function firstRecordAtOrAfter(batch: Buffer, header: StoredBatchHeader, timestampMs: number, startingOffset: number): { offset: number; timestamp: number } | null {
+  if ((header.attributes & 0x08) !== 0) {
+    return { offset: Math.max(header.baseOffset, startingOffset), timestamp: header.maxTimestamp };
+  }
+  if (batch.length < header.sizeInBytes || header.sizeInBytes < LOG_OVERHEAD) return null;
+  for (const record of readRecords(batch, { verifyCrc: false })) {
+    if (record.offset >= startingOffset && record.timestamp >= timestampMs) return { offset: record.offset, timestamp: record.timestamp };
+  }
+  return null;
+}
