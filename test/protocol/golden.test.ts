@@ -7,6 +7,8 @@ import { decodeProduceRequest, encodeProduceRequest } from '../../host/protocol/
 import { decodeRequestHeader, encodeResponseHeader } from '../../host/protocol/headers.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { encodeRequestFrame } from '../../host/protocol/frame.js';
+import { decodeOffsetCommitKey, encodeOffsetCommitKey } from '../../host/protocol/generated/offset-commit-key.js';
+import { decodeConsumerProtocolSubscription, encodeConsumerProtocolSubscription } from '../../host/protocol/generated/consumer-protocol-subscription.js';
 
 function hex(text: string): Buffer {
   return Buffer.from(text.replace(/\s+/g, ''), 'hex');
@@ -42,6 +44,26 @@ describe('golden bytes derived by hand from the Kafka protocol spec', () => {
     expect(r.error).toBeNull();
   });
 
+  it('ApiVersions v3 response writes non-default tagged fields in tag order and skips unknown tags in nested structs', () => {
+    const body = { errorCode: 0, apiKeys: [], throttleTimeMs: 0, finalizedFeaturesEpoch: 5, zkMigrationReady: true };
+    // tags: count 2; tag 1 (FinalizedFeaturesEpoch) size 8 int64 5; tag 3 (ZkMigrationReady) size 1 true.
+    const v3 = '0000' + '01' + '00000000' + '02' + '01' + '08' + '0000000000000005' + '03' + '01' + '01';
+    expect(encoded((w) => encodeApiVersionsResponse(w, 3, body))).toBe(v3);
+    // An ApiVersion entry carrying an unknown tag (tag 7, 2 bytes) decodes as if it had none.
+    const withUnknown = '0000' + '02' + '0003' + '0000' + '0008' + '01' + '07' + '02' + 'abcd' + '00000000' + '00';
+    const r = new Reader(hex(withUnknown));
+    expect(decodeApiVersionsResponse(r, 3).apiKeys).toEqual([{ apiKey: 3, minVersion: 0, maxVersion: 8 }]);
+    expect(r.error).toBeNull();
+    expect(r.remaining).toBe(0);
+  });
+
+  it('a known tagged field whose size disagrees with its content is an error, not a silent misread', () => {
+    // tag 3 (ZkMigrationReady, a bool) claiming 2 bytes.
+    const r = new Reader(hex('0000' + '01' + '00000000' + '01' + '03' + '02' + '0101'));
+    decodeApiVersionsResponse(r, 3);
+    expect(r.error).toMatch(/size mismatch/);
+  });
+
   it('Metadata v1 request with null topics is an int32 -1', () => {
     expect(encoded((w) => encodeMetadataRequest(w, 1, { topics: null }))).toBe('ffffffff');
     const r = new Reader(hex('ffffffff'));
@@ -67,6 +89,24 @@ describe('golden bytes derived by hand from the Kafka protocol spec', () => {
     expect(r.error).toBeNull();
     expect(produce.acks).toBe(-1);
     expect(Buffer.from(produce.topicData[0]!.partitionData[0]!.records!).toString('hex')).toBe('0102030405');
+  });
+
+  it('OffsetCommitKey (after its int16 version) is group, topic and partition as classic strings and int32', () => {
+    const bytes = '0002' + '6731' + '0001' + '74' + '00000003';
+    expect(encoded((w) => encodeOffsetCommitKey(w, 1, { group: 'g1', topic: 't', partition: 3 }))).toBe(bytes);
+    const r = new Reader(hex('0001' + bytes));
+    const version = r.int16();
+    expect(decodeOffsetCommitKey(r, version)).toEqual({ group: 'g1', topic: 't', partition: 3 });
+    expect(r.remaining).toBe(0);
+  });
+
+  it('ConsumerProtocolSubscription v1 carries topics, null user data and owned partitions; newer versions read as the latest', () => {
+    const bytes = '00000001' + '0001' + '61' + 'ffffffff' + '00000001' + '0001' + '61' + '00000001' + '00000000';
+    const m = { topics: ['a'], userData: null, ownedPartitions: [{ topic: 'a', partitions: [0] }] };
+    expect(encoded((w) => encodeConsumerProtocolSubscription(w, 1, m))).toBe(bytes);
+    const r = new Reader(hex(bytes + 'ffffffff' + 'ffff')); // plus v2 generation id -1 and v3 null rack
+    expect(decodeConsumerProtocolSubscription(r, 9)).toEqual({ ...m, generationId: -1, rackId: null });
+    expect(r.error).toBeNull();
   });
 
   it('ApiVersions responses always use header v0, other flexible responses header v1', () => {

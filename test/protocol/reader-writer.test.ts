@@ -17,7 +17,7 @@ function primitive<T>(p: Primitive<T>): Primitive<unknown> {
 }
 
 const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 10 }));
-const blob = fc.uint8Array({ maxLength: 300 });
+const blob: fc.Arbitrary<Uint8Array> = fc.uint8Array({ maxLength: 300 });
 
 const PRIMITIVES: Primitive<unknown>[] = [
   primitive({ name: 'int8', arbitrary: fc.integer({ min: -128, max: 127 }), write: (w, v) => w.int8(v), read: (r) => r.int8(), zero: 0 }),
