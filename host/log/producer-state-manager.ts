@@ -222,6 +222,7 @@ export class ProducerStateManager {
         const size = LOG_OVERHEAD_BYTES + readInt32(bytes, position + BATCH_LENGTH_AT);
         if (size < BATCH_HEADER_BYTES || position + size > bytes.length) break;
         const batch = readProducerBatchInfo(bytes, position);
+        if (batch.baseOffset >= logEndOffset) break;
         if (batch.baseOffset + batch.lastOffsetDelta >= offset) {
           this.replayBatch(batch);
           replayed++;

@@ -1,7 +1,13 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { NodeDisk } from '../../host/io/disk.js';
+import { buildRecordBatch } from '../../host/record/batch-builder.js';
 import {
   incrementSequence,
+  readProducerBatchInfo,
   ProducerStateManager,
   type ProducerBatchInfo,
   type ProducerStateDisk,
@@ -353,5 +359,97 @@ describe('ProducerStateManager snapshots', () => {
     expect(psm.snapshotOffsets()).toEqual([10]);
     // Producer 1 retrying mid-sequence now learns its state is gone.
     expect(psm.checkAndPrepare([batch({ producerId: 1, baseSequence: 5 })]).errorCode).toBe(59);
+  });
+});
+
+describe('ProducerStateManager recovery from the log tail', () => {
+  /** A stored log: real v2 batches built by the batch builder, offsets stamped as the leader would. */
+  function storedLog(specs: Array<{ producerId: number; producerEpoch?: number; baseSequence: number; records: number; transactional?: boolean }>) {
+    const batches: Buffer[] = [];
+    let offset = 0;
+    for (const spec of specs) {
+      batches.push(
+        buildRecordBatch({
+          baseOffset: offset,
+          producerId: spec.producerId,
+          producerEpoch: spec.producerEpoch ?? 0,
+          baseSequence: spec.baseSequence,
+          isTransactional: spec.transactional ?? false,
+          records: Array.from({ length: spec.records }, (_, i) => ({ value: `v${offset + i}`, timestamp: 1_000 + offset + i })),
+        }),
+      );
+      offset += spec.records;
+    }
+    const firstOffsets = batches.map((b) => Number(b.readBigInt64BE(0)));
+    const read = (fetchOffset: number, maxBytes: number): Buffer => {
+      const parts: Buffer[] = [];
+      let size = 0;
+      for (let i = 0; i < batches.length; i++) {
+        const last = (firstOffsets[i + 1] ?? offset) - 1;
+        if (last < fetchOffset) continue;
+        if (parts.length > 0 && size + batches[i]!.length > maxBytes) break;
+        parts.push(batches[i]!);
+        size += batches[i]!.length;
+      }
+      return Buffer.concat(parts);
+    };
+    return { read, logEndOffset: offset };
+  }
+
+  it('reads producer fields from stored batch headers', () => {
+    const batch = buildRecordBatch({
+      baseOffset: 42,
+      producerId: 9,
+      producerEpoch: 2,
+      baseSequence: 7,
+      isTransactional: true,
+      records: [{ value: 'a', timestamp: 5 }, { value: 'b', timestamp: 6 }],
+    });
+    expect(readProducerBatchInfo(batch, 0)).toEqual({
+      baseOffset: 42,
+      lastOffsetDelta: 1,
+      maxTimestamp: 6,
+      producerId: 9,
+      producerEpoch: 2,
+      baseSequence: 7,
+      isTransactional: true,
+      isControl: false,
+    });
+  });
+
+  it('rebuilds from real batches on disk without a snapshot, and from a snapshot plus the tail', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'psm-'));
+    try {
+      const disk = new NodeDisk();
+      const log = storedLog([
+        { producerId: 1, baseSequence: 0, records: 3 },
+        { producerId: -1, baseSequence: -1, records: 2 },
+        { producerId: 2, baseSequence: 0, records: 1 },
+        { producerId: 1, baseSequence: 3, records: 2 },
+      ]);
+      const full = new ProducerStateManager({ dir, disk });
+      expect(full.recover(0, log.logEndOffset, log.read)).toBe(4);
+      expect(full.mapEndOffset).toBe(8);
+      expect(full.lastEntry(1)!.batches.map((b) => [b.firstSequence, b.lastSequence, b.firstOffset, b.lastOffset])).toEqual([
+        [0, 2, 0, 2],
+        [3, 4, 6, 7],
+      ]);
+      expect(full.checkAndPrepare([batch({ producerId: 1, baseSequence: 3, lastOffsetDelta: 1 })]).duplicateOf).toMatchObject({
+        baseOffset: 6,
+        lastOffset: 7,
+      });
+
+      // A snapshot at 5 (say a segment roll) then a restart: only the two batches after it are replayed.
+      const partial = new ProducerStateManager({ dir, disk });
+      partial.recover(0, 5, log.read);
+      partial.takeSnapshot();
+      expect(readdirSync(dir)).toEqual(['00000000000000000005.snapshot']);
+      const restarted = new ProducerStateManager({ dir, disk });
+      expect(restarted.recover(0, log.logEndOffset, log.read)).toBe(2);
+      expect(restarted.lastEntry(1)).toEqual(full.lastEntry(1));
+      expect(restarted.lastEntry(2)).toEqual(full.lastEntry(2));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
