@@ -23,34 +23,16 @@ import {
   suggestConfigNames,
 } from './config-def.js';
 import { ConfigError } from './config-error.js';
+import type { LogConfig } from '../log/log-config.js';
 
 /** Kafka error code INVALID_CONFIG (errors.json): a config name or value is not acceptable. */
 export const INVALID_CONFIG = 40;
 
 /**
- * Per-log configuration, Kafka's topic-level names camelCased (the shape of CONTRACTS.md).
- * Durations in ms, sizes in bytes; Kafka's Long.MAX_VALUE ("never") is Number.MAX_SAFE_INTEGER.
- * Defined here because host/log/ had not defined it when this was written; the LOG engineer owns
- * the shape.
+ * Per-log configuration (Kafka topic-level names camelCased), owned by host/log and re-exported
+ * here: this module builds those objects from topic overrides and broker defaults.
  */
-export interface LogConfig {
-  segmentBytes: number;
-  segmentMs: number;
-  segmentIndexBytes: number;
-  indexIntervalBytes: number;
-  retentionMs: number;
-  retentionBytes: number;
-  cleanupPolicy: ('delete' | 'compact')[];
-  deleteRetentionMs: number;
-  minCompactionLagMs: number;
-  flushMessages: number;
-  flushMs: number;
-  messageTimestampType: 'CreateTime' | 'LogAppendTime';
-  maxMessageBytes: number;
-  fileDeleteDelayMs: number;
-  minInsyncReplicas: number;
-  minCleanableDirtyRatio: number;
-}
+export type { LogConfig } from '../log/log-config.js';
 
 /** LogConfig plus the topic configs that do not belong to the log itself. */
 export interface ResolvedTopicConfig extends LogConfig {

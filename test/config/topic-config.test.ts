@@ -13,6 +13,7 @@ import {
   topicOverridesToLogConfig,
   validateTopicConfigs,
 } from '../../host/config/topic-config.js';
+import { defaultLogConfig } from '../../host/log/log-config.js';
 
 const defaults = loadBrokerConfig();
 
@@ -103,8 +104,9 @@ describe('validateTopicConfigs', () => {
 });
 
 describe('LogConfig conversion', () => {
-  it('gives a topic without overrides Kafka\'s defaults', () => {
+  it('gives a topic without overrides Kafka\'s defaults, the same as the log layer\'s defaultLogConfig', () => {
     expect(brokerLogConfigDefaults(defaults)).toEqual(kafkaDefaultLogConfig);
+    expect(brokerLogConfigDefaults(defaults)).toEqual(defaultLogConfig);
   });
 
   it('takes topic defaults from the broker\'s log.* synonyms', () => {
