@@ -107,7 +107,9 @@ function emitStandaloneFile(model: MessageModel, folder: string, readNewerAsLate
     ...preamble([`${folder}/${model.name}.json`]),
     '',
     `// ${model.name}: versions ${model.generated.min}-${model.generated.max}. The version itself is not part of these`,
-    '// bytes: Kafka writes it in front as an int16 (record keys/values, group protocol metadata).',
+    folder === 'metadata-records'
+      ? '// bytes: Kafka\'s metadata log frames them as unsigned varints (frame version 1, api key, version).'
+      : '// bytes: Kafka writes it in front as an int16 (record keys/values, group protocol metadata).',
     '',
     ...importLines([emitter]),
     '',

@@ -187,7 +187,8 @@ export function buildMessageModel(raw: RawMessage, maxVersion: number | 'all', s
     if (f.nullableVersions !== undefined) field.rawNullableVersions = f.nullableVersions;
     if (f.taggedVersions !== undefined) field.rawTaggedVersions = f.taggedVersions;
     if (f.default !== undefined) field.rawDefault = String(f.default);
-    if (f.tag !== undefined) field.tag = f.tag;
+    // A few metadata-record schemas spell the tag as a string ("tag": "0").
+    if (f.tag !== undefined) field.tag = Number(f.tag);
     field.defaultValue = resolveDefault(field, f.default, where);
     return field;
   };

@@ -50,7 +50,7 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
 /** Schemas that are not wire APIs but byte layouts inside records or group protocol metadata. */
 export interface StandaloneSchema {
   /** Folder under the kafka-protocol directory. */
-  readonly folder: 'messages' | 'coordinator-records';
+  readonly folder: 'messages' | 'coordinator-records' | 'metadata-records';
   /** Schema name = file name without .json. */
   readonly name: string;
   /**
@@ -65,6 +65,19 @@ export const STANDALONE_SCHEMAS: readonly StandaloneSchema[] = [
   { folder: 'coordinator-records', name: 'OffsetCommitValue', readNewerAsLatest: false },
   { folder: 'coordinator-records', name: 'GroupMetadataKey', readNewerAsLatest: false },
   { folder: 'coordinator-records', name: 'GroupMetadataValue', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'RegisterBrokerRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'UnregisterBrokerRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'TopicRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'PartitionRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'ConfigRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'PartitionChangeRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'FenceBrokerRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'UnfenceBrokerRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'RemoveTopicRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'FeatureLevelRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'ProducerIdsRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'BrokerRegistrationChangeRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'NoOpRecord', readNewerAsLatest: false },
   { folder: 'messages', name: 'ConsumerProtocolSubscription', readNewerAsLatest: true },
   { folder: 'messages', name: 'ConsumerProtocolAssignment', readNewerAsLatest: true },
 ];
