@@ -311,7 +311,8 @@ export class GroupMetadata {
     if (this.is(GroupState.Empty)) return memberProtocolType.length > 0 && memberProtocols.size > 0;
     if (this.protocolType !== memberProtocolType) return false;
     for (const protocol of memberProtocols) {
-      if (this.supportedProtocols.get(protocol) === this.members.size) return true;
+      // With no members left (all gone mid-rebalance) any protocol of the right type fits, as in Kafka.
+      if ((this.supportedProtocols.get(protocol) ?? 0) === this.members.size) return true;
     }
     return false;
   }
