@@ -26,7 +26,7 @@ export class DelayedProduce extends DelayedOperation<void> {
     timeoutMs: number,
     waiting: readonly ProduceAcksPending[],
     private readonly results: ProducePartitionResult[],
-    private readonly getPartition: (topic: string, partition: number) => Partition | undefined,
+    private readonly getPartition: (topic: string, partition: number) => Pick<Partition, 'checkEnoughReplicasReachOffset'> | undefined,
     private readonly respond: (results: ProducePartitionResult[]) => void,
   ) {
     super(Math.max(0, timeoutMs));

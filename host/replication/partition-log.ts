@@ -53,4 +53,9 @@ export interface PartitionLog {
   appendAsLeader(records: Uint8Array, leaderEpoch: number): LogAppendResult;
   read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): LogReadResult;
   updateHighWatermark(offset: number): void;
+  /**
+   * DeleteRecords: moves the log start offset up to `offset` (<= high watermark). Returns an
+   * error code: 0, 1 OFFSET_OUT_OF_RANGE, 56 KAFKA_STORAGE_ERROR.
+   */
+  deleteRecordsBefore(offset: number): number;
 }

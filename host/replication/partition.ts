@@ -41,26 +41,30 @@ export interface PartitionReadResult {
   records: Buffer;
 }
 
-export interface PartitionOptions {
+export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
   topic: string;
   partition: number;
-  log: PartitionLog;
+  log: L;
   localBrokerId: number;
   leaderEpoch: number;
   /** Assigned replicas (broker ids), leader first. Default [localBrokerId]. */
   replicas?: readonly number[];
 }
 
-export class Partition {
+/**
+ * `L` is the log type the broker uses (UnifiedLog), so handlers reach its full API
+ * (fetchOffsetByTimestamp for ListOffsets, ...) through `partition.log`.
+ */
+export class Partition<L extends PartitionLog = PartitionLog> {
   readonly topic: string;
   readonly partition: number;
-  readonly log: PartitionLog;
+  readonly log: L;
   readonly localBrokerId: number;
   private leaderEpochValue: number;
   private replicasValue: readonly number[];
   private readonly inSyncReplicaIds: Set<number>;
 
-  constructor(options: PartitionOptions) {
+  constructor(options: PartitionOptions<L>) {
     assert(options.log.topic === options.topic && options.log.partition === options.partition, 'log matches partition');
     assert(options.leaderEpoch >= 0, 'leaderEpoch >= 0');
     this.topic = options.topic;
@@ -188,6 +192,21 @@ export class Partition {
   }
 
   /**
+   * DeleteRecords on the leader (Kafka's deleteRecordsOnLeader): `offset` -1 means the high
+   * watermark; above the high watermark (or below -1) → OFFSET_OUT_OF_RANGE (1). Returns the new
+   * low watermark (the log start offset on a single node), -1 on error.
+   */
+  deleteRecordsOnLeader(offset: number): { errorCode: number; lowWatermark: number } {
+    const target = offset === DELETE_TO_HIGH_WATERMARK ? this.highWatermark : offset;
+    if (!Number.isSafeInteger(target) || target < 0 || target > this.highWatermark) {
+      return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1 };
+    }
+    const errorCode = this.log.deleteRecordsBefore(target);
+    if (errorCode !== ErrorCode.NONE) return { errorCode, lowWatermark: -1 };
+    return { errorCode: ErrorCode.NONE, lowWatermark: this.log.logStartOffset };
+  }
+
+  /**
    * For DelayedProduce (acks=all): done once the high watermark reached `requiredOffset`;
    * NOT_ENOUGH_REPLICAS_AFTER_APPEND (20) if the ISR shrank below min.insync.replicas meanwhile.
    */
@@ -230,6 +249,8 @@ export function partitionKey(topic: string, partition: number): string {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** DeleteRecords' "up to the high watermark" offset (Kafka's DeleteRecordsRequest.HIGH_WATERMARK). */
+const DELETE_TO_HIGH_WATERMARK = -1;
 
 function appendError(errorCode: number, errorMessage: string | null): PartitionAppendResult {
   return { errorCode, errorMessage, baseOffset: -1, lastOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, appendedBytes: 0 };

@@ -100,9 +100,10 @@ export interface ReplicaManagerOptions {
   logger?: ReplicationLogger;
 }
 
-export class ReplicaManager {
+/** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
+export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   readonly localBrokerId: number;
-  private readonly partitions = new Map<string, Map<number, Partition>>();
+  private readonly partitions = new Map<string, Map<number, Partition<L>>>();
   private readonly fetchPurgatory: Purgatory<DelayedFetch, FetchWakeEvent>;
   private readonly producePurgatory: Purgatory<DelayedProduce, void>;
   private readonly logger: ReplicationLogger | undefined;
@@ -129,13 +130,13 @@ export class ReplicaManager {
    * Makes this broker the leader of `topic`-`partition` over `log` (a new partition or a newer
    * epoch for an existing one). Returns the Partition.
    */
-  becomeLeader(options: { topic: string; partition: number; log: PartitionLog; leaderEpoch: number; replicas?: readonly number[] }): Partition {
+  becomeLeader(options: { topic: string; partition: number; log: L; leaderEpoch: number; replicas?: readonly number[] }): Partition<L> {
     const existing = this.getPartition(options.topic, options.partition);
     if (existing !== undefined && existing.log === options.log) {
       existing.makeLeader(options.leaderEpoch, options.replicas);
       return existing;
     }
-    const partition = new Partition({ ...options, localBrokerId: this.localBrokerId });
+    const partition = new Partition<L>({ ...options, localBrokerId: this.localBrokerId });
     let byIndex = this.partitions.get(options.topic);
     if (byIndex === undefined) {
       byIndex = new Map();
@@ -156,19 +157,19 @@ export class ReplicaManager {
     return true;
   }
 
-  getPartition(topic: string, partition: number): Partition | undefined {
+  getPartition(topic: string, partition: number): Partition<L> | undefined {
     return this.partitions.get(topic)?.get(partition);
   }
 
   /** Partitions of a topic (index order), empty when unknown. */
-  partitionsOf(topic: string): Partition[] {
+  partitionsOf(topic: string): Partition<L>[] {
     const byIndex = this.partitions.get(topic);
     if (byIndex === undefined) return [];
     return [...byIndex.values()].sort((a, b) => a.partition - b.partition);
   }
 
-  allPartitions(): Partition[] {
-    const all: Partition[] = [];
+  allPartitions(): Partition<L>[] {
+    const all: Partition<L>[] = [];
     for (const byIndex of this.partitions.values()) all.push(...byIndex.values());
     return all;
   }
@@ -262,6 +263,26 @@ export class ReplicaManager {
       results.push({ topic, partition: index, ...read });
     }
     return results;
+  }
+
+  /**
+   * DeleteRecords for each (topic, partition, offset); one result per entry, in order.
+   * Errors per partition: UNKNOWN_TOPIC_OR_PARTITION (3), OFFSET_OUT_OF_RANGE (1),
+   * KAFKA_STORAGE_ERROR (56). Offset -1 deletes up to the high watermark. Completes at once on a
+   * single node (Kafka's DelayedDeleteRecords waits for followers' log start offsets).
+   */
+  deleteRecords(
+    entries: readonly { topic: string; partition: number; offset: number }[],
+  ): { topic: string; partition: number; errorCode: number; lowWatermark: number }[] {
+    return entries.map(({ topic, partition: index, offset }) => {
+      const partition = this.getPartition(topic, index);
+      if (partition === undefined) return { topic, partition: index, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, lowWatermark: -1 };
+      try {
+        return { topic, partition: index, ...partition.deleteRecordsOnLeader(offset) };
+      } catch (error) {
+        return { topic, partition: index, errorCode: this.errorCodeFor(error, topic, index, 'deleteRecords'), lowWatermark: -1 };
+      }
+    });
   }
 
   /**

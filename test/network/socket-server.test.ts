@@ -181,6 +181,28 @@ describe('SocketServer', () => {
     ]);
   });
 
+  it('reassembles a large frame that arrives in many chunks', async () => {
+    const sizes: number[] = [];
+    const { port } = await startServer((frame) => {
+      sizes.push(frame.length);
+      const sum = frame.subarray(4).reduce((a, b) => (a + b) & 0xffff, 0);
+      return Buffer.concat([frame.subarray(0, 4), Buffer.from(`${frame.length}:${sum}`)]);
+    });
+    const client = await openClient(port);
+    const payload = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < payload.length; i++) payload[i] = (i * 7) & 0xff;
+    const expectedSum = payload.reduce((a, b) => (a + b) & 0xffff, 0);
+    const frame = Buffer.concat([Buffer.alloc(8), payload]);
+    frame.writeInt32BE(frame.length - 4, 0);
+    frame.writeInt32BE(11, 4);
+    await client.write(Buffer.concat([frame, requestFrame(12, 'after')]));
+    await client.waitForFrames(2);
+    expect(client.responses()).toEqual([
+      { correlationId: 11, text: `${payload.length + 4}:${expectedSum}` },
+      { correlationId: 12, text: '9:' + Buffer.from('after').reduce((a, b) => a + b, 0) },
+    ]);
+  });
+
   it('gives the handler the connection context', async () => {
     const seen: ConnectionContext[] = [];
     const { port } = await startServer(

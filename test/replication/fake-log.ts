@@ -56,6 +56,15 @@ export class FakeLog implements PartitionLog {
     this.highWatermark = offset;
   }
 
+  deleteRecordsBefore(offset: number): number {
+    if (offset > this.highWatermark) return 1;
+    while (this.logStartOffset < offset) {
+      this.batches.shift();
+      this.logStartOffset++;
+    }
+    return 0;
+  }
+
   private maybeThrow(): void {
     const error = this.throwOnNext;
     if (error === null) return;

@@ -38,7 +38,7 @@ function batchOf(values: string[]): Buffer {
 
 describe('ReplicaManager over a real UnifiedLog', () => {
   it('produces, moves the high watermark and fetches the records back', async () => {
-    const replicaManager = new ReplicaManager({ localBrokerId: 0, scheduler: new ManualScheduler() });
+    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler() });
     replicaManager.becomeLeader({ topic: 'orders', partition: 0, log: openLog('orders', 0), leaderEpoch: 2 });
     const produced = await replicaManager.appendRecords({
       requiredAcks: -1,
@@ -72,6 +72,8 @@ describe('ReplicaManager over a real UnifiedLog', () => {
       position += size;
     }
     expect(values).toEqual(['a', 'b', 'c']);
+    // Handlers reach the full log API through the partition (ListOffsets by timestamp).
+    expect(replicaManager.getPartition('orders', 0)!.log.fetchOffsetByTimestamp(0)).toMatchObject({ offset: 0 });
   });
 
   it('fails only the partition whose batch has a bad CRC', async () => {

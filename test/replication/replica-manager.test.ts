@@ -149,6 +149,31 @@ describe('ReplicaManager produce', () => {
   });
 });
 
+describe('ReplicaManager deleteRecords', () => {
+  it('moves the log start offset, to the high watermark for -1, and refuses offsets past it', async () => {
+    const { replicaManager } = setup([['t', 0], ['t', 1]]);
+    for (const partition of [0, 1]) {
+      for (let i = 0; i < 4; i++) {
+        await replicaManager.appendRecords({ requiredAcks: 1, timeoutMs: 0, entries: [{ topic: 't', partition, records: blob(5) }] });
+      }
+    }
+    const results = replicaManager.deleteRecords([
+      { topic: 't', partition: 0, offset: 2 },
+      { topic: 't', partition: 1, offset: 9 },
+      { topic: 'nope', partition: 0, offset: 0 },
+      { topic: 't', partition: 1, offset: -1 },
+    ]);
+    expect(results.map((r) => [r.errorCode, r.lowWatermark])).toEqual([
+      [0, 2],
+      [1, -1],
+      [3, -1],
+      [0, 4],
+    ]);
+    const [read] = replicaManager.readFromLocalLog(fetchParams([{ topic: 't', partition: 0, fetchOffset: 1, partitionMaxBytes: 100 }]));
+    expect(read!.errorCode).toBe(1);
+  });
+});
+
 describe('ReplicaManager fetch', () => {
   async function produce(replicaManager: ReplicaManager, topic: string, partition: number, size: number): Promise<void> {
     const [result] = await replicaManager.appendRecords({ requiredAcks: 1, timeoutMs: 0, entries: [{ topic, partition, records: blob(size) }] });
