@@ -394,29 +394,12 @@ export class LogSegment {
    * that check the written indexes against it. Throws DiskError.
    */
   rebuiltIndexEntries(indexIntervalBytes: number): { offsetIndex: Buffer; timeIndex: Buffer } {
-    const state = new IndexingState();
-    const offsets: Buffer[] = [];
-    const times: Buffer[] = [];
-    let lastTimestamp = NO_TIMESTAMP;
+    const batches: BatchPlacement[] = [];
     this.forEachBatch(0, this.sizeBytes, (header, position) => {
-      if (state.observe(position, header.lastOffset, header.maxTimestamp, indexIntervalBytes)) {
-        if (offsets.length < this.offsetIndex.maxEntries) {
-          const entry = Buffer.alloc(OFFSET_INDEX_ENTRY_SIZE);
-          entry.writeUInt32BE(header.lastOffset - this.baseOffset, 0);
-          entry.writeUInt32BE(position, 4);
-          offsets.push(entry);
-        }
-        if (times.length < this.timeIndex.maxEntries && state.maxTimestamp > lastTimestamp) {
-          const entry = Buffer.alloc(TIME_INDEX_ENTRY_SIZE);
-          entry.writeBigInt64BE(BigInt(state.maxTimestamp), 0);
-          entry.writeUInt32BE(state.offsetOfMaxTimestamp - this.baseOffset, 8);
-          times.push(entry);
-          lastTimestamp = state.maxTimestamp;
-        }
-      }
+      batches.push({ position, lastOffset: header.lastOffset, maxTimestamp: header.maxTimestamp });
       return true;
     });
-    return { offsetIndex: Buffer.concat(offsets), timeIndex: Buffer.concat(times) };
+    return buildIndexEntries(batches, this.baseOffset, indexIntervalBytes, this.offsetIndex.maxEntries, this.timeIndex.maxEntries);
   }
 
   /** fsyncs the log (when dirty) and writes + fsyncs both indexes. Throws DiskError. */
@@ -556,6 +539,37 @@ export class LogSegment {
     }
     return position;
   }
+}
+
+/**
+ * The offset and time index entries for a segment holding `batches` (positions in the segment
+ * file, in order), by the indexing rule in the file header; used by the cleaner for the
+ * segments it writes and by rebuild checks.
+ */
+export function buildIndexEntries(
+  batches: Iterable<BatchPlacement>, baseOffset: number, indexIntervalBytes: number, maxOffsetEntries: number, maxTimeEntries: number,
+): { offsetIndex: Buffer; timeIndex: Buffer } {
+  const state = new IndexingState();
+  const offsets: Buffer[] = [];
+  const times: Buffer[] = [];
+  let lastTimestamp = NO_TIMESTAMP;
+  for (const batch of batches) {
+    if (!state.observe(batch.position, batch.lastOffset, batch.maxTimestamp, indexIntervalBytes)) continue;
+    if (offsets.length < maxOffsetEntries) {
+      const entry = Buffer.alloc(OFFSET_INDEX_ENTRY_SIZE);
+      entry.writeUInt32BE(batch.lastOffset - baseOffset, 0);
+      entry.writeUInt32BE(batch.position, 4);
+      offsets.push(entry);
+    }
+    if (times.length < maxTimeEntries && state.maxTimestamp > lastTimestamp) {
+      const entry = Buffer.alloc(TIME_INDEX_ENTRY_SIZE);
+      entry.writeBigInt64BE(BigInt(state.maxTimestamp), 0);
+      entry.writeUInt32BE(state.offsetOfMaxTimestamp - baseOffset, 8);
+      times.push(entry);
+      lastTimestamp = state.maxTimestamp;
+    }
+  }
+  return { offsetIndex: Buffer.concat(offsets), timeIndex: Buffer.concat(times) };
 }
 
 /** baseOffset + lastOffsetDelta of the batch at `position` (header fields, big-endian). */

@@ -1,0 +1,355 @@
+/**
+ * Kafka's LogManager: every partition log of the broker across `log.dirs`.
+ *
+ * Per log directory it keeps Kafka's files: `recovery-point-offset-checkpoint`,
+ * `log-start-offset-checkpoint`, `replication-offset-checkpoint` (high watermarks),
+ * `cleaner-offset-checkpoint` (compaction progress) and the clean-shutdown marker
+ * `.kafka_cleanshutdown`. Start-up: each directory's marker says whether its logs need recovery;
+ * the marker is deleted (durably) once every log is loaded, before anything is appended, so a later
+ * crash is never mistaken for a clean stop. Shutdown: every log is flushed and closed, the
+ * checkpoints written, and the marker created only in directories where all of that succeeded.
+ *
+ * A directory that fails (any disk error in it) goes offline: its logs answer
+ * KAFKA_STORAGE_ERROR (56) and are skipped by housekeeping; the others carry on.
+ */
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import type { Clock } from '../io/clock.js';
+import { type Disk, isDiskError, writeFileAtomically } from '../io/disk.js';
+import type { Core } from '../wasm/core.js';
+import { LogCleaner } from './log-cleaner.js';
+import { hasCompactPolicy, type LogConfig } from './log-config.js';
+import { LogDirectory } from './log-directory.js';
+import {
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  type CheckpointEntry,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  OffsetCheckpointFile,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  topicPartitionKey,
+} from './offset-checkpoint-file.js';
+import { createStorageContext, type StorageContext } from './storage-context.js';
+import { UnifiedLog } from './unified-log.js';
+
+/** Kafka's clean-shutdown marker file name. */
+export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
+/** Suffix of partition directories being deleted (Kafka: `<topic>-<partition>.<id>-delete`). */
+export const DELETE_DIR_SUFFIX = '-delete';
+
+/** Thrown when no online log directory can take a new log (Kafka's KafkaStorageException). */
+export class KafkaStorageException extends Error {
+  readonly errorCode = 56;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KafkaStorageException';
+  }
+}
+
+export interface LogManagerOptions {
+  /** The `log.dirs`; created when missing. */
+  logDirs: string[];
+  /** Defaults to NodeDisk. */
+  disk?: Disk;
+  /** Defaults to SystemClock. */
+  clock?: Clock;
+  /** Defaults to getCore(). */
+  core?: Core;
+  /** Broker-level defaults for every topic. */
+  defaults: LogConfig;
+  /** A topic's overrides, applied over `defaults` when its logs are loaded at start-up. */
+  topicConfigs?: (topic: string) => Partial<LogConfig>;
+  /** Bound on open file descriptors across all logs (default 512). */
+  maxOpenFiles?: number;
+  /** Budget for closed-segment index memory, bytes (default 256 MiB). */
+  maxEvictableIndexBytes?: number;
+}
+
+interface DirectoryState {
+  directory: LogDirectory;
+  recoveryPoints: OffsetCheckpointFile;
+  logStartOffsets: OffsetCheckpointFile;
+  highWatermarks: OffsetCheckpointFile;
+  cleanerOffsets: OffsetCheckpointFile;
+  /** Last written checkpoint text per file, to skip unchanged writes. */
+  lastWritten: Map<string, string>;
+}
+
+/** Parses `<topic>-<partition>`; null for anything else. */
+export function parseTopicPartitionDir(name: string): { topic: string; partition: number } | null {
+  const dash = name.lastIndexOf('-');
+  if (dash <= 0) return null;
+  const digits = name.slice(dash + 1);
+  if (!/^\d+$/.test(digits)) return null;
+  const partition = Number(digits);
+  if (!Number.isSafeInteger(partition) || partition > 0x7fffffff) return null;
+  return { topic: name.slice(0, dash), partition };
+}
+
+export class LogManager {
+  readonly context: StorageContext;
+  readonly defaults: LogConfig;
+  readonly cleaner: LogCleaner;
+  private readonly directories: DirectoryState[];
+  private readonly logs = new Map<string, UnifiedLog>();
+  private readonly logDirOf = new Map<string, DirectoryState>();
+  private shutDown = false;
+
+  private constructor(context: StorageContext, defaults: LogConfig, directories: DirectoryState[]) {
+    this.context = context;
+    this.defaults = defaults;
+    this.directories = directories;
+    this.cleaner = new LogCleaner(context);
+  }
+
+  /**
+   * Opens every log directory and loads (recovering after an unclean stop) every partition log
+   * in it. A directory that cannot be read goes offline; the others load. Never throws for disk
+   * errors.
+   */
+  static open(options: LogManagerOptions): LogManager {
+    const context = createStorageContext({
+      ...(options.disk === undefined ? {} : { disk: options.disk }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.core === undefined ? {} : { core: options.core }),
+      ...(options.maxOpenFiles === undefined ? {} : { maxOpenFiles: options.maxOpenFiles }),
+      ...(options.maxEvictableIndexBytes === undefined ? {} : { maxEvictableIndexBytes: options.maxEvictableIndexBytes }),
+    });
+    const disk = context.disk;
+    const directories = options.logDirs.map((dir): DirectoryState => {
+      const resolved = path.resolve(dir);
+      return {
+        directory: new LogDirectory(resolved),
+        recoveryPoints: new OffsetCheckpointFile(disk, resolved, RECOVERY_POINT_CHECKPOINT_FILE),
+        logStartOffsets: new OffsetCheckpointFile(disk, resolved, LOG_START_OFFSET_CHECKPOINT_FILE),
+        highWatermarks: new OffsetCheckpointFile(disk, resolved, REPLICATION_OFFSET_CHECKPOINT_FILE),
+        cleanerOffsets: new OffsetCheckpointFile(disk, resolved, CLEANER_OFFSET_CHECKPOINT_FILE),
+        lastWritten: new Map(),
+      };
+    });
+    const manager = new LogManager(context, options.defaults, directories);
+    for (const state of directories) manager.loadDirectory(state, options);
+    return manager;
+  }
+
+  /** The log directories and their state. */
+  get logDirectories(): readonly LogDirectory[] {
+    return this.directories.map((state) => state.directory);
+  }
+
+  getLog(topic: string, partition: number): UnifiedLog | undefined {
+    return this.logs.get(topicPartitionKey(topic, partition));
+  }
+
+  /**
+   * The log of a partition, created (in the online directory holding the fewest logs) when
+   * missing. Throws KafkaStorageException when no directory is online or creation fails.
+   */
+  getOrCreateLog(topic: string, partition: number, config: LogConfig): UnifiedLog {
+    const key = topicPartitionKey(topic, partition);
+    const existing = this.logs.get(key);
+    if (existing !== undefined) return existing;
+    const candidates = this.directories.filter((state) => !state.directory.isOffline);
+    if (candidates.length === 0) throw new KafkaStorageException(`no online log directory for ${key}`);
+    const counts = new Map<DirectoryState, number>();
+    for (const state of this.logDirOf.values()) counts.set(state, (counts.get(state) ?? 0) + 1);
+    candidates.sort((a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0));
+    const state = candidates[0]!;
+    try {
+      const log = UnifiedLog.open({
+        dir: path.join(state.directory.path, key), topic, partition, config, context: this.context,
+        logDirectory: state.directory, hadCleanShutdown: true,
+      });
+      this.logs.set(key, log);
+      this.logDirOf.set(key, state);
+      return log;
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+      state.directory.markOffline(error);
+      throw new KafkaStorageException(`cannot create log ${key} in ${state.directory.path}`, { cause: error });
+    }
+  }
+
+  /**
+   * Deletes a partition's log: its directory is renamed to `<topic>-<partition>.<id>-delete`
+   * (durably), then its files are removed; an interrupted deletion finishes at the next start.
+   */
+  deleteLog(topic: string, partition: number): void {
+    const key = topicPartitionKey(topic, partition);
+    const log = this.logs.get(key);
+    const state = this.logDirOf.get(key);
+    if (log === undefined || state === undefined) return;
+    this.logs.delete(key);
+    this.logDirOf.delete(key);
+    this.cleaner.forget(log);
+    log.closeWithoutFlush();
+    this.context.files.releaseUnder(log.dir + path.sep);
+    if (state.directory.isOffline) return;
+    const disk = this.context.disk;
+    try {
+      const doomed = path.join(state.directory.path, `${key}.${randomBytes(8).toString('hex')}${DELETE_DIR_SUFFIX}`);
+      disk.rename(log.dir, doomed);
+      disk.fsyncDir(state.directory.path);
+      removeDirectory(disk, doomed);
+      this.writeCheckpoints(state);
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+      state.directory.markOffline(error);
+    }
+  }
+
+  allLogs(): UnifiedLog[] {
+    return [...this.logs.values()];
+  }
+
+  /**
+   * Housekeeping, every few seconds: flush.ms, retention, compaction, then the checkpoints
+   * (written only when changed). Logs in offline directories are skipped. Never throws for disk
+   * errors.
+   */
+  tick(nowMs: number): void {
+    if (this.shutDown) return;
+    for (const log of this.logs.values()) {
+      if (log.isOffline) continue;
+      log.maintain(nowMs);
+      if (!log.isOffline && hasCompactPolicy(log.config)) this.cleaner.maybeClean(log, nowMs);
+    }
+    for (const state of this.directories) {
+      if (state.directory.isOffline) continue;
+      try {
+        this.writeCheckpoints(state);
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+        state.directory.markOffline(error);
+      }
+    }
+  }
+
+  /** Flushes every log and writes the checkpoints now (e.g. before a controlled restart). */
+  checkpointAll(): void {
+    for (const log of this.logs.values()) if (!log.isOffline) log.flush();
+    for (const state of this.directories) {
+      if (state.directory.isOffline) continue;
+      try {
+        this.writeCheckpoints(state);
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+        state.directory.markOffline(error);
+      }
+    }
+  }
+
+  /**
+   * Clean shutdown: flush and close every log, write the checkpoints, then the clean-shutdown
+   * marker in each directory where all of it succeeded. Never throws for disk errors.
+   */
+  shutdown(): void {
+    if (this.shutDown) return;
+    this.shutDown = true;
+    const clean = new Map<DirectoryState, boolean>();
+    for (const state of this.directories) clean.set(state, !state.directory.isOffline);
+    for (const [key, log] of this.logs) {
+      const state = this.logDirOf.get(key)!;
+      if (!log.close()) clean.set(state, false);
+    }
+    for (const state of this.directories) {
+      if (!clean.get(state) || state.directory.isOffline) continue;
+      try {
+        this.writeCheckpoints(state, true);
+        writeFileAtomically(this.context.disk, path.join(state.directory.path, CLEAN_SHUTDOWN_FILE), Buffer.from('{"version":0,"broker_epoch":-1}'));
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+        state.directory.markOffline(error);
+      }
+    }
+    this.context.files.closeAll();
+  }
+
+  // ---- internals ----
+
+  private loadDirectory(state: DirectoryState, options: LogManagerOptions): void {
+    const disk = this.context.disk;
+    const dir = state.directory.path;
+    try {
+      if (!disk.isDirectory(dir)) {
+        disk.mkdir(dir);
+        disk.fsyncDir(path.dirname(dir));
+      }
+      const markerPath = path.join(dir, CLEAN_SHUTDOWN_FILE);
+      const hadCleanShutdown = disk.exists(markerPath);
+      const recoveryPoints = state.recoveryPoints.read();
+      const logStartOffsets = state.logStartOffsets.read();
+      const highWatermarks = state.highWatermarks.read();
+      const cleanerOffsets = state.cleanerOffsets.read();
+      for (const name of disk.list(dir)) {
+        const full = path.join(dir, name);
+        if (!disk.isDirectory(full)) continue;
+        if (name.endsWith(DELETE_DIR_SUFFIX)) {
+          removeDirectory(disk, full);
+          continue;
+        }
+        const parsed = parseTopicPartitionDir(name);
+        if (parsed === null) continue;
+        const key = topicPartitionKey(parsed.topic, parsed.partition);
+        if (this.logs.has(key)) throw new Error(`duplicate log directory for ${key} in ${dir}`);
+        const config = { ...options.defaults, ...(options.topicConfigs?.(parsed.topic) ?? {}) };
+        const log = UnifiedLog.open({
+          dir: full, topic: parsed.topic, partition: parsed.partition, config, context: this.context,
+          logDirectory: state.directory,
+          recoveryPoint: recoveryPoints.get(key)?.offset ?? 0,
+          logStartOffset: logStartOffsets.get(key)?.offset ?? 0,
+          highWatermark: highWatermarks.get(key)?.offset ?? 0,
+          hadCleanShutdown,
+        });
+        const cleanerOffset = cleanerOffsets.get(key);
+        if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset.offset);
+        this.logs.set(key, log);
+        this.logDirOf.set(key, state);
+      }
+      if (hadCleanShutdown) {
+        disk.delete(markerPath);
+        disk.fsyncDir(dir);
+      }
+      this.writeCheckpoints(state);
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+      state.directory.markOffline(error);
+    }
+  }
+
+  private logsIn(state: DirectoryState): UnifiedLog[] {
+    const result: UnifiedLog[] = [];
+    for (const [key, log] of this.logs) if (this.logDirOf.get(key) === state) result.push(log);
+    return result;
+  }
+
+  /** Writes the four checkpoint files of a directory (unchanged ones skipped unless `force`). */
+  private writeCheckpoints(state: DirectoryState, force = false): void {
+    const logs = this.logsIn(state);
+    const entries = (offset: (log: UnifiedLog) => number | undefined): CheckpointEntry[] => {
+      const list: CheckpointEntry[] = [];
+      for (const log of logs) {
+        const value = offset(log);
+        if (value !== undefined) list.push({ topic: log.topic, partition: log.partition, offset: value });
+      }
+      return list;
+    };
+    const write = (file: OffsetCheckpointFile, list: CheckpointEntry[]): void => {
+      const text = list.map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n');
+      if (!force && state.lastWritten.get(file.filePath) === text) return;
+      file.write(list);
+      state.lastWritten.set(file.filePath, text);
+    };
+    write(state.recoveryPoints, entries((log) => log.recoveryPoint));
+    write(state.logStartOffsets, entries((log) => log.logStartOffset));
+    write(state.highWatermarks, entries((log) => log.highWatermark));
+    write(state.cleanerOffsets, entries((log) => this.cleaner.firstDirtyOffset(log)));
+  }
+}
+
+/** Deletes a directory's files, then the directory (not recursive beyond one level). */
+function removeDirectory(disk: Disk, dir: string): void {
+  for (const name of disk.list(dir)) disk.delete(path.join(dir, name));
+  disk.delete(dir);
+  disk.fsyncDir(path.dirname(dir));
+}
