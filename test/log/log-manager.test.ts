@@ -1,0 +1,142 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../host/io/clock.js';
+import { FaultDisk } from '../../host/io/fault-disk.js';
+import { CLEAN_SHUTDOWN_FILE, LogManager, parseTopicPartitionDir } from '../../host/log/log-manager.js';
+import { defaultLogConfig } from '../../host/log/log-config.js';
+import { makeBatch, readAllBatches, removeTempDirs, tempDir, testConfig } from './log-test-helpers.js';
+
+afterEach(removeTempDirs);
+
+function openManager(logDirs: string[], options: { disk?: FaultDisk; clock?: ManualClock } = {}): LogManager {
+  return LogManager.open({
+    logDirs, defaults: testConfig(), clock: options.clock ?? new ManualClock(),
+    ...(options.disk === undefined ? {} : { disk: options.disk }),
+    topicConfigs: (topic) => (topic === 'compacted' ? { cleanupPolicy: ['compact'] } : {}),
+  });
+}
+
+describe('LogManager', () => {
+  it('parses partition directory names with dashes in the topic', () => {
+    expect(parseTopicPartitionDir('my-topic-12')).toEqual({ topic: 'my-topic', partition: 12 });
+    expect(parseTopicPartitionDir('my-topic')).toBeNull();
+    expect(parseTopicPartitionDir('-3')).toBeNull();
+  });
+
+  it('spreads new logs over the log directories and reloads them after a clean shutdown', () => {
+    const dirs = [tempDir(), tempDir()];
+    const manager = openManager(dirs);
+    for (let p = 0; p < 4; p++) {
+      const log = manager.getOrCreateLog('orders', p, testConfig());
+      for (let i = 0; i <= p; i++) log.appendAsLeader(makeBatch(3), 0);
+      log.updateHighWatermark(log.logEndOffset - 1);
+    }
+    expect(manager.getOrCreateLog('orders', 0, testConfig())).toBe(manager.getLog('orders', 0));
+    expect(fs.readdirSync(dirs[0]!).filter((n) => n.startsWith('orders-'))).toHaveLength(2);
+    manager.shutdown();
+    for (const dir of dirs) {
+      expect(fs.existsSync(path.join(dir, CLEAN_SHUTDOWN_FILE))).toBe(true);
+      const checkpoint = fs.readFileSync(path.join(dir, 'recovery-point-offset-checkpoint'), 'utf8').split('\n');
+      expect(checkpoint[0]).toBe('0');
+      expect(checkpoint[1]).toBe('2');
+      expect(checkpoint[2]).toMatch(/^orders \d 1?\d$/);
+    }
+    const reopened = openManager(dirs);
+    for (let p = 0; p < 4; p++) {
+      const log = reopened.getLog('orders', p)!;
+      expect(log.logEndOffset).toBe(3 * (p + 1));
+      expect(log.highWatermark).toBe(3 * (p + 1) - 1);
+      expect(readAllBatches(log)).toHaveLength(p + 1);
+    }
+    for (const dir of dirs) expect(fs.existsSync(path.join(dir, CLEAN_SHUTDOWN_FILE))).toBe(false);
+    reopened.shutdown();
+  });
+
+  it('recovers logs after an unclean stop and keeps the log start offset', () => {
+    const dir = tempDir();
+    const manager = openManager([dir]);
+    const log = manager.getOrCreateLog('events', 0, testConfig());
+    for (let i = 0; i < 50; i++) log.appendAsLeader(makeBatch(2, { valueBytes: 100 }), 0);
+    log.updateHighWatermark(log.logEndOffset);
+    expect(log.deleteRecordsBefore(30)).toBe(0);
+    manager.tick(0); // writes checkpoints; no shutdown follows
+    const file = log.activeSegment.logPath;
+    fs.appendFileSync(file, Buffer.alloc(100, 7));
+    const reopened = openManager([dir]);
+    const recovered = reopened.getLog('events', 0)!;
+    expect(recovered.logStartOffset).toBe(30);
+    expect(recovered.logEndOffset).toBe(100);
+    expect(fs.statSync(file).size).toBe(recovered.activeSegment.size);
+    reopened.shutdown();
+  });
+
+  it('deletes a log durably, and finishes an interrupted deletion at start-up', () => {
+    const dir = tempDir();
+    const manager = openManager([dir]);
+    manager.getOrCreateLog('doomed', 0, testConfig()).appendAsLeader(makeBatch(1), 0);
+    manager.getOrCreateLog('kept', 0, testConfig()).appendAsLeader(makeBatch(1), 0);
+    manager.deleteLog('doomed', 0);
+    expect(manager.getLog('doomed', 0)).toBeUndefined();
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('doomed'))).toEqual([]);
+    manager.shutdown();
+    fs.mkdirSync(path.join(dir, 'kept-0.abc-delete'));
+    fs.writeFileSync(path.join(dir, 'kept-0.abc-delete', '00000000000000000000.log'), 'x');
+    const reopened = openManager([dir]);
+    expect(fs.existsSync(path.join(dir, 'kept-0.abc-delete'))).toBe(false);
+    expect(reopened.allLogs().map((log) => log.topic)).toEqual(['kept']);
+    reopened.shutdown();
+  });
+
+  it('applies retention and compaction on tick', () => {
+    const dir = tempDir();
+    const clock = new ManualClock(0);
+    const manager = openManager([dir], { clock });
+    const deleting = manager.getOrCreateLog('plain', 0, testConfig({ retentionMs: 1000 }));
+    const compacted = manager.getOrCreateLog('compacted', 0, testConfig({ cleanupPolicy: ['compact'], minCleanableDirtyRatio: 0.1 }));
+    for (let i = 0; i < 60; i++) {
+      deleting.appendAsLeader(makeBatch(2, { valueBytes: 100, timestamp: i }), 0);
+      compacted.appendAsLeader(makeBatch(2, { valueBytes: 100, timestamp: i }), 0); // keys k0, k1 only
+    }
+    for (const log of manager.allLogs()) log.updateHighWatermark(log.logEndOffset);
+    const compactedSize = compacted.size;
+    clock.set(100_000);
+    manager.tick(clock.nowMs());
+    expect(deleting.numberOfSegments).toBe(1);
+    expect(deleting.logStartOffset).toBe(120);
+    expect(compacted.size).toBeLessThan(compactedSize / 3);
+    manager.shutdown();
+    const checkpoint = fs.readFileSync(path.join(dir, 'cleaner-offset-checkpoint'), 'utf8');
+    expect(checkpoint).toContain(`compacted 0 ${compacted.activeSegment.baseOffset}`);
+  });
+
+  it('takes only the failing directory offline and answers KAFKA_STORAGE_ERROR there', () => {
+    const disk = new FaultDisk(1);
+    disk.mkdir('/a');
+    disk.mkdir('/b');
+    disk.syncAll();
+    const manager = openManager(['/a', '/b'], { disk });
+    const inA = manager.getOrCreateLog('t', 0, testConfig());
+    const inB = manager.getOrCreateLog('t', 1, testConfig());
+    expect(inA.dir.startsWith('/a')).toBe(true);
+    disk.faultRule = (op) => (op.kind === 'write' && op.path.startsWith('/a/') ? { code: 'EIO', persistBytes: 10 } : undefined);
+    expect(inA.appendAsLeader(makeBatch(1), 0).errorCode).toBe(56);
+    expect(inA.isOffline).toBe(true);
+    expect(inA.read(0, 100, 10, true).errorCode).toBe(56);
+    expect(inB.appendAsLeader(makeBatch(1), 0).errorCode).toBe(0);
+    manager.tick(0);
+    manager.shutdown();
+    disk.faultRule = undefined;
+    expect(disk.exists(`/a/${CLEAN_SHUTDOWN_FILE}`)).toBe(false);
+    expect(disk.exists(`/b/${CLEAN_SHUTDOWN_FILE}`)).toBe(true);
+    const reopened = openManager(['/a', '/b'], { disk });
+    expect(reopened.getLog('t', 0)!.logEndOffset).toBe(0); // the torn write was never served
+    expect(reopened.getLog('t', 0)!.appendAsLeader(makeBatch(1), 0).errorCode).toBe(0);
+  });
+
+  it('uses Kafka defaults for topics without overrides', () => {
+    expect(defaultLogConfig.segmentBytes).toBe(1073741824);
+    expect(defaultLogConfig.indexIntervalBytes).toBe(4096);
+    expect(defaultLogConfig.cleanupPolicy).toEqual(['delete']);
+  });
+});
