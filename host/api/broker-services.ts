@@ -1,0 +1,46 @@
+/**
+ * What the API handlers reach of the broker: one object built by the composition root
+ * (host/broker.ts) and handed to every request through its context. Handlers depend on these
+ * narrow shapes, not on how the broker wires them, so handler tests can pass small fakes.
+ */
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { ClusterMetadata } from './cluster-metadata.js';
+
+/** An endpoint clients can connect to. */
+export interface BrokerEndpoint {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/** The log operations handlers need beyond replication (ListOffsets by time, DeleteRecords). */
+export interface PartitionLogAccess {
+  /** Kafka's fetchOffsetByTimestamp: -1 latest (log end), -2 earliest, else the first record with timestamp >= t. */
+  fetchOffsetByTimestamp(timestampMs: number): { offset: number; timestamp: number } | null;
+  /** Moves the log start offset up; 0 or OFFSET_OUT_OF_RANGE (1) / KAFKA_STORAGE_ERROR (56). */
+  deleteRecordsBefore(offset: number): number;
+  readonly logStartOffset: number;
+  readonly highWatermark: number;
+}
+
+export interface BrokerServices {
+  readonly config: BrokerConfig;
+  readonly nodeId: number;
+  readonly metadata: ClusterMetadata;
+  readonly replicaManager: ReplicaManager;
+  readonly groupCoordinator: GroupCoordinator;
+  /** The log of a partition this broker hosts, or undefined. */
+  log(topic: string, partition: number): PartitionLogAccess | undefined;
+  /**
+   * The brokers as clients reach them through `listenerName` (Kafka answers Metadata with the
+   * endpoints of the listener the request came in on).
+   */
+  brokers(listenerName: string): BrokerEndpoint[];
+  /** Creates `__consumer_offsets` if it does not exist yet; resolves with a Kafka error code. */
+  ensureOffsetsTopic(): Promise<number>;
+  /** Wall clock, ms since the epoch. */
+  nowMs(): number;
+}

@@ -1,0 +1,86 @@
+/**
+ * The cluster metadata the API handlers read and change: topics, their partitions (leader,
+ * leader epoch, replicas, ISR), their config overrides, and producer id allocation. The broker
+ * backs it with the controller (host/controller) or, where none is wired, with
+ * {@link LocalClusterMetadata}; handlers only see this interface.
+ *
+ * Requests are validated by the handlers (topic names, partition counts, configs) before they
+ * reach these methods, but implementations re-check what only they can know (existence, races)
+ * and answer with Kafka error codes, never exceptions.
+ */
+
+/** One partition as Metadata answers it. */
+export interface PartitionState {
+  readonly partition: number;
+  /** Broker id of the leader, -1 when none. */
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+}
+
+/** One topic. */
+export interface TopicState {
+  readonly name: string;
+  /** 32 lowercase hex digits (Kafka's topic UUID without dashes), stable for the topic's life. */
+  readonly topicId: string;
+  /** True for `__consumer_offsets` and `__transaction_state`. */
+  readonly isInternal: boolean;
+  /** Partitions in index order 0..n-1. */
+  readonly partitions: readonly PartitionState[];
+  /** Topic config overrides, Kafka name -> text (everything else follows the broker config). */
+  readonly configs: ReadonlyMap<string, string>;
+}
+
+export interface CreateTopicSpec {
+  readonly name: string;
+  readonly numPartitions: number;
+  readonly replicationFactor: number;
+  /** Validated overrides, Kafka name -> text. */
+  readonly configs: Readonly<Record<string, string>>;
+}
+
+/** Outcome of a metadata change: Kafka error code (0 NONE) and an optional message. */
+export interface MetadataResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+/** What changed, for the broker to apply to logs, partitions and the group coordinator. */
+export interface TopicChange {
+  readonly name: string;
+  /** Null when the topic was created. */
+  readonly before: TopicState | null;
+  /** Null when the topic was deleted. */
+  readonly after: TopicState | null;
+}
+
+export interface ClusterMetadata {
+  /** 22-character base64url cluster id (Kafka's Uuid.toString), stable across restarts. */
+  readonly clusterId: string;
+  /** The active controller's broker id (this node in combined mode). */
+  readonly controllerId: number;
+  topic(name: string): TopicState | undefined;
+  /** Every topic, in name order. */
+  topics(): TopicState[];
+  /**
+   * Creates a topic (replicas placed on live brokers). Errors: TOPIC_ALREADY_EXISTS (36),
+   * INVALID_REPLICATION_FACTOR (38), INVALID_PARTITIONS (37), KAFKA_STORAGE_ERROR (56).
+   * With `validateOnly` nothing changes.
+   */
+  createTopic(spec: CreateTopicSpec, validateOnly: boolean): Promise<MetadataResult>;
+  /** Deletes a topic and its data. Errors: UNKNOWN_TOPIC_OR_PARTITION (3). */
+  deleteTopic(name: string): Promise<MetadataResult>;
+  /**
+   * Grows a topic to `totalCount` partitions. Errors: UNKNOWN_TOPIC_OR_PARTITION (3),
+   * INVALID_PARTITIONS (37) when not larger than now.
+   */
+  createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult>;
+  /**
+   * Replaces a topic's config overrides with `overrides` (legacy AlterConfigs semantics: what is
+   * not given returns to the default). Errors: UNKNOWN_TOPIC_OR_PARTITION (3).
+   */
+  alterTopicConfigs(name: string, overrides: Readonly<Record<string, string>>, validateOnly: boolean): Promise<MetadataResult>;
+  /** A new producer id for InitProducerId (never reused, also across restarts). */
+  allocateProducerId(): Promise<{ errorCode: number; producerId: number }>;
+}

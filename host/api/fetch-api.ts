@@ -1,0 +1,117 @@
+/**
+ * Fetch (api key 1), v0-11, consumers only (no followers yet): whole record batches from the
+ * partition logs, with long polling.
+ *
+ * ```
+ * Fetch Request (Version: 0-2)  => replica_id max_wait_ms min_bytes [topics]
+ * Fetch Request (Version: 3)    => ... max_bytes
+ * Fetch Request (Version: 4)    => ... isolation_level
+ * Fetch Request (Version: 5-6)  => ... partitions gain log_start_offset
+ * Fetch Request (Version: 7-8)  => replica_id max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch
+ *                                  [topics] [forgotten_topics_data]
+ * Fetch Request (Version: 9-10) => ... partitions gain current_leader_epoch
+ * Fetch Request (Version: 11)   => ... rack_id
+ *   topics => topic [partitions]
+ *     partitions => partition current_leader_epoch fetch_offset log_start_offset partition_max_bytes
+ * Fetch Response (Version: 11) => throttle_time_ms error_code session_id [responses]
+ *   responses => topic [partitions]
+ *     partitions => partition_index error_code high_watermark last_stable_offset log_start_offset
+ *                   [aborted_transactions] preferred_read_replica records
+ * ```
+ * Version notes that matter:
+ * - v3+ (KIP-74): max_bytes for the whole response, and the first batch is returned even when it
+ *   is larger than the limits, so a consumer never gets stuck; below v3 there is no such rule.
+ *   max_bytes is also capped by fetch.max.bytes.
+ * - v4+ (KIP-98): isolation_level; read_committed (the librdkafka/kafkajs/platformatic default)
+ *   reads up to the last stable offset, which is the high watermark while no transaction is open.
+ *   last_stable_offset is returned, and aborted_transactions is an EMPTY array (not null).
+ * - v7+ (KIP-227): fetch sessions. We are sessionless: session id 0 with epoch -1 (a full fetch)
+ *   or 0 (asking for a session) is answered as a full fetch with session id 0, which every client
+ *   takes as "no session"; a non-zero session id gets FETCH_SESSION_ID_NOT_FOUND (70), session id
+ *   0 with a positive epoch INVALID_FETCH_SESSION_EPOCH (71).
+ * - v9+ (KIP-320): current_leader_epoch is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
+ * - v11 (KIP-392): preferred_read_replica is always -1 (no follower fetching).
+ * - Long poll (Kafka's DelayedFetch): the answer waits up to max_wait_ms until min_bytes are
+ *   available, unless a partition errored.
+ * - OFFSET_OUT_OF_RANGE (1) outside [log start, log end]: the client applies auto.offset.reset.
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import {
+  decodeFetchRequest,
+  encodeFetchResponse,
+  type FetchRequest,
+  type FetchResponseInit,
+  type FetchableTopicResponseInit,
+} from '../protocol/generated/fetch.js';
+import type { FetchPartitionRequest } from '../replication/replica-manager.js';
+import { defineApi } from './api-definition.js';
+
+/** KIP-227 epochs. */
+const INITIAL_SESSION_EPOCH = 0;
+const FINAL_SESSION_EPOCH = -1;
+
+export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
+  apiKey: ApiKey.Fetch,
+  name: 'Fetch',
+  minVersion: 0,
+  maxVersion: 11,
+  decode: decodeFetchRequest,
+  encode: encodeFetchResponse,
+  async handle(request, context) {
+    const { broker, apiVersion } = context;
+    if (apiVersion >= 7) {
+      if (request.sessionId !== 0) return sessionError(ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
+      if (request.sessionEpoch !== INITIAL_SESSION_EPOCH && request.sessionEpoch !== FINAL_SESSION_EPOCH) {
+        return sessionError(ErrorCode.INVALID_FETCH_SESSION_EPOCH);
+      }
+    }
+    const partitions: FetchPartitionRequest[] = [];
+    for (const topic of request.topics) {
+      for (const partition of topic.partitions) {
+        partitions.push({
+          topic: topic.topic,
+          partition: partition.partition,
+          fetchOffset: partition.fetchOffset,
+          partitionMaxBytes: partition.partitionMaxBytes,
+          currentLeaderEpoch: apiVersion >= 9 ? partition.currentLeaderEpoch : -1,
+        });
+      }
+    }
+    const results = await broker.replicaManager.fetchMessages({
+      maxWaitMs: request.maxWaitMs,
+      minBytes: request.minBytes,
+      maxBytes: Math.min(Math.max(0, request.maxBytes), broker.config.fetchMaxBytes),
+      isolationLevel: apiVersion >= 4 ? request.isolationLevel : 0,
+      minOneMessage: apiVersion >= 3,
+      partitions,
+    });
+    const responses: FetchableTopicResponseInit[] = [];
+    let current: FetchableTopicResponseInit | null = null;
+    for (const result of results) {
+      // Results come back in request order; consecutive partitions of one topic share an entry.
+      if (current === null || current.topic !== result.topic) {
+        current = { topic: result.topic, partitions: [] };
+        responses.push(current);
+      }
+      current.partitions.push({
+        partitionIndex: result.partition,
+        errorCode: result.errorCode,
+        highWatermark: result.highWatermark,
+        lastStableOffset: result.lastStableOffset,
+        logStartOffset: result.logStartOffset,
+        abortedTransactions: [],
+        preferredReadReplica: -1,
+        records: result.records,
+      });
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
+  },
+  errorResponse(version, errorCode) {
+    return version >= 7 ? sessionError(errorCode) : null;
+  },
+});
+
+function sessionError(errorCode: number): FetchResponseInit {
+  return { throttleTimeMs: 0, errorCode, sessionId: 0, responses: [] };
+}

@@ -1,0 +1,131 @@
+/**
+ * Metadata (api key 3), v0-8: brokers, controller, topics and their partition leaders.
+ *
+ * ```
+ * Metadata Request (Version: 0-3) => [topics]
+ * Metadata Request (Version: 4-7) => [topics] allow_auto_topic_creation
+ * Metadata Request (Version: 8)   => [topics] allow_auto_topic_creation
+ *                                    include_cluster_authorized_operations include_topic_authorized_operations
+ *   topics => name STRING
+ * Metadata Response (Version: 8) => throttle_time_ms [brokers] cluster_id controller_id [topics] cluster_authorized_operations
+ *   brokers => node_id host port rack
+ *   topics => error_code name is_internal [partitions] topic_authorized_operations
+ *     partitions => error_code partition_index leader_id leader_epoch [replica_nodes] [isr_nodes] [offline_replicas]
+ * ```
+ * Version notes that matter:
+ * - v0: an EMPTY topic array means all topics (kafka-python's probe). v1+: NULL means all topics
+ *   and an empty array means none (librdkafka's broker-only refresh, CLIENTS.md L6).
+ * - v1+: controller_id must be a listed, reachable broker (admin clients route to it): this node.
+ *   rack (v1+), is_internal (v1+), cluster_id (v2+), throttle_time_ms (v3+), offline_replicas
+ *   (v5+), leader_epoch (v7+), authorized operations (v8+, -2^31 when not asked for).
+ * - v4+ allow_auto_topic_creation: honoured (false from librdkafka consumer handles); below v4
+ *   auto-creation is implied (kafka-python's Metadata v1). Either way only when
+ *   auto.create.topics.enable is true. Auto-creation is never applied to "all topics" requests.
+ * - Brokers are answered with the advertised endpoint of the listener the request came in on.
+ * - Errors per topic: INVALID_TOPIC_EXCEPTION (17) for illegal names, UNKNOWN_TOPIC_OR_PARTITION
+ *   (3) for unknown topics not created, LEADER_NOT_AVAILABLE (5) while a topic has no leader yet.
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import {
+  decodeMetadataRequest,
+  encodeMetadataResponse,
+  type MetadataRequest,
+  type MetadataResponseInit,
+  type MetadataResponseTopicInit,
+} from '../protocol/generated/metadata.js';
+import { defineApi } from './api-definition.js';
+import type { BrokerServices } from './broker-services.js';
+import type { TopicState } from './cluster-metadata.js';
+import { autoCreateTopic, topicNameProblem } from './topic-names.js';
+
+/** Kafka's "authorized operations not requested" value. */
+export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+/** AclOperation codes (Kafka's AclOperation): READ 3 ... IDEMPOTENT_WRITE 12. */
+const op = (code: number): number => 1 << code;
+/** Everything a topic supports, as Kafka answers without an authorizer. */
+export const TOPIC_AUTHORIZED_OPERATIONS = op(3) | op(4) | op(5) | op(6) | op(7) | op(8) | op(10) | op(11);
+/** Everything the cluster resource supports, as Kafka answers without an authorizer. */
+export const CLUSTER_AUTHORIZED_OPERATIONS = op(5) | op(7) | op(8) | op(9) | op(10) | op(11) | op(12);
+
+export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
+  apiKey: ApiKey.Metadata,
+  name: 'Metadata',
+  minVersion: 0,
+  maxVersion: 8,
+  decode: decodeMetadataRequest,
+  encode: encodeMetadataResponse,
+  async handle(request, context) {
+    const { broker, apiVersion } = context;
+    const requested = request.topics;
+    const allTopics = requested === null || (apiVersion === 0 && requested.length === 0);
+    const topics: MetadataResponseTopicInit[] = [];
+    const topicOperations = apiVersion >= 8 && request.includeTopicAuthorizedOperations
+      ? TOPIC_AUTHORIZED_OPERATIONS
+      : AUTHORIZED_OPERATIONS_OMITTED;
+    if (allTopics) {
+      for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations));
+    } else {
+      const allowAutoCreation = apiVersion < 4 || request.allowAutoTopicCreation;
+      const seen = new Set<string>();
+      for (const { name } of requested) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        let topic = broker.metadata.topic(name);
+        if (topic === undefined) {
+          let errorCode: number = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          if (topicNameProblem(name) !== null) errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
+          else if (allowAutoCreation && broker.config.autoCreateTopicsEnable) {
+            const created = await autoCreateTopic(broker, name);
+            topic = broker.metadata.topic(name);
+            errorCode = created === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : created;
+          }
+          if (topic === undefined) {
+            topics.push({ errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: topicOperations });
+            continue;
+          }
+        }
+        topics.push(describeTopic(topic, topicOperations));
+      }
+    }
+    return {
+      throttleTimeMs: 0,
+      brokers: brokerList(broker, context.listenerName),
+      clusterId: broker.metadata.clusterId,
+      controllerId: broker.metadata.controllerId,
+      topics,
+      clusterAuthorizedOperations: apiVersion >= 8 && request.includeClusterAuthorizedOperations
+        ? CLUSTER_AUTHORIZED_OPERATIONS
+        : AUTHORIZED_OPERATIONS_OMITTED,
+    };
+  },
+});
+
+function brokerList(broker: BrokerServices, listenerName: string): MetadataResponseInit['brokers'] {
+  return broker.brokers(listenerName).map((endpoint) => ({
+    nodeId: endpoint.nodeId,
+    host: endpoint.host,
+    port: endpoint.port,
+    rack: endpoint.rack,
+  }));
+}
+
+function describeTopic(topic: TopicState, topicAuthorizedOperations: number): MetadataResponseTopicInit {
+  const leaderless = topic.partitions.length === 0 || topic.partitions.some((p) => p.leaderId < 0);
+  return {
+    errorCode: leaderless && topic.partitions.length === 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+    name: topic.name,
+    isInternal: topic.isInternal,
+    partitions: topic.partitions.map((p) => ({
+      errorCode: p.leaderId < 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+      partitionIndex: p.partition,
+      leaderId: p.leaderId,
+      leaderEpoch: p.leaderEpoch,
+      replicaNodes: [...p.replicas],
+      isrNodes: [...p.isr],
+      offlineReplicas: [],
+    })),
+    topicAuthorizedOperations,
+  };
+}

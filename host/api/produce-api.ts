@@ -1,0 +1,183 @@
+/**
+ * Produce (api key 0), v0-7: record batches into partition logs.
+ *
+ * ```
+ * Produce Request (Version: 0-2) => acks timeout_ms [topic_data]
+ * Produce Request (Version: 3-7) => transactional_id acks timeout_ms [topic_data]
+ *   topic_data => name [partition_data]
+ *     partition_data => index records
+ * Produce Response (Version: 0) => [responses]
+ * Produce Response (Version: 1)   => [responses] throttle_time_ms
+ * Produce Response (Version: 2-4) => ... adds log_append_time_ms
+ * Produce Response (Version: 5-7) => ... adds log_start_offset
+ *   responses => name [partition_responses]
+ *     partition_responses => index error_code base_offset log_append_time_ms log_start_offset
+ * ```
+ * Version notes that matter:
+ * - MinVersion must be advertised as 0: librdkafka 2.0.2 sends gzip/snappy/lz4 only if a Produce
+ *   version in [0, 0] is "supported" (CLIENTS.md L2). No client sends v0-2 to us: they carry
+ *   legacy message sets (magic 0/1), which are refused with UNSUPPORTED_FOR_MESSAGE_FORMAT (43)
+ *   and never stored (we store magic-2 batches only; kafkajs and @platformatic/kafka cannot mix).
+ * - v3+ (KIP-98): exactly one magic-2 batch per partition, else INVALID_RECORD (87), as Kafka.
+ *   transactional_id is present; transactional batches are refused with INVALID_TXN_STATE (48)
+ *   until transactions exist (they are not advertised).
+ * - v7 (KIP-110) allows zstd batches; the broker stores batches as received either way.
+ * - acks=0: no response at all, ever (kafka-python and Java match responses FIFO; an extra one
+ *   breaks them); the request is still fully processed, in order.
+ * - Per-partition errors: a bad CRC in one partition fails only that partition with
+ *   CORRUPT_MESSAGE (2); MESSAGE_TOO_LARGE (10) above max.message.bytes; idempotent retries are
+ *   acknowledged with the original offsets (the log's ProducerStateManager).
+ * - Unknown topics are auto-created (auto.create.topics.enable, num.partitions) before the append.
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
+import {
+  decodeProduceRequest,
+  encodeProduceResponse,
+  type PartitionProduceResponseInit,
+  type ProduceRequest,
+  type ProduceResponseInit,
+} from '../protocol/generated/produce.js';
+import { logRefusedRequest } from '../observability/logger.js';
+import type { ProducePartitionData } from '../replication/replica-manager.js';
+import { defineApi, type ApiRequestContext } from './api-definition.js';
+import { autoCreateTopic } from './topic-names.js';
+
+/** RecordBatch v2 layout offsets used for the per-partition checks (Kafka's DefaultRecordBatch). */
+const LENGTH_OFFSET = 8;
+const MAGIC_OFFSET = 16;
+const ATTRIBUTES_OFFSET = 21;
+const LOG_OVERHEAD = 12;
+const RECORD_BATCH_OVERHEAD = 61;
+const TRANSACTIONAL_FLAG = 0x10;
+
+interface Slot {
+  topic: string;
+  partition: number;
+  /** Set when the partition was refused before reaching the log. */
+  errorCode: number | null;
+  reason: string | null;
+  /** Index into the entries handed to the replica manager. */
+  entryIndex: number;
+}
+
+export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
+  apiKey: ApiKey.Produce,
+  name: 'Produce',
+  minVersion: 0,
+  maxVersion: 7,
+  decode: decodeProduceRequest,
+  encode: encodeProduceResponse,
+  async handle(request, context) {
+    const { broker, apiVersion } = context;
+    const slots: Slot[] = [];
+    const entries: ProducePartitionData[] = [];
+    for (const topicData of request.topicData) {
+      const topic = topicData.name;
+      let topicError: number = ErrorCode.NONE;
+      if (broker.metadata.topic(topic) === undefined) topicError = await autoCreateTopic(broker, topic);
+      for (const partitionData of topicData.partitionData) {
+        const slot: Slot = { topic, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1 };
+        slots.push(slot);
+        if (topicError !== ErrorCode.NONE) {
+          slot.errorCode = topicError === ErrorCode.INVALID_TOPIC_EXCEPTION ? topicError : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+          slot.reason = `topic ${topic} does not exist`;
+          continue;
+        }
+        const problem = checkRecords(partitionData.records, apiVersion);
+        if (problem !== null) {
+          slot.errorCode = problem.errorCode;
+          slot.reason = problem.reason;
+          continue;
+        }
+        slot.entryIndex = entries.length;
+        entries.push({ topic, partition: partitionData.index, records: partitionData.records });
+      }
+    }
+    const results = entries.length === 0
+      ? []
+      : await broker.replicaManager.appendRecords({ requiredAcks: request.acks, timeoutMs: request.timeoutMs, entries });
+
+    const byTopic = new Map<string, PartitionProduceResponseInit[]>();
+    for (const slot of slots) {
+      let partitionResponse: PartitionProduceResponseInit;
+      if (slot.errorCode !== null) {
+        partitionResponse = { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
+        logPartitionError(context, slot.topic, slot.partition, slot.errorCode, slot.reason);
+      } else {
+        const result = results[slot.entryIndex]!;
+        partitionResponse = {
+          index: slot.partition,
+          errorCode: result.errorCode,
+          baseOffset: result.baseOffset,
+          logAppendTimeMs: result.logAppendTimeMs,
+          logStartOffset: result.logStartOffset,
+        };
+        if (result.errorCode !== ErrorCode.NONE) {
+          logPartitionError(context, slot.topic, slot.partition, result.errorCode, result.errorMessage);
+        }
+      }
+      let list = byTopic.get(slot.topic);
+      if (list === undefined) {
+        list = [];
+        byTopic.set(slot.topic, list);
+      }
+      list.push(partitionResponse);
+    }
+    if (request.acks === 0) return null;
+    return {
+      responses: [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses })),
+      throttleTimeMs: 0,
+    };
+  },
+});
+
+/**
+ * The per-partition checks Kafka's ProduceRequest.validateRecords makes before the log sees the
+ * bytes: magic 2 only, exactly one batch for v3+, no transactional batches yet.
+ */
+function checkRecords(records: Uint8Array | null, apiVersion: number): { errorCode: number; reason: string } | null {
+  if (records === null || records.length === 0) {
+    return { errorCode: ErrorCode.CORRUPT_MESSAGE, reason: 'the partition carries no records' };
+  }
+  if (records.length <= MAGIC_OFFSET) return { errorCode: ErrorCode.CORRUPT_MESSAGE, reason: 'records shorter than a batch header' };
+  const magic = records[MAGIC_OFFSET]!;
+  if (magic !== 2) {
+    return {
+      errorCode: magic < 2 ? ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT : ErrorCode.CORRUPT_MESSAGE,
+      reason: magic < 2
+        ? `legacy message sets (magic ${magic}) are not supported: only RecordBatch v2 (magic 2, Produce v3+) is stored`
+        : `unknown record batch magic ${magic}`,
+    };
+  }
+  const view = Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+  let batches = 0;
+  let transactional = false;
+  for (let position = 0; position + LOG_OVERHEAD <= view.length;) {
+    const size = LOG_OVERHEAD + view.readInt32BE(position + LENGTH_OFFSET);
+    if (size < RECORD_BATCH_OVERHEAD || position + size > view.length) break; // the log reports CORRUPT_MESSAGE
+    if ((view.readInt16BE(position + ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) !== 0) transactional = true;
+    batches++;
+    position += size;
+  }
+  if (apiVersion >= 3 && batches > 1) {
+    return { errorCode: ErrorCode.INVALID_RECORD, reason: `Produce v${apiVersion} must carry exactly one record batch per partition, got ${batches}` };
+  }
+  if (transactional) {
+    return { errorCode: ErrorCode.INVALID_TXN_STATE, reason: 'transactional batches are not supported yet' };
+  }
+  return null;
+}
+
+function logPartitionError(context: ApiRequestContext, topic: string, partition: number, errorCode: number, reason: string | null): void {
+  logRefusedRequest(context.logger, {
+    peer: context.peer,
+    api: 'Produce',
+    apiKey: context.apiKey,
+    apiVersion: context.apiVersion,
+    correlationId: context.correlationId,
+    clientId: context.clientId,
+    errorCode,
+    error: errorName(errorCode) ?? String(errorCode),
+  }, `${topic}-${partition}: ${reason ?? errorName(errorCode) ?? errorCode}`);
+}

@@ -1,0 +1,172 @@
+/**
+ * Kafka's KafkaApis.handle front door: turns one request frame (header + body, no size prefix)
+ * into one response frame (or none), using the {@link ApiRegistry}.
+ *
+ * Refusals, as Kafka answers them (each logged once as `request.refused` with the peer):
+ * - a header that cannot be read (fewer than 8 bytes, a malformed client id): close the connection;
+ * - an api key with no handler: close (Kafka cannot know the response layout either);
+ * - ApiVersions at a version above ours: UNSUPPORTED_VERSION (35) with a v0-shaped body listing
+ *   every range we handle and a v0 response header, without reading the body (KIP-511), so each
+ *   client can fall back (CLIENTS.md 3.1);
+ * - another api at a version we do not handle: close (Kafka's parseRequest throws and the
+ *   processor disconnects; no client sends a version it was not offered);
+ * - a body that does not decode (truncated, malformed lengths or varints): INVALID_REQUEST (42)
+ *   in the API's error response where it has a top-level error field, else close;
+ * - a handler that throws (a bug): UNKNOWN_SERVER_ERROR (-1) the same way, logged at error.
+ * Trailing bytes after a well-formed body are ignored, as Kafka does.
+ */
+import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
+import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
+import { ApiKey, apiKeyName } from '../protocol/generated/api-keys.js';
+import { encodeApiVersionsResponse } from '../protocol/generated/api-versions.js';
+import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
+import { encodeResponseHeader, requestHeaderVersion } from '../protocol/headers.js';
+import { Reader } from '../protocol/reader.js';
+import { Writer } from '../protocol/writer.js';
+import type { AnyApiDefinition, ApiRequestContext } from './api-definition.js';
+import type { ApiRegistry } from './api-registry.js';
+import type { BrokerServices } from './broker-services.js';
+
+/** Bytes of api_key + api_version + correlation_id at the start of every request header. */
+const FIXED_HEADER_BYTES = 8;
+
+export interface RequestDispatcherOptions {
+  registry: ApiRegistry;
+  broker: BrokerServices;
+  logger: Logger;
+}
+
+export class RequestDispatcher {
+  private readonly registry: ApiRegistry;
+  private readonly broker: BrokerServices;
+  private readonly logger: Logger;
+
+  constructor(options: RequestDispatcherOptions) {
+    this.registry = options.registry;
+    this.broker = options.broker;
+    this.logger = options.logger;
+  }
+
+  /** The SocketServer's RequestHandler. */
+  readonly handle = (frame: Buffer, connection: ConnectionContext): ResponseBytes | null | Promise<ResponseBytes | null> => {
+    const startedMs = performance.now();
+    if (frame.length < FIXED_HEADER_BYTES) {
+      this.refuse(connection, { peer: connection.peer }, `request header truncated (${frame.length} bytes)`);
+      return null;
+    }
+    const apiKey = frame.readInt16BE(0);
+    const apiVersion = frame.readInt16BE(2);
+    const correlationId = frame.readInt32BE(4);
+    const definition = this.registry.get(apiKey);
+    const api = definition?.name ?? apiKeyName(apiKey) ?? `unknown(${apiKey})`;
+    const baseFields = { peer: connection.peer, api, apiKey, apiVersion, correlationId };
+
+    if (definition === undefined) {
+      this.refuse(connection, baseFields, `api key ${apiKey} is not supported`);
+      return null;
+    }
+    if (apiVersion < definition.minVersion || apiVersion > definition.maxVersion) {
+      if (apiKey === ApiKey.ApiVersions) {
+        logRefusedRequest(this.logger, { ...baseFields, errorCode: ErrorCode.UNSUPPORTED_VERSION, error: 'UNSUPPORTED_VERSION' },
+          `ApiVersions v${apiVersion} is not supported (${definition.minVersion}-${definition.maxVersion}); answering with the v0 body`);
+        return this.apiVersionsFallback(correlationId, ErrorCode.UNSUPPORTED_VERSION);
+      }
+      this.refuse(connection, baseFields, `${api} v${apiVersion} is not supported (${definition.minVersion}-${definition.maxVersion})`);
+      return null;
+    }
+
+    const reader = new Reader(frame);
+    reader.offset = FIXED_HEADER_BYTES;
+    let clientId: string | null = null;
+    if (requestHeaderVersion(apiKey, apiVersion) >= 1) clientId = reader.nullableString();
+    if (requestHeaderVersion(apiKey, apiVersion) >= 2) reader.skipTaggedFields();
+    if (reader.error !== null) {
+      if (apiKey === ApiKey.ApiVersions) return this.apiVersionsFallback(correlationId, ErrorCode.INVALID_REQUEST);
+      this.refuse(connection, baseFields, `request header malformed: ${reader.error}`);
+      return null;
+    }
+    const fields = { ...baseFields, clientId };
+    const request: unknown = definition.decode(reader, apiVersion);
+    if (reader.error !== null) {
+      return this.answerError(connection, definition, fields, ErrorCode.INVALID_REQUEST, `body does not decode: ${reader.error}`);
+    }
+
+    const context: ApiRequestContext = {
+      apiKey,
+      apiVersion,
+      correlationId,
+      clientId,
+      peer: connection.peer,
+      listenerName: connection.listenerName,
+      broker: this.broker,
+      logger: this.logger,
+    };
+    const finish = (response: unknown): ResponseBytes | null => {
+      if (response === null) {
+        traceRequest(this.logger, { ...fields, durationMs: performance.now() - startedMs });
+        return null;
+      }
+      const bytes = this.encode(definition, apiVersion, correlationId, response);
+      traceRequest(this.logger, { ...fields, durationMs: performance.now() - startedMs });
+      return bytes;
+    };
+    const failed = (error: unknown): ResponseBytes | null => {
+      this.logger.error({ event: 'request.failed', ...fields, err: error }, `${api} handler failed (bug)`);
+      return this.answerError(connection, definition, fields, ErrorCode.UNKNOWN_SERVER_ERROR, 'handler failed');
+    };
+    let result: unknown;
+    try {
+      result = definition.handle(request, context);
+    } catch (error) {
+      return failed(error);
+    }
+    if (result instanceof Promise) return result.then(finish, failed);
+    return finish(result);
+  };
+
+  private encode(definition: AnyApiDefinition, apiVersion: number, correlationId: number, response: unknown): Buffer {
+    const w = new Writer(256);
+    encodeResponseHeader(w, definition.apiKey, apiVersion, correlationId);
+    definition.encode(w, apiVersion, response);
+    return w.toBuffer();
+  }
+
+  /** The API's error response when it has one, else a closed connection; logged either way. */
+  private answerError(
+    connection: ConnectionContext,
+    definition: AnyApiDefinition,
+    fields: { peer: string; api: string; apiKey: number; apiVersion: number; correlationId: number; clientId: string | null },
+    errorCode: number,
+    reason: string,
+  ): ResponseBytes | null {
+    if (definition.apiKey === ApiKey.ApiVersions) {
+      logRefusedRequest(this.logger, { ...fields, errorCode, error: errorName(errorCode) ?? String(errorCode) }, reason);
+      return this.apiVersionsFallback(fields.correlationId, errorCode);
+    }
+    const response: unknown = definition.errorResponse?.(fields.apiVersion, errorCode) ?? null;
+    if (response === null) {
+      this.refuse(connection, fields, `${reason}; ${definition.name} v${fields.apiVersion} has no top-level error to answer with`);
+      return null;
+    }
+    logRefusedRequest(this.logger, { ...fields, errorCode, error: errorName(errorCode) ?? String(errorCode) }, reason);
+    return this.encode(definition, fields.apiVersion, fields.correlationId, response);
+  }
+
+  /**
+   * An ApiVersions v0 response (header v0, body: error code + every range we handle), used for
+   * versions we do not know and for requests we cannot read (KIP-511; librdkafka retries v0 on
+   * INVALID_REQUEST, the others on UNSUPPORTED_VERSION).
+   */
+  private apiVersionsFallback(correlationId: number, errorCode: number): Buffer {
+    const w = new Writer(512);
+    encodeResponseHeader(w, ApiKey.ApiVersions, 0, correlationId);
+    encodeApiVersionsResponse(w, 0, { errorCode, apiKeys: this.registry.apiVersions() });
+    return w.toBuffer();
+  }
+
+  /** Logs a refused request and closes its connection (Kafka's answer when no response is defined). */
+  private refuse(connection: ConnectionContext, fields: { peer: string; api?: string }, reason: string): void {
+    logRefusedRequest(this.logger, fields, `${reason}; closing the connection`);
+    connection.close(reason);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Topic name rules and auto-creation shared by the Metadata, Produce and CreateTopics handlers.
+ */
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import type { BrokerServices } from './broker-services.js';
+
+/** Kafka's Topic.MAX_NAME_LENGTH. */
+export const MAX_TOPIC_NAME_LENGTH = 249;
+const LEGAL_TOPIC_CHARS = /^[a-zA-Z0-9._-]+$/;
+
+/** Kafka's internal topics (Topic.isInternal). */
+export const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set([OFFSETS_TOPIC_NAME, '__transaction_state']);
+
+/**
+ * Why `name` is not a legal topic name (Kafka's Topic.validate), or null when it is:
+ * non-empty, not `.` or `..`, at most 249 characters of `[a-zA-Z0-9._-]`.
+ */
+export function topicNameProblem(name: string): string | null {
+  if (name.length === 0) return 'Topic name is illegal, it can\'t be empty';
+  if (name === '.' || name === '..') return 'Topic name cannot be "." or ".."';
+  if (name.length > MAX_TOPIC_NAME_LENGTH) {
+    return `Topic name is illegal, it can't be longer than ${MAX_TOPIC_NAME_LENGTH} characters, topic name: ${name}`;
+  }
+  if (!LEGAL_TOPIC_CHARS.test(name)) {
+    return `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
+  }
+  return null;
+}
+
+/**
+ * Creates `name` with the broker defaults (`num.partitions`, `default.replication.factor`) as
+ * Kafka's auto-creation does; `__consumer_offsets` goes through the coordinator's own creation.
+ * Resolves with 0 when the topic exists afterwards (created here or concurrently), else a Kafka
+ * error code: INVALID_TOPIC_EXCEPTION (17) for an illegal name, UNKNOWN_TOPIC_OR_PARTITION (3)
+ * when auto.create.topics.enable is false, or what the controller answered.
+ */
+export async function autoCreateTopic(broker: BrokerServices, name: string): Promise<number> {
+  if (broker.metadata.topic(name) !== undefined) return ErrorCode.NONE;
+  if (topicNameProblem(name) !== null) return ErrorCode.INVALID_TOPIC_EXCEPTION;
+  if (name === OFFSETS_TOPIC_NAME) return broker.ensureOffsetsTopic();
+  if (!broker.config.autoCreateTopicsEnable) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  const result = await broker.metadata.createTopic(
+    { name, numPartitions: broker.config.numPartitions, replicationFactor: broker.config.defaultReplicationFactor, configs: {} },
+    false,
+  );
+  if (result.errorCode === ErrorCode.NONE || result.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS) return ErrorCode.NONE;
+  return result.errorCode;
+}

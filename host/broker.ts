@@ -1,0 +1,325 @@
+/**
+ * The broker's composition root and lifecycle: `startBroker` builds every part in dependency
+ * order, binds the listeners and returns a handle whose `stop()` shuts everything down cleanly.
+ *
+ * Start-up order (each step logs one line):
+ *   config → logger → cluster metadata (topics, configs, producer ids; replayed from disk)
+ *   → LogManager.open (loads and, after an unclean stop, recovers every log)
+ *   → one leader Partition per topic partition in the metadata (logs created where missing)
+ *   → GroupCoordinator loading `__consumer_offsets` → API registry and dispatcher
+ *   → one SocketServer per client listener (port 0 binds a free port) → periodic housekeeping.
+ * Stop: stop accepting and reading, answer waiting long polls at once, let in-flight requests
+ * finish, stop the coordinator's timers, then flush every log and write the checkpoints and the
+ * clean-shutdown marker (LogManager.shutdown).
+ *
+ * Two call shapes are accepted:
+ * - the CLI's `startBroker({ config: BrokerConfig, logger })` (host/cli/broker-command.ts);
+ * - the library's `startBroker({ logDirs, listeners, overrides })` (issue 3): Kafka config names
+ *   in `overrides`, listeners default to `PLAINTEXT://127.0.0.1:0`, logs at `warn` unless
+ *   `log.level` is given.
+ */
+import { hostname } from 'node:os';
+import type { BrokerConfig, Listener } from './config/broker-config.js';
+import { loadBrokerConfig, resolveAdvertisedListeners } from './config/broker-config.js';
+import { brokerLogConfigDefaults, toLogConfig, topicOverridesToLogConfig } from './config/topic-config.js';
+import { GroupCoordinator } from './coordinator/group-coordinator.js';
+import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
+import { SystemScheduler } from './coordinator/scheduler.js';
+import { LogManager } from './log/log-manager.js';
+import type { UnifiedLog } from './log/unified-log.js';
+import { SocketServer } from './network/socket-server.js';
+import { componentLogger, createLogger, LogEvent, type Logger } from './observability/logger.js';
+import { ErrorCode } from './protocol/generated/error-codes.js';
+import { ReplicaManager } from './replication/replica-manager.js';
+import { createApiRegistry } from './api/api-handlers.js';
+import type { BrokerEndpoint, BrokerServices } from './api/broker-services.js';
+import type { ClusterMetadata, TopicChange, TopicState } from './api/cluster-metadata.js';
+import { LocalClusterMetadata } from './api/local-cluster-metadata.js';
+import { LogOffsetsTopic } from './api/log-offsets-topic.js';
+import { RequestDispatcher } from './api/request-dispatcher.js';
+
+/** The library call shape (issue 3). */
+export interface StartBrokerLibraryOptions {
+  /** Data directories (`log.dirs`); created when missing. */
+  logDirs: string | readonly string[];
+  /** Kafka listeners `NAME://host:port`; default `PLAINTEXT://127.0.0.1:0` (a free port). */
+  listeners?: string | readonly string[];
+  /** Any broker config by its Kafka name, e.g. `{ 'num.partitions': 3 }`. */
+  overrides?: Readonly<Record<string, string | number | boolean>>;
+  /** A pino logger; default: JSON lines on stdout at `log.level` (default `warn` here). */
+  logger?: Logger;
+}
+
+/** The CLI call shape (host/cli/broker-command.ts). */
+export interface StartBrokerConfigOptions {
+  config: BrokerConfig;
+  logger?: Logger;
+}
+
+export type StartBrokerOptions = StartBrokerLibraryOptions | StartBrokerConfigOptions;
+
+/** A bound listener as clients reach it (advertised host, real port). */
+export interface BoundListener {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A running broker. */
+export interface RunningBroker {
+  /** Every client listener, bound (port 0 in the config is the real port here). */
+  readonly listeners: readonly BoundListener[];
+  /** Host of the first listener, as advertised to clients. */
+  readonly host: string;
+  /** Port of the first listener. */
+  readonly port: number;
+  /** `host:port` of the first listener, for `bootstrap.servers`. */
+  readonly bootstrap: string;
+  readonly nodeId: number;
+  readonly clusterId: string;
+  readonly config: BrokerConfig;
+  /** Stops accepting, finishes in-flight requests, flushes, writes clean-shutdown checkpoints. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Housekeeping period bounds, ms. */
+const MAX_TICK_INTERVAL_MS = 5_000;
+const MIN_TICK_INTERVAL_MS = 100;
+
+function isConfigShape(options: StartBrokerOptions): options is StartBrokerConfigOptions {
+  return (options as StartBrokerConfigOptions).config !== undefined;
+}
+
+function toList(value: string | readonly string[]): string {
+  return typeof value === 'string' ? value : value.join(',');
+}
+
+/** The configuration a library call describes. @throws ConfigError for bad values */
+export function libraryBrokerConfig(options: StartBrokerLibraryOptions): BrokerConfig {
+  const overrides: Record<string, string> = { 'log.level': 'warn', 'http.listeners': '' };
+  for (const [key, value] of Object.entries(options.overrides ?? {})) overrides[key] = String(value);
+  overrides['log.dirs'] = toList(options.logDirs);
+  overrides['listeners'] = options.listeners === undefined ? 'PLAINTEXT://127.0.0.1:0' : toList(options.listeners);
+  return loadBrokerConfig({ overrides });
+}
+
+/**
+ * Starts a broker in this process.
+ * @throws ConfigError for a bad configuration, and the listener's error (EADDRINUSE, ...) when a
+ *   port cannot be bound (everything started so far is stopped first)
+ */
+export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
+  const config = isConfigShape(options) ? options.config : libraryBrokerConfig(options);
+  const rootLogger = options.logger ?? createLogger({ level: config.logLevel });
+  const logger = componentLogger(rootLogger, 'broker');
+  logger.info({ event: LogEvent.BrokerStarting, nodeId: config.nodeId, logDirs: config.logDirs }, 'broker starting');
+
+  const metadata = new LocalClusterMetadata({ dir: config.logDirs[0]!, nodeId: config.nodeId });
+  const logManager = LogManager.open({
+    logDirs: [...config.logDirs],
+    defaults: brokerLogConfigDefaults(config),
+    topicConfigs: (topic) => topicOverridesToLogConfig(metadata.topic(topic)?.configs ?? new Map()),
+  });
+  const replicaManager = new ReplicaManager({ localBrokerId: config.nodeId, logger: componentLogger(rootLogger, 'replica-manager') });
+  const scheduler = new SystemScheduler();
+
+  let offsetsTopicCreation: Promise<number> | null = null;
+  const ensureOffsetsTopic = (): Promise<number> => {
+    if (metadata.topic(OFFSETS_TOPIC_NAME) !== undefined) return Promise.resolve(ErrorCode.NONE);
+    offsetsTopicCreation ??= metadata.createTopic({
+      name: OFFSETS_TOPIC_NAME,
+      numPartitions: config.offsetsTopicNumPartitions,
+      replicationFactor: 1,
+      configs: { 'cleanup.policy': 'compact', 'segment.bytes': String(config.offsetsTopicSegmentBytes) },
+    }, false).then((result) => {
+      offsetsTopicCreation = null;
+      return result.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS ? ErrorCode.NONE : result.errorCode;
+    });
+    return offsetsTopicCreation;
+  };
+
+  const groupCoordinator = new GroupCoordinator({
+    offsetsTopic: new LogOffsetsTopic({
+      replicaManager,
+      log: (partition) => logManager.getLog(OFFSETS_TOPIC_NAME, partition),
+      ensureTopic: ensureOffsetsTopic,
+      logger: componentLogger(rootLogger, 'group-coordinator'),
+    }),
+    scheduler,
+    config: {
+      groupMinSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+      groupMaxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+      groupInitialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+      groupMaxSize: config.groupMaxSize,
+      offsetsTopicNumPartitions: config.offsetsTopicNumPartitions,
+      offsetsRetentionMinutes: config.offsetsRetentionMinutes,
+      offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs,
+      offsetMetadataMaxBytes: config.offsetMetadataMaxBytes,
+    },
+    logger: componentLogger(rootLogger, 'group-coordinator'),
+    partitionExists: (topic, partition) => replicaManager.getPartition(topic, partition) !== undefined,
+  });
+
+  const topicLogger = componentLogger(rootLogger, 'topics');
+  const applyTopic = (topic: TopicState): void => {
+    const logConfig = toLogConfig(topic.configs, config);
+    for (const partition of topic.partitions) {
+      if (partition.leaderId !== config.nodeId) continue;
+      const log = logManager.getOrCreateLog(topic.name, partition.partition, logConfig);
+      log.updateConfig(logConfig);
+      replicaManager.becomeLeader({
+        topic: topic.name,
+        partition: partition.partition,
+        log,
+        leaderEpoch: partition.leaderEpoch,
+        replicas: partition.replicas,
+      });
+    }
+  };
+  const onTopicChange = (change: TopicChange): void => {
+    if (change.after !== null) {
+      applyTopic(change.after);
+      if (change.before === null) {
+        topicLogger.info({ event: 'topic.created', topic: change.name, partitions: change.after.partitions.length }, `topic ${change.name} created`);
+      } else if (change.after.partitions.length > change.before.partitions.length) {
+        topicLogger.info({ event: 'topic.partitions_added', topic: change.name, partitions: change.after.partitions.length },
+          `topic ${change.name} now has ${change.after.partitions.length} partitions`);
+        groupCoordinator.onTopicPartitionsChanged([change.name]);
+      }
+      return;
+    }
+    if (change.before !== null) {
+      for (const partition of change.before.partitions) {
+        replicaManager.removePartition(change.name, partition.partition);
+        logManager.deleteLog(change.name, partition.partition);
+      }
+      groupCoordinator.onTopicsDeleted([change.name]);
+      topicLogger.info({ event: 'topic.deleted', topic: change.name }, `topic ${change.name} deleted`);
+    }
+  };
+
+  // Logs found on disk whose topic the metadata does not know (e.g. a crash between a metadata
+  // write and the matching log change) are adopted rather than silently deleted.
+  await adoptOrphanLogs(metadata, logManager.allLogs(), config, topicLogger);
+  for (const topic of metadata.topics()) applyTopic(topic);
+  metadata.onChange = onTopicChange;
+
+  groupCoordinator.startup();
+  groupCoordinator.loadAllPartitions();
+
+  let advertised: Listener[] = [];
+  const services: BrokerServices = {
+    config,
+    nodeId: config.nodeId,
+    metadata,
+    replicaManager,
+    groupCoordinator,
+    log: (topic, partition) => logManager.getLog(topic, partition),
+    brokers: (listenerName) => {
+      const listener = advertised.find((candidate) => candidate.name === listenerName) ?? advertised[0];
+      if (listener === undefined) return [];
+      const endpoint: BrokerEndpoint = { nodeId: config.nodeId, host: listener.host, port: listener.port, rack: config.brokerRack };
+      return [endpoint];
+    },
+    ensureOffsetsTopic,
+    nowMs: () => Date.now(),
+  };
+  const dispatcher = new RequestDispatcher({
+    registry: createApiRegistry(),
+    broker: services,
+    logger: componentLogger(rootLogger, 'api'),
+  });
+
+  const clientListeners = config.listeners.filter((listener) => !config.controllerListenerNames.includes(listener.name));
+  const servers: SocketServer[] = [];
+  const bound: Listener[] = [];
+  const closeEverything = async (): Promise<void> => {
+    replicaManager.shutdown();
+    await Promise.all(servers.map((server) => server.stop()));
+    groupCoordinator.shutdown();
+    logManager.shutdown();
+  };
+  try {
+    for (const listener of clientListeners) {
+      const server = new SocketServer({
+        host: listener.host === '' ? '0.0.0.0' : listener.host,
+        port: listener.port,
+        listenerName: listener.name,
+        handler: dispatcher.handle,
+        socketRequestMaxBytes: config.socketRequestMaxBytes,
+        connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
+        maxConnections: Math.max(1, config.maxConnections),
+        logger: componentLogger(rootLogger, 'socket-server'),
+      });
+      servers.push(server);
+      const address = await server.start();
+      bound.push({ name: listener.name, host: listener.host, port: address.port });
+    }
+  } catch (error) {
+    logger.error({ event: LogEvent.BrokerFailed, err: error }, 'a listener failed to bind; stopping');
+    await closeEverything();
+    throw error;
+  }
+  advertised = resolveAdvertisedListeners(config.advertisedListeners, bound, hostname());
+
+  const tickIntervalMs = Math.max(MIN_TICK_INTERVAL_MS, Math.min(MAX_TICK_INTERVAL_MS, config.logRetentionCheckIntervalMs));
+  const tick = setInterval(() => {
+    try {
+      logManager.tick(Date.now());
+    } catch (error) {
+      logger.error({ event: 'housekeeping.failed', err: error }, 'log housekeeping failed (bug)');
+    }
+  }, tickIntervalMs);
+  tick.unref();
+
+  const listeners: BoundListener[] = bound.map((listener) => {
+    const published = advertised.find((candidate) => candidate.name === listener.name);
+    return { name: listener.name, host: published?.host ?? listener.host, port: listener.port };
+  });
+  const first = listeners[0]!;
+  logger.info(
+    { event: LogEvent.BrokerStarted, nodeId: config.nodeId, clusterId: metadata.clusterId, listeners },
+    `broker ${config.nodeId} started on ${listeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ')}`,
+  );
+
+  let stopping: Promise<void> | null = null;
+  return {
+    listeners,
+    host: first.host,
+    port: first.port,
+    bootstrap: `${first.host.includes(':') ? `[${first.host}]` : first.host}:${first.port}`,
+    nodeId: config.nodeId,
+    clusterId: metadata.clusterId,
+    config,
+    stop(): Promise<void> {
+      stopping ??= (async () => {
+        logger.info({ event: LogEvent.BrokerStopping }, 'broker stopping');
+        clearInterval(tick);
+        await closeEverything();
+        logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function adoptOrphanLogs(
+  metadata: ClusterMetadata,
+  logs: readonly UnifiedLog[],
+  config: BrokerConfig,
+  logger: Logger,
+): Promise<void> {
+  const partitionCounts = new Map<string, number>();
+  for (const log of logs) {
+    if (metadata.topic(log.topic) !== undefined) continue;
+    partitionCounts.set(log.topic, Math.max(partitionCounts.get(log.topic) ?? 0, log.partition + 1));
+  }
+  for (const [name, numPartitions] of partitionCounts) {
+    logger.warn({ event: 'topic.adopted', topic: name, partitions: numPartitions },
+      `logs of topic ${name} exist without metadata; adopting them as a topic with ${numPartitions} partitions`);
+    const configs: Record<string, string> = name === OFFSETS_TOPIC_NAME
+      ? { 'cleanup.policy': 'compact', 'segment.bytes': String(config.offsetsTopicSegmentBytes) }
+      : {};
+    await metadata.createTopic({ name, numPartitions, replicationFactor: 1, configs }, false);
+  }
+}
