@@ -17,7 +17,7 @@ export const MEMORY_BYTES: usize = <usize>MEMORY_PAGES << 16;
 
 /** Everything the compiler places statically (data segments) must end below CRC_TABLES_PTR. */
 export const CRC_TABLES_PTR: usize = 512 << 10;
-export const CRC_TABLES_BYTES: usize = 16 << 10;
+export const CRC_TABLES_BYTES: usize = 20 << 10; // 16 KiB slicing tables + powers of x
 /** Start of the regions handed to the host; arguments below it are rejected. */
 export const STATIC_LIMIT: usize = 1 << 20;
 

@@ -78,6 +78,16 @@ describe('prepareAppend', () => {
     expect(prepared.offsetOfMaxTimestamp).toBe(0);
   });
 
+  it('updates the CRC exactly for a large batch (the CRC is patched, not recomputed)', () => {
+    const blob = encodeTestBatch({ records: [{ value: Buffer.alloc(300_000, 3) }, { value: Buffer.alloc(5, 1), timestampDelta: 77 }] });
+    for (const logAppendTimeMs of [1_800_000_000_000, -1, 0, 2 ** 52]) {
+      const prepared = core.prepareAppend(blob, 3, 1, logAppendTimeMs);
+      expect(testBatchCrcValid(prepared.bytes)).toBe(true);
+    }
+    const lying = encodeTestBatch({ records: [{ value: Buffer.alloc(300_000, 3) }], maxTimestamp: -(2 ** 50) });
+    expect(testBatchCrcValid(core.prepareAppend(lying, 0, 0, -1).bytes)).toBe(true);
+  });
+
   it('for CreateTime corrects a wrong maxTimestamp and a client-set LogAppendTime bit, as Kafka does', () => {
     const blob = encodeTestBatch({ records: records(3, [0, 9, 4]), maxTimestamp: 5, logAppendTime: true });
     const prepared = core.prepareAppend(blob, 0, 0, -1);
