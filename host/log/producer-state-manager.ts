@@ -63,6 +63,7 @@ const INT32_MAX = 0x7fffffff;
 const BATCH_HEADER_BYTES = 61;
 const LOG_OVERHEAD_BYTES = 12;
 const BATCH_LENGTH_AT = 8;
+const MAGIC_AT = 16;
 /** Bytes read per step when replaying the log tail. */
 const REPLAY_READ_BYTES = 1 << 20;
 
@@ -215,21 +216,14 @@ export class ProducerStateManager {
     let offset = this.load(logStartOffset, logEndOffset);
     let replayed = 0;
     while (offset < logEndOffset) {
-      const bytes = readBatches(offset, REPLAY_READ_BYTES);
-      let position = 0;
       let progressed = false;
-      while (position + BATCH_HEADER_BYTES <= bytes.length) {
-        const size = LOG_OVERHEAD_BYTES + readInt32(bytes, position + BATCH_LENGTH_AT);
-        if (size < BATCH_HEADER_BYTES || position + size > bytes.length) break;
-        const batch = readProducerBatchInfo(bytes, position);
+      for (const batch of readProducerBatches(readBatches(offset, REPLAY_READ_BYTES)).batches) {
         if (batch.baseOffset >= logEndOffset) break;
-        if (batch.baseOffset + batch.lastOffsetDelta >= offset) {
-          this.replayBatch(batch);
-          replayed++;
-          offset = batch.baseOffset + batch.lastOffsetDelta + 1;
-          progressed = true;
-        }
-        position += size;
+        if (batch.baseOffset + batch.lastOffsetDelta < offset) continue;
+        this.replayBatch(batch);
+        replayed++;
+        offset = batch.baseOffset + batch.lastOffsetDelta + 1;
+        progressed = true;
       }
       if (!progressed) break;
     }
@@ -442,6 +436,27 @@ export function readProducerBatchInfo(bytes: Uint8Array, position: number): Prod
     isTransactional: (attributes & 0x10) !== 0,
     isControl: (attributes & 0x20) !== 0,
   };
+}
+
+/**
+ * Walks a blob of RecordBatch v2 batches (a Produce request's records, or stored batches) and
+ * reads each one's producer fields with {@link readProducerBatchInfo}. Stops at the first batch
+ * that is not whole, shorter than a header, or not magic 2: `complete` is false then. No CRC
+ * check: this only peeks at headers.
+ */
+export function readProducerBatches(bytes: Uint8Array): { batches: ProducerBatchInfo[]; complete: boolean } {
+  const batches: ProducerBatchInfo[] = [];
+  let position = 0;
+  while (position < bytes.length) {
+    if (position + BATCH_HEADER_BYTES > bytes.length) return { batches, complete: false };
+    const size = LOG_OVERHEAD_BYTES + readInt32(bytes, position + BATCH_LENGTH_AT);
+    if (size < BATCH_HEADER_BYTES || position + size > bytes.length || bytes[position + MAGIC_AT] !== 2) {
+      return { batches, complete: false };
+    }
+    batches.push(readProducerBatchInfo(bytes, position));
+    position += size;
+  }
+  return { batches, complete: true };
 }
 
 function readInt32(bytes: Uint8Array, position: number): number {

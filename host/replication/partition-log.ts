@@ -39,6 +39,8 @@ export interface LogReadResult {
 /** The log configs replication reads (LogConfig names). */
 export interface PartitionLogConfig {
   minInsyncReplicas: number;
+  /** message.timestamp.type; absent means CreateTime. */
+  messageTimestampType?: 'CreateTime' | 'LogAppendTime';
 }
 
 export interface PartitionLog {
@@ -50,6 +52,8 @@ export interface PartitionLog {
   /** Optional: first offset of an open transaction bounds the LSO; absent means LSO = HW. */
   readonly lastStableOffset?: number;
   readonly config: PartitionLogConfig;
+  /** Optional: lets the partition notice segment rolls (producer-state snapshots are taken there). */
+  readonly activeSegment?: { readonly baseOffset: number };
   appendAsLeader(records: Uint8Array, leaderEpoch: number): LogAppendResult;
   read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): LogReadResult;
   updateHighWatermark(offset: number): void;

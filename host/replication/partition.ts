@@ -10,6 +10,7 @@
  * State: leader (epoch e) → leader (epoch e+1) on `makeLeader` with a higher epoch. Follower and
  * ISR-change transitions arrive with replication.
  */
+import { readProducerBatches, type ProducerBatchInfo, type ProducerStateManager } from '../log/producer-state-manager.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LogAppendResult, PartitionLog } from './partition-log.js';
 
@@ -49,6 +50,17 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
   leaderEpoch: number;
   /** Assigned replicas (broker ids), leader first. Default [localBrokerId]. */
   replicas?: readonly number[];
+  /**
+   * Idempotent-producer state for this partition, when the log does not keep its own (Kafka
+   * keeps it inside UnifiedLog). Given one, the partition recovers it from its snapshots and the
+   * log tail now, checks every append against it (duplicates → original offsets, nothing
+   * written; 45/47/59 refused), snapshots it at segment rolls and at `onCleanShutdown()`, and
+   * trims it on DeleteRecords. Never pass one for a log that deduplicates itself: both would
+   * write the same `.snapshot` files.
+   */
+  producerState?: ProducerStateManager;
+  /** Where a failed producer-state snapshot is reported (the append itself still succeeds). */
+  logger?: { error(fields: object, message: string): void };
 }
 
 /**
@@ -63,6 +75,9 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private leaderEpochValue: number;
   private replicasValue: readonly number[];
   private readonly inSyncReplicaIds: Set<number>;
+  private readonly producerState: ProducerStateManager | null;
+  private lastActiveSegmentBaseOffset: number;
+  private readonly logger: { error(fields: object, message: string): void } | undefined;
 
   constructor(options: PartitionOptions<L>) {
     assert(options.log.topic === options.topic && options.log.partition === options.partition, 'log matches partition');
@@ -74,6 +89,14 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.leaderEpochValue = options.leaderEpoch;
     this.replicasValue = options.replicas ?? [options.localBrokerId];
     this.inSyncReplicaIds = new Set([options.localBrokerId]);
+    this.producerState = options.producerState ?? null;
+    this.logger = options.logger;
+    this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
+    if (this.producerState !== null) {
+      const log = this.log;
+      this.producerState.recover(log.logStartOffset, log.logEndOffset, (fetchOffset, maxBytes) =>
+        log.read(fetchOffset, maxBytes, log.logEndOffset, true).records);
+    }
     this.maybeIncrementLeaderHighWatermark();
   }
 
@@ -139,10 +162,28 @@ export class Partition<L extends PartitionLog = PartitionLog> {
         `the ISR of ${this.key} has ${this.inSyncReplicaIds.size} replica(s), below min.insync.replicas=${minInsyncReplicas}`,
       );
     }
+    const producerBatches = this.producerState === null ? null : readProducerBatches(records);
+    if (this.producerState !== null && producerBatches !== null && producerBatches.complete) {
+      const check = this.producerState.checkAndPrepare(producerBatches.batches);
+      if (check.errorCode !== ErrorCode.NONE) return appendError(check.errorCode, check.errorMessage ?? null);
+      if (check.duplicateOf !== undefined) {
+        const logAppendTime = this.log.config.messageTimestampType === 'LogAppendTime';
+        return {
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+          baseOffset: check.duplicateOf.baseOffset,
+          lastOffset: check.duplicateOf.lastOffset,
+          logAppendTimeMs: logAppendTime ? check.duplicateOf.timestamp : -1,
+          logStartOffset: this.log.logStartOffset,
+          appendedBytes: 0,
+        };
+      }
+    }
     const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue);
     if (result.errorCode !== ErrorCode.NONE) return appendError(result.errorCode, result.errorMessage ?? null);
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
+    if (this.producerState !== null) this.recordProducerAppend(producerBatches?.batches ?? [], result);
     this.maybeIncrementLeaderHighWatermark();
     return {
       errorCode: ErrorCode.NONE,
@@ -153,6 +194,14 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       logStartOffset: result.logStartOffset,
       appendedBytes,
     };
+  }
+
+  /**
+   * Clean shutdown: snapshots the producer state at the log end so the next start replays
+   * nothing. Call before the log closes. Throws the disk's error.
+   */
+  onCleanShutdown(): void {
+    this.producerState?.takeSnapshot();
   }
 
   /**
@@ -203,6 +252,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     }
     const errorCode = this.log.deleteRecordsBefore(target);
     if (errorCode !== ErrorCode.NONE) return { errorCode, lowWatermark: -1 };
+    this.producerState?.truncateHead(this.log.logStartOffset);
     return { errorCode: ErrorCode.NONE, lowWatermark: this.log.logStartOffset };
   }
 
@@ -228,6 +278,42 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.log.updateHighWatermark(newHighWatermark);
     assert(this.log.highWatermark <= this.log.logEndOffset, 'hw <= leo');
     return true;
+  }
+
+  /**
+   * Applies a successful append to the producer state with the offsets the log assigned (batches
+   * are stamped sequentially from result.baseOffset), then snapshots if the append rolled a
+   * segment (Kafka snapshots at every roll).
+   */
+  private recordProducerAppend(peeked: readonly ProducerBatchInfo[], result: LogAppendResult): void {
+    const producerState = this.producerState!;
+    let nextOffset = result.baseOffset;
+    const stamped: ProducerBatchInfo[] = [];
+    for (const batch of peeked) {
+      stamped.push({
+        ...batch,
+        baseOffset: nextOffset,
+        maxTimestamp: result.logAppendTimeMs >= 0 ? result.logAppendTimeMs : batch.maxTimestamp,
+      });
+      nextOffset += batch.lastOffsetDelta + 1;
+    }
+    if (stamped.length > 0 && nextOffset === result.lastOffset + 1) {
+      producerState.onAppended(stamped);
+    } else if (producerState.mapEndOffset < this.log.logEndOffset) {
+      // The log accepted bytes the header walk could not follow (not expected): keep the
+      // offsets in step; such batches cannot be idempotent ones we checked.
+      producerState.updateMapEndOffset(this.log.logEndOffset);
+    }
+    const activeSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
+    if (activeSegmentBaseOffset !== this.lastActiveSegmentBaseOffset) {
+      this.lastActiveSegmentBaseOffset = activeSegmentBaseOffset;
+      try {
+        producerState.takeSnapshot();
+      } catch (error) {
+        // A snapshot only shortens the next recovery; the append is durable in the log already.
+        this.logger?.error({ topic: this.topic, partition: this.partition, err: error }, 'producer-state snapshot failed');
+      }
+    }
   }
 
   private checkCurrentLeaderEpoch(requestEpoch: number): number {

@@ -21,6 +21,7 @@
  * Everything is synchronous except the returned promises; state changes happen on the caller's
  * turn of the event loop.
  */
+import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { realTimeScheduler, type DelayScheduler } from './delay-scheduler.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
@@ -130,13 +131,21 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
    * Makes this broker the leader of `topic`-`partition` over `log` (a new partition or a newer
    * epoch for an existing one). Returns the Partition.
    */
-  becomeLeader(options: { topic: string; partition: number; log: L; leaderEpoch: number; replicas?: readonly number[] }): Partition<L> {
+  becomeLeader(options: {
+    topic: string;
+    partition: number;
+    log: L;
+    leaderEpoch: number;
+    replicas?: readonly number[];
+    /** See PartitionOptions.producerState: only for logs that do not deduplicate themselves. */
+    producerState?: ProducerStateManager;
+  }): Partition<L> {
     const existing = this.getPartition(options.topic, options.partition);
     if (existing !== undefined && existing.log === options.log) {
       existing.makeLeader(options.leaderEpoch, options.replicas);
       return existing;
     }
-    const partition = new Partition<L>({ ...options, localBrokerId: this.localBrokerId });
+    const partition = new Partition<L>({ ...options, localBrokerId: this.localBrokerId, logger: this.logger });
     let byIndex = this.partitions.get(options.topic);
     if (byIndex === undefined) {
       byIndex = new Map();
@@ -295,10 +304,21 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.fetchPurgatory.checkAndComplete(key, { newlyVisibleBytes });
   }
 
-  /** Answers every waiting fetch and produce now (broker shutdown). */
+  /**
+   * Broker shutdown, before the logs close: answers every waiting fetch and produce now, then
+   * snapshots each partition's producer state (Partition.onCleanShutdown). A failed snapshot is
+   * logged and skipped (the next start replays the log tail instead).
+   */
   shutdown(): void {
     this.fetchPurgatory.completeAll();
     this.producePurgatory.completeAll();
+    for (const partition of this.allPartitions()) {
+      try {
+        partition.onCleanShutdown();
+      } catch (error) {
+        this.logger?.error({ topic: partition.topic, partition: partition.partition, err: error }, 'producer-state snapshot failed');
+      }
+    }
   }
 
   private appendToPartition(entry: ProducePartitionData, requiredAcks: number, internalTopicsAllowed: boolean): ProducePartitionResult {

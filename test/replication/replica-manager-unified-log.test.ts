@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NodeDisk } from '../../host/io/disk.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
+import { ProducerStateManager } from '../../host/log/producer-state-manager.js';
 import { createStorageContext } from '../../host/log/storage-context.js';
 import { UnifiedLog } from '../../host/log/unified-log.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
@@ -117,5 +119,87 @@ describe('ReplicaManager over a real UnifiedLog', () => {
     const [result] = await pending;
     expect(result!.highWatermark).toBe(1);
     expect(result!.records.length).toBeGreaterThan(0);
+  });
+});
+
+describe('idempotent produce through Partition-held producer state over a real UnifiedLog', () => {
+  function idempotentBatch(baseSequence: number, values: string[], producerEpoch = 0): Buffer {
+    return buildRecordBatch({
+      producerId: 4000,
+      producerEpoch,
+      baseSequence,
+      records: values.map((value) => ({ value, timestamp: 1_700_000_000_000 })),
+    });
+  }
+
+  function open(dir: string, segmentBytes = defaultLogConfig.segmentBytes): UnifiedLog {
+    const log = UnifiedLog.open({ dir, topic: 'idem', partition: 0, config: { ...defaultLogConfig, segmentBytes }, context: createStorageContext() });
+    logs.push(log);
+    return log;
+  }
+
+  function leader(dir: string, log: UnifiedLog): ReplicaManager<UnifiedLog> {
+    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler() });
+    replicaManager.becomeLeader({ topic: 'idem', partition: 0, log, leaderEpoch: 0, producerState: new ProducerStateManager({ dir, disk: new NodeDisk() }) });
+    return replicaManager;
+  }
+
+  async function produce(replicaManager: ReplicaManager<UnifiedLog>, records: Buffer) {
+    const [result] = await replicaManager.appendRecords({ requiredAcks: -1, timeoutMs: 1000, entries: [{ topic: 'idem', partition: 0, records }] });
+    return result!;
+  }
+
+  function tempPartitionDir(): string {
+    const root = mkdtempSync(path.join(tmpdir(), 'idempotent-'));
+    dirs.push(root);
+    return path.join(root, 'idem-0');
+  }
+
+  it('acknowledges a retried batch with its original offsets and refuses sequence gaps and old epochs', async () => {
+    const dir = tempPartitionDir();
+    const log = open(dir);
+    const replicaManager = leader(dir, log);
+    expect(await produce(replicaManager, idempotentBatch(0, ['a', 'b']))).toMatchObject({ errorCode: 0, baseOffset: 0, lastOffset: 1 });
+    expect(await produce(replicaManager, idempotentBatch(2, ['c']))).toMatchObject({ errorCode: 0, baseOffset: 2 });
+    expect(await produce(replicaManager, idempotentBatch(0, ['a', 'b']))).toMatchObject({ errorCode: 0, baseOffset: 0, lastOffset: 1, appendedBytes: 0 });
+    expect(log.logEndOffset).toBe(3);
+    expect((await produce(replicaManager, idempotentBatch(9, ['x']))).errorCode).toBe(45);
+    expect((await produce(replicaManager, idempotentBatch(0, ['new epoch'], 1))).errorCode).toBe(0);
+    expect((await produce(replicaManager, idempotentBatch(3, ['old epoch'], 0))).errorCode).toBe(47);
+    expect(log.logEndOffset).toBe(4);
+  });
+
+  it('keeps deduplicating after an unclean restart (log tail replay) and after a clean one (snapshot)', async () => {
+    const dir = tempPartitionDir();
+    let log = open(dir);
+    let replicaManager = leader(dir, log);
+    await produce(replicaManager, idempotentBatch(0, ['a']));
+    await produce(replicaManager, idempotentBatch(1, ['b', 'c']));
+    log.close();
+
+    // Unclean: no snapshot was written; recovery replays batch headers from the log.
+    log = open(dir);
+    replicaManager = leader(dir, log);
+    expect(await produce(replicaManager, idempotentBatch(1, ['b', 'c']))).toMatchObject({ errorCode: 0, baseOffset: 1, appendedBytes: 0 });
+    expect((await produce(replicaManager, idempotentBatch(3, ['d']))).baseOffset).toBe(3);
+    replicaManager.shutdown();
+    log.close();
+    expect(readdirSync(dir).filter((name) => name.endsWith('.snapshot'))).toEqual(['00000000000000000004.snapshot']);
+
+    log = open(dir);
+    replicaManager = leader(dir, log);
+    expect(await produce(replicaManager, idempotentBatch(3, ['d']))).toMatchObject({ errorCode: 0, baseOffset: 3, appendedBytes: 0 });
+    expect(log.logEndOffset).toBe(4);
+  });
+
+  it('snapshots producer state when an append rolls the segment', async () => {
+    const dir = tempPartitionDir();
+    const log = open(dir, 200);
+    const replicaManager = leader(dir, log);
+    for (let sequence = 0; sequence < 6; sequence++) {
+      expect((await produce(replicaManager, idempotentBatch(sequence, ['x'.repeat(60)]))).errorCode).toBe(0);
+    }
+    expect(log.numberOfSegments).toBeGreaterThan(1);
+    expect(readdirSync(dir).some((name) => name.endsWith('.snapshot'))).toBe(true);
   });
 });
