@@ -108,6 +108,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly fetchPurgatory: Purgatory<DelayedFetch, FetchWakeEvent>;
   private readonly producePurgatory: Purgatory<DelayedProduce, void>;
   private readonly logger: ReplicationLogger | undefined;
+  private shuttingDown = false;
 
   constructor(options: ReplicaManagerOptions) {
     this.localBrokerId = options.localBrokerId;
@@ -223,7 +224,13 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       bytesReadable += r.records.length;
       if (r.errorCode !== ErrorCode.NONE) anyError = true;
     }
-    if (params.maxWaitMs <= 0 || params.partitions.length === 0 || bytesReadable >= params.minBytes || anyError) {
+    if (
+      params.maxWaitMs <= 0 ||
+      params.partitions.length === 0 ||
+      bytesReadable >= params.minBytes ||
+      anyError ||
+      this.shuttingDown
+    ) {
       return Promise.resolve(results);
     }
     return new Promise((resolve) => {
@@ -305,11 +312,14 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }
 
   /**
-   * Broker shutdown, before the logs close: answers every waiting fetch and produce now, then
+   * Broker shutdown, before the logs close: answers every waiting fetch and produce now (and
+   * from now on fetches never wait, so the SocketServer's graceful stop drains fast), then
    * snapshots each partition's producer state (Partition.onCleanShutdown). A failed snapshot is
-   * logged and skipped (the next start replays the log tail instead).
+   * logged and skipped (the next start replays the log tail instead). Appends still work after
+   * it; their producer state is rebuilt from the log tail at the next start.
    */
   shutdown(): void {
+    this.shuttingDown = true;
     this.fetchPurgatory.completeAll();
     this.producePurgatory.completeAll();
     for (const partition of this.allPartitions()) {

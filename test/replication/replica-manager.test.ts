@@ -283,6 +283,8 @@ describe('ReplicaManager fetch', () => {
     expect((await settled(second)).done).toBe(true);
     replicaManager.shutdown();
     expect((await settled(first)).done).toBe(true);
+    // After shutdown nothing waits any more.
+    expect((await settled(replicaManager.fetchMessages(params))).done).toBe(true);
   });
 
   it('does not wait when max.wait.ms is 0 or min.bytes is already there', async () => {
