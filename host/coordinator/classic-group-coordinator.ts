@@ -150,7 +150,7 @@ export class ClassicGroupCoordinator {
     this.offsetsTopic = options.offsetsTopic;
     this.logger = options.logger ?? null;
     this.memberIdSuffix = options.memberIdSuffix ?? randomUUID;
-    this.groupManager = new GroupMetadataManager(this.config, this.offsetsTopic, this.scheduler, this.logger);
+    this.groupManager = new GroupMetadataManager(this.config, this.offsetsTopic, this.scheduler, this.logger, (group) => this.cancelGroupTimers(group));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------
@@ -1035,7 +1035,6 @@ export class ClassicGroupCoordinator {
         errors.set(groupId, this.groupManager.groupNotExists(groupId) ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NOT_COORDINATOR);
       } else if (group.is(GroupState.Empty)) {
         group.transitionTo(GroupState.Dead, nowMs);
-        this.cancelGroupTimers(group);
         eligible.push(group);
         errors.set(groupId, ErrorCode.NONE);
       } else {

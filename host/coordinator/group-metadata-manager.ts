@@ -59,6 +59,8 @@ export class GroupMetadataManager {
     private readonly offsetsTopic: OffsetsTopic,
     private readonly scheduler: Scheduler,
     private readonly logger: Logger | null,
+    /** Called for each group that dies in a cleanup and leaves the cache (to cancel its timers). */
+    private readonly onGroupRemoved: (group: GroupMetadata) => void = () => {},
   ) {}
 
   /** The `__consumer_offsets` partition of `groupId`. */
@@ -332,6 +334,7 @@ export class GroupMetadataManager {
       }));
       if (group.is(GroupState.Dead) && this.groups.get(group.groupId) === group) {
         this.groups.delete(group.groupId);
+        this.onGroupRemoved(group);
         if (group.generationId > 0) tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
       }
       offsetsRemoved += removed.length;

@@ -263,6 +263,15 @@ describe('DescribeGroups, ListGroups and DeleteGroups', () => {
     expect(h.coordinator.describeGroup('simple').state).toBe('Dead');
   });
 
+  it('cancel the timers of a deleted group, such as a pending member expiry', async () => {
+    const h = newHarness();
+    const timersBefore = h.scheduler.pendingCount; // the periodic offset expiry
+    expect((await h.coordinator.joinGroup(joinParams({ requireKnownMemberId: true }))).errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+    expect(h.scheduler.pendingCount).toBe(timersBefore + 1);
+    expect(h.coordinator.deleteGroups(['group'])[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(h.scheduler.pendingCount).toBe(timersBefore);
+  });
+
   it('remove committed offsets of deleted topics from every group', async () => {
     const h = newHarness();
     await simpleCommit(h.coordinator, 'a', [offset('doomed', 0, 1, 0), offset('kept', 0, 1, 0)]);
@@ -280,6 +289,29 @@ describe('coordinator lifecycle', () => {
     h.coordinator.unloadPartition(partition);
     expect((await h.coordinator.joinGroup(joinParams())).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
     expect(h.coordinator.fetchOffsets('group', false, null).errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+  });
+
+  it('moves groups in every state to Dead on unload, answering waiting JoinGroup and SyncGroup with NOT_COORDINATOR', async () => {
+    const h = newHarness();
+    await stableMember(h, ['topic'], 'stable');
+    const completing = track(h.coordinator.joinGroup(joinParams({ groupId: 'completing', clientId: 'a' })));
+    const completingFollower = track(h.coordinator.joinGroup(joinParams({ groupId: 'completing', clientId: 'b' })));
+    h.scheduler.advance(6_000);
+    await flush();
+    const waitingSync = track(h.coordinator.syncGroup({
+      groupId: 'completing', generationId: 1, memberId: completingFollower.value.memberId, groupInstanceId: null, protocolType: null, protocolName: null, assignments: new Map(),
+    }));
+    const preparing = track(h.coordinator.joinGroup(joinParams({ groupId: 'preparing' })));
+    await simpleCommit(h.coordinator, 'empty', [offset('t', 0, 1, 0)]);
+    const groups = ['stable', 'completing', 'preparing', 'empty'].map((groupId) => h.coordinator.group(groupId)!);
+    expect(groups.map((group) => group.state)).toEqual([GroupState.Stable, GroupState.CompletingRebalance, GroupState.PreparingRebalance, GroupState.Empty]);
+    expect(completing.value.errorCode).toBe(ErrorCode.NONE);
+    for (const group of groups) h.coordinator.unloadPartition(h.coordinator.partitionFor(group.groupId));
+    await flush();
+    expect(groups.map((group) => group.state)).toEqual([GroupState.Dead, GroupState.Dead, GroupState.Dead, GroupState.Dead]);
+    expect(waitingSync.value.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect(preparing.value.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect(h.coordinator.group('stable')).toBeUndefined();
   });
 
   it('answers waiting JoinGroups with NOT_COORDINATOR on shutdown and everything after with COORDINATOR_NOT_AVAILABLE', async () => {
