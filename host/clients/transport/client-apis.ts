@@ -1,0 +1,120 @@
+/**
+ * The APIs the client library sends, with the generated codecs and the window of versions it
+ * can send for each (`minVersion`..`maxVersion`). A connection sends `min(maxVersion, brokerMax)`
+ * and refuses (UnsupportedVersionError) when that is below `max(minVersion, brokerMin)`, like the
+ * Java client (NetworkClient / ApiVersions). The maxima are the "Level A" versions of
+ * shared/kafka-protocol/CLIENTS.md section 3, which our generated codecs cover.
+ *
+ * `ClientApiMap` ties an api key to its request (encoder input) and response (decoder output)
+ * types, so `connection.request(ApiKey.Metadata, { topics: null })` is typed end to end.
+ */
+import type { Reader } from '../../protocol/reader.js';
+import type { Writer } from '../../protocol/writer.js';
+
+import { decodeProduceResponse, encodeProduceRequest, type ProduceRequestInit, type ProduceResponse } from '../../protocol/generated/produce.js';
+import { decodeFetchResponse, encodeFetchRequest, type FetchRequestInit, type FetchResponse } from '../../protocol/generated/fetch.js';
+import { decodeListOffsetsResponse, encodeListOffsetsRequest, type ListOffsetsRequestInit, type ListOffsetsResponse } from '../../protocol/generated/list-offsets.js';
+import { decodeMetadataResponse, encodeMetadataRequest, type MetadataRequestInit, type MetadataResponse } from '../../protocol/generated/metadata.js';
+import { decodeOffsetCommitResponse, encodeOffsetCommitRequest, type OffsetCommitRequestInit, type OffsetCommitResponse } from '../../protocol/generated/offset-commit.js';
+import { decodeOffsetFetchResponse, encodeOffsetFetchRequest, type OffsetFetchRequestInit, type OffsetFetchResponse } from '../../protocol/generated/offset-fetch.js';
+import { decodeFindCoordinatorResponse, encodeFindCoordinatorRequest, type FindCoordinatorRequestInit, type FindCoordinatorResponse } from '../../protocol/generated/find-coordinator.js';
+import { decodeJoinGroupResponse, encodeJoinGroupRequest, type JoinGroupRequestInit, type JoinGroupResponse } from '../../protocol/generated/join-group.js';
+import { decodeHeartbeatResponse, encodeHeartbeatRequest, type HeartbeatRequestInit, type HeartbeatResponse } from '../../protocol/generated/heartbeat.js';
+import { decodeLeaveGroupResponse, encodeLeaveGroupRequest, type LeaveGroupRequestInit, type LeaveGroupResponse } from '../../protocol/generated/leave-group.js';
+import { decodeSyncGroupResponse, encodeSyncGroupRequest, type SyncGroupRequestInit, type SyncGroupResponse } from '../../protocol/generated/sync-group.js';
+import { decodeDescribeGroupsResponse, encodeDescribeGroupsRequest, type DescribeGroupsRequestInit, type DescribeGroupsResponse } from '../../protocol/generated/describe-groups.js';
+import { decodeListGroupsResponse, encodeListGroupsRequest, type ListGroupsRequestInit, type ListGroupsResponse } from '../../protocol/generated/list-groups.js';
+import { decodeApiVersionsResponse, encodeApiVersionsRequest, type ApiVersionsRequestInit, type ApiVersionsResponse } from '../../protocol/generated/api-versions.js';
+import { decodeCreateTopicsResponse, encodeCreateTopicsRequest, type CreateTopicsRequestInit, type CreateTopicsResponse } from '../../protocol/generated/create-topics.js';
+import { decodeDeleteTopicsResponse, encodeDeleteTopicsRequest, type DeleteTopicsRequestInit, type DeleteTopicsResponse } from '../../protocol/generated/delete-topics.js';
+import { decodeDeleteRecordsResponse, encodeDeleteRecordsRequest, type DeleteRecordsRequestInit, type DeleteRecordsResponse } from '../../protocol/generated/delete-records.js';
+import { decodeInitProducerIdResponse, encodeInitProducerIdRequest, type InitProducerIdRequestInit, type InitProducerIdResponse } from '../../protocol/generated/init-producer-id.js';
+import { decodeDescribeConfigsResponse, encodeDescribeConfigsRequest, type DescribeConfigsRequestInit, type DescribeConfigsResponse } from '../../protocol/generated/describe-configs.js';
+import { decodeAlterConfigsResponse, encodeAlterConfigsRequest, type AlterConfigsRequestInit, type AlterConfigsResponse } from '../../protocol/generated/alter-configs.js';
+import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest, type CreatePartitionsRequestInit, type CreatePartitionsResponse } from '../../protocol/generated/create-partitions.js';
+import { decodeDeleteGroupsResponse, encodeDeleteGroupsRequest, type DeleteGroupsRequestInit, type DeleteGroupsResponse } from '../../protocol/generated/delete-groups.js';
+import { decodeOffsetDeleteResponse, encodeOffsetDeleteRequest, type OffsetDeleteRequestInit, type OffsetDeleteResponse } from '../../protocol/generated/offset-delete.js';
+
+/** Request and response types by api key. */
+export interface ClientApiMap {
+  0: { request: ProduceRequestInit; response: ProduceResponse };
+  1: { request: FetchRequestInit; response: FetchResponse };
+  2: { request: ListOffsetsRequestInit; response: ListOffsetsResponse };
+  3: { request: MetadataRequestInit; response: MetadataResponse };
+  8: { request: OffsetCommitRequestInit; response: OffsetCommitResponse };
+  9: { request: OffsetFetchRequestInit; response: OffsetFetchResponse };
+  10: { request: FindCoordinatorRequestInit; response: FindCoordinatorResponse };
+  11: { request: JoinGroupRequestInit; response: JoinGroupResponse };
+  12: { request: HeartbeatRequestInit; response: HeartbeatResponse };
+  13: { request: LeaveGroupRequestInit; response: LeaveGroupResponse };
+  14: { request: SyncGroupRequestInit; response: SyncGroupResponse };
+  15: { request: DescribeGroupsRequestInit; response: DescribeGroupsResponse };
+  16: { request: ListGroupsRequestInit; response: ListGroupsResponse };
+  18: { request: ApiVersionsRequestInit; response: ApiVersionsResponse };
+  19: { request: CreateTopicsRequestInit; response: CreateTopicsResponse };
+  20: { request: DeleteTopicsRequestInit; response: DeleteTopicsResponse };
+  21: { request: DeleteRecordsRequestInit; response: DeleteRecordsResponse };
+  22: { request: InitProducerIdRequestInit; response: InitProducerIdResponse };
+  32: { request: DescribeConfigsRequestInit; response: DescribeConfigsResponse };
+  33: { request: AlterConfigsRequestInit; response: AlterConfigsResponse };
+  37: { request: CreatePartitionsRequestInit; response: CreatePartitionsResponse };
+  42: { request: DeleteGroupsRequestInit; response: DeleteGroupsResponse };
+  47: { request: OffsetDeleteRequestInit; response: OffsetDeleteResponse };
+}
+
+/** An api key this client can send. */
+export type ClientApiKey = keyof ClientApiMap;
+export type ApiRequest<K extends ClientApiKey> = ClientApiMap[K]['request'];
+export type ApiResponse<K extends ClientApiKey> = ClientApiMap[K]['response'];
+
+/** Codecs and version window of one API. */
+export interface ClientApi<K extends ClientApiKey> {
+  readonly apiKey: K;
+  readonly name: string;
+  /** Lowest version this client sends (older ones have other semantics). */
+  readonly minVersion: number;
+  /** Highest version this client sends. */
+  readonly maxVersion: number;
+  encodeRequest(w: Writer, version: number, body: ApiRequest<K>): void;
+  decodeResponse(r: Reader, version: number): ApiResponse<K>;
+}
+
+/** Every API the client sends, by api key. */
+export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
+  // Batches are magic 2 (v3+); v7 carries zstd.
+  0: { apiKey: 0, name: 'Produce', minVersion: 3, maxVersion: 7, encodeRequest: encodeProduceRequest, decodeResponse: decodeProduceResponse },
+  // v4+ returns magic 2 batches and the last stable offset.
+  1: { apiKey: 1, name: 'Fetch', minVersion: 4, maxVersion: 11, encodeRequest: encodeFetchRequest, decodeResponse: decodeFetchResponse },
+  // v1+: one timestamp per partition (no maxNumOffsets).
+  2: { apiKey: 2, name: 'ListOffsets', minVersion: 1, maxVersion: 3, encodeRequest: encodeListOffsetsRequest, decodeResponse: decodeListOffsetsResponse },
+  // v1+: null topics = all, empty = none; controller id.
+  3: { apiKey: 3, name: 'Metadata', minVersion: 1, maxVersion: 8, encodeRequest: encodeMetadataRequest, decodeResponse: decodeMetadataResponse },
+  8: { apiKey: 8, name: 'OffsetCommit', minVersion: 2, maxVersion: 7, encodeRequest: encodeOffsetCommitRequest, decodeResponse: decodeOffsetCommitResponse },
+  // v0 read ZooKeeper offsets.
+  9: { apiKey: 9, name: 'OffsetFetch', minVersion: 1, maxVersion: 5, encodeRequest: encodeOffsetFetchRequest, decodeResponse: decodeOffsetFetchResponse },
+  10: { apiKey: 10, name: 'FindCoordinator', minVersion: 0, maxVersion: 2, encodeRequest: encodeFindCoordinatorRequest, decodeResponse: decodeFindCoordinatorResponse },
+  // v4+: MEMBER_ID_REQUIRED two-step join (KIP-394).
+  11: { apiKey: 11, name: 'JoinGroup', minVersion: 0, maxVersion: 5, encodeRequest: encodeJoinGroupRequest, decodeResponse: decodeJoinGroupResponse },
+  12: { apiKey: 12, name: 'Heartbeat', minVersion: 0, maxVersion: 3, encodeRequest: encodeHeartbeatRequest, decodeResponse: decodeHeartbeatResponse },
+  // v3+: a members array (KIP-345).
+  13: { apiKey: 13, name: 'LeaveGroup', minVersion: 0, maxVersion: 3, encodeRequest: encodeLeaveGroupRequest, decodeResponse: decodeLeaveGroupResponse },
+  14: { apiKey: 14, name: 'SyncGroup', minVersion: 0, maxVersion: 3, encodeRequest: encodeSyncGroupRequest, decodeResponse: decodeSyncGroupResponse },
+  15: { apiKey: 15, name: 'DescribeGroups', minVersion: 0, maxVersion: 4, encodeRequest: encodeDescribeGroupsRequest, decodeResponse: decodeDescribeGroupsResponse },
+  16: { apiKey: 16, name: 'ListGroups', minVersion: 0, maxVersion: 2, encodeRequest: encodeListGroupsRequest, decodeResponse: decodeListGroupsResponse },
+  // v3 is flexible; the response header is always v0.
+  18: { apiKey: 18, name: 'ApiVersions', minVersion: 0, maxVersion: 3, encodeRequest: encodeApiVersionsRequest, decodeResponse: decodeApiVersionsResponse },
+  19: { apiKey: 19, name: 'CreateTopics', minVersion: 0, maxVersion: 4, encodeRequest: encodeCreateTopicsRequest, decodeResponse: decodeCreateTopicsResponse },
+  20: { apiKey: 20, name: 'DeleteTopics', minVersion: 0, maxVersion: 3, encodeRequest: encodeDeleteTopicsRequest, decodeResponse: decodeDeleteTopicsResponse },
+  21: { apiKey: 21, name: 'DeleteRecords', minVersion: 0, maxVersion: 1, encodeRequest: encodeDeleteRecordsRequest, decodeResponse: decodeDeleteRecordsResponse },
+  22: { apiKey: 22, name: 'InitProducerId', minVersion: 0, maxVersion: 4, encodeRequest: encodeInitProducerIdRequest, decodeResponse: decodeInitProducerIdResponse },
+  32: { apiKey: 32, name: 'DescribeConfigs', minVersion: 0, maxVersion: 2, encodeRequest: encodeDescribeConfigsRequest, decodeResponse: decodeDescribeConfigsResponse },
+  33: { apiKey: 33, name: 'AlterConfigs', minVersion: 0, maxVersion: 1, encodeRequest: encodeAlterConfigsRequest, decodeResponse: decodeAlterConfigsResponse },
+  37: { apiKey: 37, name: 'CreatePartitions', minVersion: 0, maxVersion: 1, encodeRequest: encodeCreatePartitionsRequest, decodeResponse: decodeCreatePartitionsResponse },
+  42: { apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 1, encodeRequest: encodeDeleteGroupsRequest, decodeResponse: decodeDeleteGroupsResponse },
+  47: { apiKey: 47, name: 'OffsetDelete', minVersion: 0, maxVersion: 0, encodeRequest: encodeOffsetDeleteRequest, decodeResponse: decodeOffsetDeleteResponse },
+};
+
+/** The client's window for `apiKey`, or undefined for an API the client never sends. */
+export function clientApi<K extends ClientApiKey>(apiKey: K): ClientApi<K> {
+  return CLIENT_APIS[apiKey];
+}
