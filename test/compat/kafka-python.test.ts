@@ -1,0 +1,132 @@
+/**
+ * kafka-python 2.0.2 (Debian) against a Tributary broker process. This client
+ * never negotiates: it infers a broker version from ApiVersions v0 and then
+ * sends fixed old versions (Metadata v1, Produce v7, Fetch v4, JoinGroup v2,
+ * OffsetCommit v2, ...), so it exercises the oldest request versions we serve.
+ *
+ * The client programs are test/compat/py/kp_*.py (JSON in, JSON out).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
+import { brokerTail, startCompatBroker } from './compat-broker.js';
+import { eventually, killAllClientProcesses, runPython, uniqueName } from './processes.js';
+
+const TOPIC_ALREADY_EXISTS = 36;
+
+interface GroupDescription {
+  group: string;
+  state: string;
+  protocol_type: string;
+  protocol: string;
+  error_code: number;
+  members: { member_id: string; client_id: string; client_host: string; assignment: Record<string, number[]> | null }[];
+}
+interface GroupScenario {
+  records: { partition: number; offset: number; key: string | null; value: string | null; headers: [string, string][] | null }[];
+  assignment: number[];
+  listed: [string, string][];
+  described_live: GroupDescription;
+  offsets: Record<string, number>;
+  described_after_close: GroupDescription;
+}
+
+let broker: BrokerProcess;
+
+beforeAll(async () => {
+  broker = await startCompatBroker({ 'num.partitions': 1, 'auto.create.topics.enable': true });
+});
+
+afterAll(async () => {
+  killAllClientProcesses();
+  await stopAllBrokerProcesses();
+});
+
+async function py<T>(script: string, args: Record<string, unknown>, timeoutMs = 40_000): Promise<T> {
+  try {
+    return await runPython<T>(script, { bootstrap: broker.bootstrap, ...args }, { timeoutMs });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${brokerTail(broker)}`);
+  }
+}
+
+describe('kafka-python 2.0.2', { timeout: 120_000 }, () => {
+  it('KafkaAdminClient creates (and refuses a duplicate), describes, grows and deletes topics, and finds the controller', async () => {
+    const topic = uniqueName('kp-admin');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [{ name: topic, num_partitions: 3, config: { 'retention.ms': '86400000' } }] });
+    expect(created.errors).toEqual([[topic, 0]]);
+    const again = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [{ name: topic, num_partitions: 3 }] });
+    expect(again.errors).toEqual([[topic, TOPIC_ALREADY_EXISTS]]);
+
+    const cluster = await py<{ controller_id: number; brokers: { node_id: number; host: string; port: number }[] }>('kp_admin.py', { op: 'describe_cluster' });
+    expect(cluster.brokers).toEqual([{ node_id: cluster.controller_id, host: broker.host, port: broker.port }]);
+
+    const listed = await py<{ topics: string[] }>('kp_admin.py', { op: 'list_topics' });
+    expect(listed.topics).toContain(topic);
+    const described = await py<{ topics: { topic: string; error_code: number; partitions: { partition: number; leader: number; replicas: number[]; isr: number[]; error_code: number }[] }[] }>(
+      'kp_admin.py', { op: 'describe_topics', topics: [topic] });
+    expect(described.topics).toEqual([{
+      topic,
+      error_code: 0,
+      partitions: [0, 1, 2].map((partition) => ({
+        partition, leader: cluster.controller_id, replicas: [cluster.controller_id], isr: [cluster.controller_id], error_code: 0,
+      })),
+    }]);
+
+    const configs = await py<{ configs: Record<string, string | null> }>('kp_admin.py', { op: 'describe_configs', topic });
+    expect(configs.configs['retention.ms']).toBe('86400000');
+    expect(configs.configs['cleanup.policy']).toBe('delete');
+
+    const grown = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_partitions', topic, new_total: 4 });
+    expect(grown.errors).toEqual([[topic, 0]]);
+    const regrown = await py<{ topics: { partitions: { partition: number }[] }[] }>('kp_admin.py', { op: 'describe_topics', topics: [topic] });
+    expect(regrown.topics[0]?.partitions.map((p) => p.partition)).toEqual([0, 1, 2, 3]);
+
+    const deleted = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'delete_topics', topics: [topic] });
+    expect(deleted.errors).toEqual([[topic, 0]]);
+    await eventually(async () => {
+      const after = await py<{ topics: string[] }>('kp_admin.py', { op: 'list_topics' });
+      expect(after.topics).not.toContain(topic);
+    });
+  });
+
+  it('KafkaProducer sends keyed records with headers; a KafkaConsumer group member reads them, commits, and shows up in list/describe until it leaves', async () => {
+    const topic = uniqueName('kp-group');
+    const group = uniqueName('kp-group');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [{ name: topic, num_partitions: 3 }] });
+    expect(created.errors).toEqual([[topic, 0]]);
+
+    const messages = Array.from({ length: 12 }, (_, i) => ({
+      key: `key-${i}`, value: `value-${i}`, partition: i % 3, headers: [['n', String(i)]],
+    }));
+    const produced = await py<{ delivered: { index: number; partition: number; offset: number; error: string | null }[] }>(
+      'kp_produce.py', { topic, messages });
+    expect(produced.delivered).toEqual(messages.map((_, i) => ({ index: i, partition: i % 3, offset: Math.floor(i / 3), error: null })));
+
+    const scenario = await py<GroupScenario>('kp_group_scenario.py', { topic, group, count: 12, timeout_s: 25 }, 60_000);
+    expect(scenario.records.map((r) => [r.partition, r.offset, r.key, r.value, r.headers]).sort()).toEqual(
+      messages.map((m, i) => [i % 3, Math.floor(i / 3), m.key, m.value, m.headers]).sort(),
+    );
+    expect(scenario.assignment).toEqual([0, 1, 2]);
+    expect(scenario.listed).toContainEqual([group, 'consumer']);
+    expect(scenario.described_live).toMatchObject({ group, state: 'Stable', protocol_type: 'consumer', protocol: 'range', error_code: 0 });
+    expect(scenario.described_live.members).toHaveLength(1);
+    expect(scenario.described_live.members[0]).toMatchObject({ client_id: 'compat-kp-consumer', assignment: { [topic]: [0, 1, 2] } });
+    expect(scenario.described_live.members[0]?.member_id).toMatch(/.+/);
+    expect(scenario.offsets).toEqual({ 0: 4, 1: 4, 2: 4 });
+    expect(scenario.described_after_close).toMatchObject({ group, state: 'Empty', error_code: 0, members: [] });
+  });
+
+  it('KafkaProducer with gzip and acks=all: the records come back intact through a KafkaConsumer group', async () => {
+    const topic = uniqueName('kp-gzip');
+    const group = uniqueName('kp-gzip');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [{ name: topic, num_partitions: 1 }] });
+    expect(created.errors).toEqual([[topic, 0]]);
+    const messages = Array.from({ length: 50 }, (_, i) => ({ key: `g${i}`, value: `gzip-${i}-${'x'.repeat(100)}`, partition: 0 }));
+    const produced = await py<{ delivered: { offset: number; error: string | null }[] }>(
+      'kp_produce.py', { topic, messages, config: { compression_type: 'gzip', acks: 'all', linger_ms: 50 } });
+    expect(produced.delivered.map((d) => [d.offset, d.error])).toEqual(messages.map((_, i) => [i, null]));
+    const scenario = await py<GroupScenario>('kp_group_scenario.py', { topic, group, count: 50, timeout_s: 25 }, 60_000);
+    expect(scenario.records.map((r) => [r.offset, r.key, r.value])).toEqual(messages.map((m, i) => [i, m.key, m.value]));
+    expect(scenario.offsets).toEqual({ 0: 50 });
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * kafkajs 2.2.4 (npm) against a Tributary broker process, used in-process the
+ * way a Node application would: admin (createTopics, fetchTopicMetadata,
+ * fetchOffsets, describeGroups, deleteTopics), producer (keys, headers, gzip),
+ * a 2-member consumer group with eachBatch, and the idempotent producer.
+ */
+import { AssignerProtocol, CompressionTypes, Kafka, logLevel, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
+import { startCompatBroker } from './compat-broker.js';
+import { eventually, uniqueName } from './processes.js';
+
+let broker: BrokerProcess;
+let kafka: Kafka;
+const clientLog: string[] = [];
+const toClose: { disconnect(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  broker = await startCompatBroker({ 'num.partitions': 1, 'auto.create.topics.enable': true });
+  kafka = new Kafka({
+    clientId: 'compat-kafkajs',
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.WARN,
+    // keep kafkajs' own complaints for failure messages instead of flooding the console
+    logCreator: () => ({ namespace, level, log }: LogEntry) => {
+      clientLog.push(`${logLevel[level]} ${namespace} ${log.message} ${JSON.stringify({ ...log, message: undefined, timestamp: undefined, logger: undefined })}`);
+    },
+    retry: { retries: 5, initialRetryTime: 100 },
+  });
+});
+
+afterEach(async () => {
+  await Promise.allSettled(toClose.splice(0).map((client) => client.disconnect()));
+});
+
+afterAll(async () => {
+  await stopAllBrokerProcesses();
+});
+
+/** kafkajs and broker logs, for assertion messages. */
+function context(): string {
+  return ['--- kafkajs log (last 40) ---', ...clientLog.slice(-40), broker.outputTail(40)].join('\n');
+}
+
+async function connected<T extends Admin | Producer | Consumer>(client: T): Promise<T> {
+  toClose.push(client);
+  await client.connect();
+  return client;
+}
+
+describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
+  it('admin creates a topic (and returns false for a duplicate), fetches its metadata, and deletes it', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-admin');
+    expect(await admin.createTopics({ topics: [{ topic, numPartitions: 3, configEntries: [{ name: 'retention.ms', value: '600000' }] }], waitForLeaders: true })).toBe(true);
+    expect(await admin.createTopics({ topics: [{ topic, numPartitions: 3 }] })).toBe(false);
+    expect(await admin.listTopics()).toContain(topic);
+
+    const cluster = await admin.describeCluster();
+    expect(cluster.brokers).toEqual([{ nodeId: cluster.controller, host: broker.host, port: broker.port }]);
+    const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+    expect(metadata.topics).toHaveLength(1);
+    expect(metadata.topics[0]?.name).toBe(topic);
+    expect(metadata.topics[0]?.partitions.map((p) => ({ ...p })).sort((a, b) => a.partitionId - b.partitionId)).toEqual(
+      [0, 1, 2].map((partitionId) => ({
+        partitionErrorCode: 0, partitionId, leader: cluster.controller, replicas: [cluster.controller], isr: [cluster.controller], offlineReplicas: [],
+      })),
+    );
+
+    expect(await admin.createPartitions({ topicPartitions: [{ topic, count: 4 }] })).toBe(true);
+    const grown = await admin.fetchTopicMetadata({ topics: [topic] });
+    expect(grown.topics[0]?.partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2, 3]);
+
+    await admin.deleteTopics({ topics: [topic], timeout: 10_000 });
+    await eventually(async () => expect(await admin.listTopics()).not.toContain(topic));
+  });
+
+  it('produces keyed records with headers (plain and gzip) and reports base offsets and high watermarks', async () => {
+    const admin = await connected(kafka.admin());
+    const producer = await connected(kafka.producer({ allowAutoTopicCreation: false }));
+    const topic = uniqueName('kjs-produce');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+
+    const first = await producer.send({
+      topic,
+      acks: -1,
+      messages: Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, partition: i % 2, headers: { n: String(i), origin: 'kafkajs' } })),
+    });
+    expect(first.map((m) => [m.partition, m.errorCode, m.baseOffset]).sort()).toEqual([[0, 0, '0'], [1, 0, '0']]);
+    const second = await producer.send({
+      topic,
+      compression: CompressionTypes.GZIP,
+      messages: Array.from({ length: 4 }, (_, i) => ({ key: `z${i}`, value: `gz${i}`.repeat(20), partition: 0 })),
+    });
+    expect(second.map((m) => [m.partition, m.errorCode, m.baseOffset])).toEqual([[0, 0, '3']]);
+
+    const offsets = await admin.fetchTopicOffsets(topic);
+    expect(offsets.map((o) => ({ partition: o.partition, low: o.low, high: o.high, offset: o.offset })).sort((a, b) => a.partition - b.partition))
+      .toEqual([{ partition: 0, low: '0', high: '7', offset: '7' }, { partition: 1, low: '0', high: '3', offset: '3' }]);
+
+    const consumer = await connected(kafka.consumer({ groupId: uniqueName('kjs-reader'), sessionTimeout: 6000, heartbeatInterval: 500 }));
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const seen: { partition: number; offset: string; key: string; value: string; headers: Record<string, string> }[] = [];
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        seen.push({
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? '',
+          value: message.value?.toString() ?? '',
+          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+        });
+      },
+    });
+    await eventually(async () => expect(seen.length, context()).toBe(10), 30_000);
+    const p0 = seen.filter((m) => m.partition === 0);
+    expect(p0.map((m) => [m.offset, m.key, m.value])).toEqual([
+      ['0', 'k0', 'v0'], ['1', 'k2', 'v2'], ['2', 'k4', 'v4'],
+      ['3', 'z0', 'gz0'.repeat(20)], ['4', 'z1', 'gz1'.repeat(20)], ['5', 'z2', 'gz2'.repeat(20)], ['6', 'z3', 'gz3'.repeat(20)],
+    ]);
+    expect(p0[1]?.headers).toEqual({ n: '2', origin: 'kafkajs' });
+    expect(seen.filter((m) => m.partition === 1).map((m) => [m.offset, m.key, m.headers.n])).toEqual([['0', 'k1', '1'], ['1', 'k3', '3'], ['2', 'k5', '5']]);
+  });
+
+  it('runs a 2-member consumer group with eachBatch, commits, and is described with members, assignments and offsets', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-group');
+    const groupId = uniqueName('kjs-group');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true });
+
+    const batches: { member: string; partition: number; offsets: string[]; values: string[] }[] = [];
+    const startMember = async (member: string): Promise<Consumer> => {
+      const consumer = await connected(kafka.consumer({ groupId, sessionTimeout: 6000, rebalanceTimeout: 10_000, heartbeatInterval: 300, maxWaitTimeInMs: 200 }));
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+          batches.push({ member, partition: batch.partition, offsets: batch.messages.map((m) => m.offset), values: batch.messages.map((m) => m.value?.toString() ?? '') });
+          for (const message of batch.messages) resolveOffset(message.offset);
+          await heartbeat();
+        },
+      });
+      return consumer;
+    };
+    await startMember('one');
+    await startMember('two');
+
+    const describeGroup = async () => (await admin.describeGroups([groupId])).groups[0];
+    const stable = await eventually(async () => {
+      const group = await describeGroup();
+      expect(group?.state, context()).toBe('Stable');
+      expect(group?.members).toHaveLength(2);
+      const assigned = (group?.members ?? []).map((m) => AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment[topic] ?? []);
+      expect(assigned.map((p) => p.length)).toEqual([2, 2]);
+      expect(assigned.flat().sort()).toEqual([0, 1, 2, 3]);
+      return group;
+    }, 40_000);
+    expect(stable?.protocolType).toBe('consumer');
+    expect(stable?.protocol).toBe('RoundRobinAssigner');
+    expect(stable?.members.map((m) => m.clientId)).toEqual(['compat-kafkajs', 'compat-kafkajs']);
+
+    const producer = await connected(kafka.producer());
+    const values = Array.from({ length: 24 }, (_, i) => `message-${i}`);
+    await producer.send({ topic, messages: values.map((value, i) => ({ value, partition: i % 4 })) });
+
+    await eventually(async () => expect(batches.flatMap((b) => b.values).length, context()).toBe(24), 30_000);
+    expect(batches.flatMap((b) => b.values).sort()).toEqual([...values].sort());
+    for (const partition of [0, 1, 2, 3]) {
+      const owners = new Set(batches.filter((b) => b.partition === partition).map((b) => b.member));
+      expect(owners.size, `partition ${partition} read by ${[...owners].join(',')}`).toBe(1);
+      expect(batches.filter((b) => b.partition === partition).flatMap((b) => b.offsets)).toEqual(['0', '1', '2', '3', '4', '5']);
+    }
+
+    await eventually(async () => {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      expect(committed?.partitions.map((p) => [p.partition, p.offset]).sort()).toEqual([[0, '6'], [1, '6'], [2, '6'], [3, '6']]);
+    }, 20_000);
+
+    await Promise.allSettled(toClose.splice(0).filter((c) => c !== admin).map((c) => c.disconnect()));
+    toClose.push(admin);
+    await eventually(async () => {
+      const group = await describeGroup();
+      expect(group?.state).toBe('Empty');
+      expect(group?.members).toEqual([]);
+    });
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    expect(committed?.partitions.map((p) => p.offset)).toEqual(['6', '6', '6', '6']);
+  });
+
+  it('an idempotent producer appends each message once, in order', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-idempotent');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    const producer = await connected(kafka.producer({ idempotent: true, maxInFlightRequests: 1 }));
+    for (let round = 0; round < 5; round++) {
+      const [result] = await producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ key: `r${round}`, value: `${round}-${i}` })) });
+      expect(result).toMatchObject({ partition: 0, errorCode: 0, baseOffset: String(round * 10) });
+    }
+    const [offsets] = await admin.fetchTopicOffsets(topic);
+    expect(offsets?.high).toBe('50');
+  });
+});
