@@ -435,6 +435,8 @@ export class ClassicGroupCoordinator {
         const assignment = new Map([...group.members.values()].map((m) => [m.memberId, m.assignment] as const));
         this.groupManager.storeGroup(group, assignment, (errorCode) => {
           if (errorCode !== ErrorCode.NONE) {
+            // With an asynchronous append the group may have moved on and answered this join already.
+            if (member.awaitingJoinCallback !== callback) return;
             this.logger?.warn({ groupId: group.groupId, errorCode }, 'failed to persist the new member id of a static member; reverting');
             group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
             if (group.has(newMemberId)) {

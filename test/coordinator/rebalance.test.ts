@@ -507,6 +507,17 @@ describe('static membership', () => {
     expect(heartbeat(h, a, 'group', 'instance-a')).toBe(ErrorCode.NONE);
   });
 
+  it('reverts a static member takeover that cannot be persisted and answers it with the mapped error', async () => {
+    const h = newHarness();
+    const { b } = await staticGroup(h);
+    h.offsetsTopic.failAppendsWith = ErrorCode.KAFKA_STORAGE_ERROR;
+    const rejoin = await h.coordinator.joinGroup(joinParams({ clientId: 'b', groupInstanceId: 'instance-b' }));
+    expect(rejoin.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect(rejoin.memberId).toBe('');
+    expect(h.coordinator.group('group')!.currentStaticMemberId('instance-b')).toBe(b.memberId);
+    expect(heartbeat(h, b, 'group', 'instance-b')).toBe(ErrorCode.NONE);
+  });
+
   it('returns the old leader id to a restarted static leader before JoinGroup v9 so it acts as a follower', async () => {
     const h = newHarness();
     const { a } = await staticGroup(h);
