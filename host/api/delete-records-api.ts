@@ -1,0 +1,58 @@
+/**
+ * DeleteRecords (api key 21), v0-1: moves partitions' log start offsets up (KIP-107).
+ *
+ * ```
+ * DeleteRecords Request (Version: 0-1) => [topics] timeout_ms
+ *   topics => name [partitions]  (partitions => partition_index offset)
+ * DeleteRecords Response (Version: 0-1) => throttle_time_ms [topics]
+ *   topics => name [partitions]  (partitions => partition_index low_watermark error_code)
+ * ```
+ * Version notes that matter: offset -1 means the high watermark; above the high watermark
+ * OFFSET_OUT_OF_RANGE (1); the answer carries the new low watermark (log start offset).
+ * Segments entirely below it are deleted at once. v1 only changes throttling.
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import {
+  decodeDeleteRecordsRequest,
+  encodeDeleteRecordsResponse,
+  type DeleteRecordsRequest,
+  type DeleteRecordsResponseInit,
+} from '../protocol/generated/delete-records.js';
+import { defineApi } from './api-definition.js';
+
+/** DeleteRecords' "up to the high watermark" offset. */
+export const HIGH_WATERMARK_OFFSET = -1;
+
+export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsResponseInit>({
+  apiKey: ApiKey.DeleteRecords,
+  name: 'DeleteRecords',
+  minVersion: 0,
+  maxVersion: 1,
+  decode: decodeDeleteRecordsRequest,
+  encode: encodeDeleteRecordsResponse,
+  handle(request, context) {
+    const { broker } = context;
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitions.map((partition) => {
+          const log = broker.replicaManager.getPartition(topic.name, partition.partitionIndex) === undefined
+            ? undefined
+            : broker.log(topic.name, partition.partitionIndex);
+          if (log === undefined) {
+            return { partitionIndex: partition.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+          }
+          const offset = partition.offset === HIGH_WATERMARK_OFFSET ? log.highWatermark : partition.offset;
+          const errorCode = offset < 0 ? ErrorCode.OFFSET_OUT_OF_RANGE : log.deleteRecordsBefore(offset);
+          return {
+            partitionIndex: partition.partitionIndex,
+            lowWatermark: errorCode === ErrorCode.NONE ? log.logStartOffset : -1,
+            errorCode,
+          };
+        }),
+      })),
+    };
+  },
+});

@@ -1,0 +1,91 @@
+/**
+ * DescribeConfigs (api key 32), v0-2: topic and broker configs with their sources.
+ *
+ * ```
+ * DescribeConfigs Request (Version: 0)   => [resources]
+ * DescribeConfigs Request (Version: 1-2) => [resources] include_synonyms
+ *   resources => resource_type resource_name [configuration_keys]   (null keys = all)
+ * DescribeConfigs Response (Version: 0)   => throttle_time_ms [results]
+ *   results => error_code error_message resource_type resource_name [configs]
+ *     configs => name value read_only is_default is_sensitive
+ * DescribeConfigs Response (Version: 1-2) => ... configs => name value read_only config_source is_sensitive [synonyms]
+ *       synonyms => name value source
+ * ```
+ * Version notes that matter:
+ * - Resource types (Kafka's ConfigResource.Type): TOPIC 2, BROKER 4; others INVALID_REQUEST.
+ * - TOPIC: every topic config's effective value; source DYNAMIC_TOPIC_CONFIG (1) for overrides,
+ *   STATIC_BROKER_CONFIG (4) from server.properties/--override, DEFAULT_CONFIG (5) otherwise.
+ *   Unknown topic: UNKNOWN_TOPIC_OR_PARTITION (3).
+ * - BROKER: name = this node id (else INVALID_REQUEST), all read-only (no dynamic broker configs);
+ *   the empty name (cluster-wide dynamic defaults) has none.
+ * - v1 (KIP-226) replaces is_default with config_source and adds synonyms when asked;
+ *   v2 only changes throttling. kafkajs sends v2, librdkafka v1, kafka-python v2.
+ * - Unknown config names asked for are left out, as in Kafka.
+ */
+import {
+  describeBrokerConfigs,
+  describeTopicConfigs,
+  type DescribedConfig,
+} from '../config/topic-config.js';
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import {
+  decodeDescribeConfigsRequest,
+  encodeDescribeConfigsResponse,
+  type DescribeConfigsRequest,
+  type DescribeConfigsResourceResultInit,
+  type DescribeConfigsResponseInit,
+} from '../protocol/generated/describe-configs.js';
+import { defineApi } from './api-definition.js';
+
+/** Kafka's ConfigResource.Type codes. */
+export const ConfigResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+
+export const describeConfigsApi = defineApi<DescribeConfigsRequest, DescribeConfigsResponseInit>({
+  apiKey: ApiKey.DescribeConfigs,
+  name: 'DescribeConfigs',
+  minVersion: 0,
+  maxVersion: 2,
+  decode: decodeDescribeConfigsRequest,
+  encode: encodeDescribeConfigsResponse,
+  handle(request, context) {
+    const { broker } = context;
+    const includeSynonyms = context.apiVersion >= 1 && request.includeSynonyms;
+    return {
+      throttleTimeMs: 0,
+      results: request.resources.map((resource) => {
+        const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+        const options = { names: resource.configurationKeys, includeSynonyms };
+        if (resource.resourceType === ConfigResourceType.TOPIC) {
+          const topic = broker.metadata.topic(resource.resourceName);
+          if (topic === undefined) {
+            return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${resource.resourceName} does not exist.`, configs: [] };
+          }
+          return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeTopicConfigs(topic.configs, broker.config, options).map(toWire) };
+        }
+        if (resource.resourceType === ConfigResourceType.BROKER) {
+          if (resource.resourceName === '') return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: [] };
+          if (resource.resourceName !== String(broker.nodeId)) {
+            return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
+              errorMessage: `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`, configs: [] };
+          }
+          return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeBrokerConfigs(broker.config, options).map(toWire) };
+        }
+        return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: `Resource type ${resource.resourceType} is not supported (TOPIC 2 and BROKER 4 are).`, configs: [] };
+      }),
+    };
+  },
+});
+
+function toWire(config: DescribedConfig): DescribeConfigsResourceResultInit {
+  return {
+    name: config.name,
+    value: config.value,
+    readOnly: config.readOnly,
+    isDefault: config.isDefault,
+    configSource: config.configSource,
+    isSensitive: config.isSensitive,
+    synonyms: config.synonyms.map((synonym) => ({ name: synonym.name, value: synonym.value, source: synonym.source })),
+  };
+}

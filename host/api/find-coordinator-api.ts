@@ -1,0 +1,62 @@
+/**
+ * FindCoordinator (api key 10), v0-2: which broker coordinates a group (always this one).
+ *
+ * ```
+ * FindCoordinator Request (Version: 0)   => key
+ * FindCoordinator Request (Version: 1-2) => key key_type
+ * FindCoordinator Response (Version: 0)   => error_code node_id host port
+ * FindCoordinator Response (Version: 1-2) => throttle_time_ms error_code error_message node_id host port
+ * ```
+ * Version notes that matter:
+ * - MinVersion 0 is required: librdkafka 2.0.2's group and LZ4 feature probes are FindCoordinator
+ *   0..0 (CLIENTS.md L1); kafka-python sends v0 only.
+ * - v1 (KIP-98) adds key_type: 0 group, 1 transaction. Transactions are not supported yet, so a
+ *   transaction coordinator lookup answers COORDINATOR_NOT_AVAILABLE (15); other key types
+ *   INVALID_REQUEST (42).
+ * - As in Kafka, looking up a group coordinator creates `__consumer_offsets` when it does not
+ *   exist; COORDINATOR_NOT_AVAILABLE if that fails.
+ * - The endpoint is that of the listener the request came in on.
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import {
+  decodeFindCoordinatorRequest,
+  encodeFindCoordinatorResponse,
+  type FindCoordinatorRequest,
+  type FindCoordinatorResponseInit,
+} from '../protocol/generated/find-coordinator.js';
+import { defineApi } from './api-definition.js';
+
+/** FindCoordinator key types (Kafka's CoordinatorType). */
+export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
+
+export const findCoordinatorApi = defineApi<FindCoordinatorRequest, FindCoordinatorResponseInit>({
+  apiKey: ApiKey.FindCoordinator,
+  name: 'FindCoordinator',
+  minVersion: 0,
+  maxVersion: 2,
+  decode: decodeFindCoordinatorRequest,
+  encode: encodeFindCoordinatorResponse,
+  async handle(request, context) {
+    const { broker } = context;
+    const keyType = context.apiVersion >= 1 ? request.keyType : CoordinatorType.GROUP;
+    if (keyType === CoordinatorType.TRANSACTION) {
+      return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported yet');
+    }
+    if (keyType !== CoordinatorType.GROUP) return failure(ErrorCode.INVALID_REQUEST, `unknown key type ${keyType}`);
+    const ensured = await broker.ensureOffsetsTopic();
+    if (ensured !== ErrorCode.NONE) {
+      return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the offsets topic could not be created');
+    }
+    const endpoint = broker.brokers(context.listenerName).find((candidate) => candidate.nodeId === broker.nodeId);
+    if (endpoint === undefined) return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'no endpoint for this listener');
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: endpoint.nodeId, host: endpoint.host, port: endpoint.port };
+  },
+  errorResponse(_version, errorCode) {
+    return failure(errorCode, null);
+  },
+});
+
+function failure(errorCode: number, errorMessage: string | null): FindCoordinatorResponseInit {
+  return { throttleTimeMs: 0, errorCode, errorMessage, nodeId: -1, host: '', port: -1 };
+}
