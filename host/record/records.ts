@@ -11,27 +11,11 @@
  * offsetDelta varint | keyLength (-1 = null) key | valueLength (-1 = null) value | headerCount |
  * [headerKeyLength headerKey (UTF-8, never null) | headerValueLength (-1 = null) headerValue]*.
  */
+import { BatchLayout } from '../wasm/batch-layout.js';
 import { getCore } from '../wasm/core.js';
 import { decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from './compression.js';
 
-/** Header field offsets of a v2 batch (see assembly/record/batch-layout.ts for the diagram). */
-export const BatchLayout = {
-  BASE_OFFSET: 0,
-  BATCH_LENGTH: 8,
-  LOG_OVERHEAD: 12,
-  PARTITION_LEADER_EPOCH: 12,
-  MAGIC: 16,
-  CRC: 17,
-  ATTRIBUTES: 21,
-  LAST_OFFSET_DELTA: 23,
-  BASE_TIMESTAMP: 27,
-  MAX_TIMESTAMP: 35,
-  PRODUCER_ID: 43,
-  PRODUCER_EPOCH: 51,
-  BASE_SEQUENCE: 53,
-  RECORDS_COUNT: 57,
-  RECORDS: 61,
-} as const;
+export { BatchLayout };
 
 const CORRUPT_MESSAGE = 2;
 

@@ -16,9 +16,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { instantiateSync } from '@assemblyscript/loader';
+import { BatchLayout } from './batch-layout.js';
+import { ResultLayout } from './result-layout.js';
 import { CoreStatus, kafkaErrorCodeForStatus } from './status.js';
 
 export { CoreStatus, coreStatusName, kafkaErrorCodeForStatus } from './status.js';
+export { BatchAttributes, BatchLayout } from './batch-layout.js';
 
 /** Facts about one valid batch, read from its header (after stamping, for prepareAppend). */
 export interface BatchSummary {
@@ -117,29 +120,18 @@ interface CoreExports {
   timeIndexLookup(region: number, entryCount: number, targetTimestamp: number): number;
 }
 
-// Result area layout: keep in step with assembly/record/result-layout.ts.
-const RESULT_BATCH_COUNT_OFFSET = 0;
-const RESULT_VALID_BYTES_OFFSET = 4;
-const RESULT_HEADER_BYTES = 64;
-const ENTRY_POSITION_OFFSET = 0;
-const ENTRY_SIZE_OFFSET = 4;
-const ENTRY_OFFSET_DELTA_OF_MAX_TIMESTAMP_OFFSET = 8;
-const ENTRY_BYTES = 16;
-
-// RecordBatch v2 header field offsets: keep in step with assembly/record/batch-layout.ts.
-const BASE_OFFSET_OFFSET = 0;
-const BATCH_LENGTH_OFFSET = 8;
-const LOG_OVERHEAD = 12;
-const PARTITION_LEADER_EPOCH_OFFSET = 12;
-const MAGIC_OFFSET = 16;
-const ATTRIBUTES_OFFSET = 21;
-const LAST_OFFSET_DELTA_OFFSET = 23;
-const BASE_TIMESTAMP_OFFSET = 27;
-const MAX_TIMESTAMP_OFFSET = 35;
-const PRODUCER_ID_OFFSET = 43;
-const PRODUCER_EPOCH_OFFSET = 51;
-const BASE_SEQUENCE_OFFSET = 53;
-const RECORDS_COUNT_OFFSET = 57;
+const {
+  BATCH_COUNT_OFFSET: RESULT_BATCH_COUNT_OFFSET, VALID_BYTES_OFFSET: RESULT_VALID_BYTES_OFFSET,
+  HEADER_BYTES: RESULT_HEADER_BYTES, ENTRY_POSITION_OFFSET, ENTRY_SIZE_OFFSET,
+  ENTRY_OFFSET_DELTA_OF_MAX_TIMESTAMP_OFFSET, ENTRY_BYTES,
+} = ResultLayout;
+const {
+  BASE_OFFSET: BASE_OFFSET_OFFSET, BATCH_LENGTH: BATCH_LENGTH_OFFSET, LOG_OVERHEAD,
+  PARTITION_LEADER_EPOCH: PARTITION_LEADER_EPOCH_OFFSET, MAGIC: MAGIC_OFFSET, ATTRIBUTES: ATTRIBUTES_OFFSET,
+  LAST_OFFSET_DELTA: LAST_OFFSET_DELTA_OFFSET, BASE_TIMESTAMP: BASE_TIMESTAMP_OFFSET, MAX_TIMESTAMP: MAX_TIMESTAMP_OFFSET,
+  PRODUCER_ID: PRODUCER_ID_OFFSET, PRODUCER_EPOCH: PRODUCER_EPOCH_OFFSET, BASE_SEQUENCE: BASE_SEQUENCE_OFFSET,
+  RECORDS_COUNT: RECORDS_COUNT_OFFSET,
+} = BatchLayout;
 
 const TWO_POW_32 = 4294967296;
 const ARENA_ALIGNMENT = 64;
