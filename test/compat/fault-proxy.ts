@@ -13,13 +13,28 @@
  */
 import { createServer, Socket, type Server } from 'node:net';
 
+/** Identity of one RecordBatch seen in a Produce request (v3+ layout), for diagnosing idempotence. */
+export interface ProducedBatch {
+  topic: string;
+  partition: number;
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  recordCount: number;
+  /** Whether the response to the request carrying it was dropped. */
+  responseDropped: boolean;
+}
+
 interface InFlight {
   correlationId: number;
   apiKey: number;
   drop: boolean;
+  batches: ProducedBatch[];
 }
 
 export class FaultProxy {
+  /** Every batch of every Produce request (v3+) seen, in arrival order. */
+  readonly producedBatches: ProducedBatch[] = [];
   /** Requests seen per api key (client → broker). */
   readonly requestsByApiKey = new Map<number, number>();
   /** Responses dropped so far. */
@@ -106,7 +121,10 @@ export class FaultProxy {
         const armed = this.pendingDrops.get(apiKey) ?? 0;
         if (armed > 0) this.pendingDrops.set(apiKey, armed - 1);
         const atThisOne = this.dropAtRequest.get(apiKey)?.delete(number) ?? false;
-        inFlight.push({ correlationId, apiKey, drop: armed > 0 || atThisOne });
+        const drop = armed > 0 || atThisOne;
+        const batches = apiKey === 0 ? parseProduceBatches(frame) : [];
+        this.producedBatches.push(...batches);
+        inFlight.push({ correlationId, apiKey, drop, batches });
       }
       upstream.write(frame);
     });
@@ -116,6 +134,7 @@ export class FaultProxy {
       const entry = index >= 0 ? inFlight.splice(index, 1)[0] : undefined;
       if (entry?.drop) {
         this.dropped++;
+        for (const batch of entry.batches) batch.responseDropped = true;
         closeBoth();
         this.onDrop?.(entry.apiKey);
         return;
@@ -138,3 +157,53 @@ function splitFrames(socket: Socket, onFrame: (frame: Buffer) => void): void {
     }
   });
 }
+
+/**
+ * Best-effort parse of a Produce request v3–v8 (non-flexible): header v1, transactional_id,
+ * acks, timeout, [topic [partition, records]]; reads the RecordBatch v2 producer fields
+ * (producerId @43, producerEpoch @51, baseSequence @53, recordCount @57). Returns [] on anything else.
+ */
+export function parseProduceBatches(frame: Buffer): ProducedBatch[] {
+  try {
+    const version = frame.readInt16BE(6);
+    if (version < 3 || version > 8) return [];
+    let at = 12;
+    const clientIdLength = frame.readInt16BE(at);
+    at += 2 + Math.max(0, clientIdLength);
+    const transactionalIdLength = frame.readInt16BE(at);
+    at += 2 + Math.max(0, transactionalIdLength);
+    at += 2 + 4; // acks, timeout
+    const batches: ProducedBatch[] = [];
+    const topicCount = frame.readInt32BE(at);
+    at += 4;
+    for (let t = 0; t < topicCount; t++) {
+      const nameLength = frame.readInt16BE(at);
+      const topic = frame.toString('utf8', at + 2, at + 2 + nameLength);
+      at += 2 + nameLength;
+      const partitionCount = frame.readInt32BE(at);
+      at += 4;
+      for (let p = 0; p < partitionCount; p++) {
+        const partition = frame.readInt32BE(at);
+        const size = frame.readInt32BE(at + 4);
+        const records = frame.subarray(at + 8, at + 8 + Math.max(0, size));
+        at += 8 + Math.max(0, size);
+        for (let b = 0; b + 61 <= records.length;) {
+          batches.push({
+            topic,
+            partition,
+            producerId: records.readBigInt64BE(b + 43),
+            producerEpoch: records.readInt16BE(b + 51),
+            baseSequence: records.readInt32BE(b + 53),
+            recordCount: records.readInt32BE(b + 57),
+            responseDropped: false,
+          });
+          b += 12 + records.readInt32BE(b + 8);
+        }
+      }
+    }
+    return batches;
+  } catch {
+    return [];
+  }
+}
+

@@ -33,6 +33,14 @@ afterAll(async () => {
   await stopAllBrokerProcesses();
 });
 
+/** The Produce batches the proxy saw for `topic`, one line each, for failure messages. */
+function batchesOf(topic: string): string {
+  return ['--- Produce batches seen by the proxy (partition pid/epoch/seq count [response dropped]) ---',
+    ...proxy.producedBatches.filter((b) => b.topic === topic).map((b) =>
+      `p${b.partition} ${b.producerId}/${b.producerEpoch}/${b.baseSequence} x${b.recordCount}${b.responseDropped ? ' DROPPED' : ''}`),
+  ].join('\n');
+}
+
 async function createTopic(name: string, partitions: number): Promise<void> {
   const created = await runPython<{ results: Record<string, string | null> }>('ck_admin.py',
     { bootstrap: `127.0.0.1:${proxy.port}`, op: 'create_topics', topics: [{ name, num_partitions: partitions }] });
@@ -71,7 +79,7 @@ describe('idempotent producer retries through lost responses', { timeout: 150_00
     for (const partition of [0, 1]) {
       const stored = await readPartition(topic, partition);
       const expected = messages.filter((m) => m.partition === partition).map((m) => m.value);
-      expect(stored.map((r) => r.payload), `partition ${partition}\n${brokerTail(broker)}`).toEqual(expected);
+      expect(stored.map((r) => r.payload), `partition ${partition}\n${batchesOf(topic)}\n${brokerTail(broker)}`).toEqual(expected);
       expect(stored.map((r) => r.offset)).toEqual(expected.map((_, i) => i));
       const reported = delivered.filter((d) => d.partition === partition).map((d) => d.offset).sort((a, b) => a - b);
       expect(reported, 'offsets reported in delivery reports').toEqual(expected.map((_, i) => i));
@@ -89,7 +97,7 @@ describe('idempotent producer retries through lost responses', { timeout: 150_00
       for (let round = 0; round < 8; round++) {
         if (round === 2 || round === 5) proxy.dropResponses(PRODUCE, 1);
         const [result] = await producer.send({ topic, messages: Array.from({ length: 5 }, (_, i) => ({ value: `kjs-${round}-${i}` })) });
-        expect(result, `round ${round}\n${brokerTail(broker)}`).toMatchObject({ errorCode: 0, baseOffset: String(round * 5) });
+        expect(result, `round ${round}\n${batchesOf(topic)}\n${brokerTail(broker)}`).toMatchObject({ errorCode: 0, baseOffset: String(round * 5) });
       }
     } finally {
       await producer.disconnect();
@@ -132,6 +140,6 @@ describe('idempotent producer retries through lost responses', { timeout: 150_00
     expect(delivered.filter((d) => d.error !== null)).toEqual([]);
     expect(delivered.map((d) => d.offset).sort((a, b) => a - b)).toEqual(messages.map((_, i) => i));
     const stored = await readPartition(topic, 0);
-    expect(stored.map((r) => r.payload), brokerTail(broker, 80)).toEqual(messages.map((m) => m.value));
+    expect(stored.map((r) => r.payload), `${batchesOf(topic)}\n${brokerTail(broker, 80)}`).toEqual(messages.map((m) => m.value));
   });
 });

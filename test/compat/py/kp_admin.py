@@ -11,6 +11,7 @@ args: {bootstrap, op, ...}; ops:
   describe_configs {topic} -> {configs: {name: value}}
 """
 from kafka import KafkaAdminClient
+from kafka.errors import BrokerResponseError
 from kafka.admin import ConfigResource, ConfigResourceType, NewPartitions, NewTopic
 
 from compat_common import args, emit
@@ -19,14 +20,26 @@ a = args()
 admin = KafkaAdminClient(bootstrap_servers=a["bootstrap"], client_id="compat-kp-admin",
                          request_timeout_ms=15000)
 op = a["op"]
+
+
+def per_topic_errors(call, names, field):
+    """kafka-python 2.0.2 raises the first non-zero topic error instead of returning it:
+    turn that back into [[name, code]] (requests here carry one topic when an error is expected)."""
+    try:
+        response = call()
+    except BrokerResponseError as e:
+        return [[name, e.errno] for name in names]
+    return sorted([[e[0], e[1]] for e in getattr(response, field)])
+
+
 if op == "create_topics":
     topics = [NewTopic(t["name"], t["num_partitions"], t.get("replication_factor", 1),
                        topic_configs=t.get("config", {})) for t in a["topics"]]
-    response = admin.create_topics(topics, timeout_ms=15000)
-    emit({"errors": sorted([[e[0], e[1]] for e in response.topic_errors])})
+    emit({"errors": per_topic_errors(lambda: admin.create_topics(topics, timeout_ms=15000),
+                                     [t["name"] for t in a["topics"]], "topic_errors")})
 elif op == "delete_topics":
-    response = admin.delete_topics(a["topics"], timeout_ms=15000)
-    emit({"errors": sorted([[e[0], e[1]] for e in response.topic_error_codes])})
+    emit({"errors": per_topic_errors(lambda: admin.delete_topics(a["topics"], timeout_ms=15000),
+                                     a["topics"], "topic_error_codes")})
 elif op == "list_topics":
     emit({"topics": sorted(admin.list_topics())})
 elif op == "describe_topics":
@@ -42,8 +55,9 @@ elif op == "describe_cluster":
     emit({"controller_id": c["controller_id"],
           "brokers": [{"node_id": b["node_id"], "host": b["host"], "port": b["port"]} for b in c["brokers"]]})
 elif op == "create_partitions":
-    response = admin.create_partitions({a["topic"]: NewPartitions(a["new_total"])}, timeout_ms=15000)
-    emit({"errors": sorted([[e[0], e[1]] for e in response.topic_errors])})
+    emit({"errors": per_topic_errors(
+        lambda: admin.create_partitions({a["topic"]: NewPartitions(a["new_total"])}, timeout_ms=15000),
+        [a["topic"]], "topic_errors")})
 elif op == "describe_configs":
     response = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, a["topic"])])
     configs = {}
