@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { ProducerIdManager } from '../../host/controller/producer-id-manager.js';
+import { PRODUCER_ID_BLOCK_SIZE } from '../../host/controller/quorum-controller.js';
+import { startController } from './controller-fixture.js';
+
+describe('ProducerIdManager', () => {
+  it('hands out consecutive ids and asks the controller for a new block when one is used up', () => {
+    const { controller } = startController();
+    const epoch = controller.image.broker(1)!.brokerEpoch;
+    let blocks = 0;
+    const manager = new ProducerIdManager(() => { blocks++; return controller.allocateProducerIds(1, epoch); });
+    const ids = Array.from({ length: PRODUCER_ID_BLOCK_SIZE + 2 }, () => manager.generateProducerId().producerId);
+    expect(ids).toEqual(Array.from({ length: PRODUCER_ID_BLOCK_SIZE + 2 }, (_, i) => i));
+    expect(blocks).toBe(2);
+  });
+
+  it('passes the controller\'s error on and tries again on the next call', () => {
+    const { controller } = startController();
+    let epoch = -5;
+    const manager = new ProducerIdManager(() => controller.allocateProducerIds(1, epoch));
+    expect(manager.generateProducerId()).toEqual({ errorCode: 77, producerId: -1 });
+    epoch = controller.image.broker(1)!.brokerEpoch;
+    expect(manager.generateProducerId()).toEqual({ errorCode: 0, producerId: 0 });
+  });
+});
