@@ -3,11 +3,13 @@
  * order, binds the listeners and returns a handle whose `stop()` shuts everything down cleanly.
  *
  * Start-up order (each step logs one line):
- *   config → logger → cluster metadata (topics, configs, producer ids; replayed from disk)
- *   → LogManager.open (loads and, after an unclean stop, recovers every log)
- *   → one leader Partition per topic partition in the metadata (logs created where missing)
- *   → GroupCoordinator loading `__consumer_offsets` → API registry and dispatcher
- *   → one SocketServer per client listener (port 0 binds a free port) → periodic housekeeping.
+ *   config → logger → meta.properties (cluster id) → LogManager.open (loads and, after an
+ *   unclean stop, recovers every log) → QuorumController replaying `__cluster_metadata-0`
+ *   (topics, configs, producer ids) → ReplicaManager, GroupCoordinator, API dispatcher
+ *   → one SocketServer per client listener (port 0 binds a free port; requests wait for the end
+ *   of start-up) → broker registration with the bound endpoints → one leader Partition per topic
+ *   partition (logs created where missing) → GroupCoordinator loading `__consumer_offsets`
+ *   → periodic housekeeping.
  * Stop: stop accepting and reading, answer waiting long polls at once, let in-flight requests
  * finish, stop the coordinator's timers, then flush every log and write the checkpoints and the
  * clean-shutdown marker (LogManager.shutdown).
@@ -21,7 +23,7 @@
 import { hostname } from 'node:os';
 import type { BrokerConfig, Listener } from './config/broker-config.js';
 import { loadBrokerConfig, resolveAdvertisedListeners } from './config/broker-config.js';
-import { brokerLogConfigDefaults, toLogConfig, topicOverridesToLogConfig } from './config/topic-config.js';
+import { brokerLogConfigDefaults, toLogConfig } from './config/topic-config.js';
 import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { SystemScheduler } from './coordinator/scheduler.js';
@@ -31,11 +33,16 @@ import { SocketServer } from './network/socket-server.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from './observability/logger.js';
 import { ErrorCode } from './protocol/generated/error-codes.js';
 import { ReplicaManager } from './replication/replica-manager.js';
+import { QuorumController } from './controller/quorum-controller.js';
+import { CLUSTER_METADATA_TOPIC_NAME } from './controller/topic-name.js';
+import { UnifiedLogMetadataLog } from './controller/unified-log-metadata-log.js';
+import type { ConnectionContext, ResponseBytes } from './network/network-types.js';
 import { createApiRegistry } from './api/api-handlers.js';
 import type { BrokerEndpoint, BrokerServices } from './api/broker-services.js';
 import type { ClusterMetadata, TopicChange, TopicState } from './api/cluster-metadata.js';
-import { LocalClusterMetadata } from './api/local-cluster-metadata.js';
+import { ControllerClusterMetadata } from './api/controller-cluster-metadata.js';
 import { LogOffsetsTopic } from './api/log-offsets-topic.js';
+import { ensureMetaProperties } from './api/meta-properties.js';
 import { RequestDispatcher } from './api/request-dispatcher.js';
 
 /** The library call shape (issue 3). */
@@ -82,6 +89,9 @@ export interface RunningBroker {
   stop(): Promise<void>;
 }
 
+/** Kafka's SecurityProtocol ids, as RegisterBrokerRecord stores them. */
+const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;
+
 /** Housekeeping period bounds, ms. */
 const MAX_TICK_INTERVAL_MS = 5_000;
 const MIN_TICK_INTERVAL_MS = 100;
@@ -114,12 +124,19 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const logger = componentLogger(rootLogger, 'broker');
   logger.info({ event: LogEvent.BrokerStarting, nodeId: config.nodeId, logDirs: config.logDirs }, 'broker starting');
 
-  const metadata = new LocalClusterMetadata({ dir: config.logDirs[0]!, nodeId: config.nodeId });
-  const logManager = LogManager.open({
-    logDirs: [...config.logDirs],
-    defaults: brokerLogConfigDefaults(config),
-    topicConfigs: (topic) => topicOverridesToLogConfig(metadata.topic(topic)?.configs ?? new Map()),
-  });
+  const { clusterId } = ensureMetaProperties(config.logDirs, config.nodeId);
+  // Topic overrides are known only once the controller has replayed the metadata log, which
+  // LogManager itself opens; the logs get their real configs in applyTopic below.
+  const logManager = LogManager.open({ logDirs: [...config.logDirs], defaults: brokerLogConfigDefaults(config) });
+  let controller: QuorumController;
+  try {
+    controller = new QuorumController({ config, log: UnifiedLogMetadataLog.open(logManager) });
+  } catch (error) {
+    logManager.shutdown();
+    throw error;
+  }
+  let brokerEpoch = -1;
+  const metadata = new ControllerClusterMetadata({ controller, clusterId, brokerId: config.nodeId, brokerEpoch: () => brokerEpoch });
   const replicaManager = new ReplicaManager({ localBrokerId: config.nodeId, logger: componentLogger(rootLogger, 'replica-manager') });
   const scheduler = new SystemScheduler();
 
@@ -181,6 +198,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       applyTopic(change.after);
       if (change.before === null) {
         topicLogger.info({ event: 'topic.created', topic: change.name, partitions: change.after.partitions.length }, `topic ${change.name} created`);
+        if (change.name === OFFSETS_TOPIC_NAME) groupCoordinator.loadAllPartitions();
       } else if (change.after.partitions.length > change.before.partitions.length) {
         topicLogger.info({ event: 'topic.partitions_added', topic: change.name, partitions: change.after.partitions.length },
           `topic ${change.name} now has ${change.after.partitions.length} partitions`);
@@ -198,14 +216,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     }
   };
 
-  // Logs found on disk whose topic the metadata does not know (e.g. a crash between a metadata
-  // write and the matching log change) are adopted rather than silently deleted.
-  await adoptOrphanLogs(metadata, logManager.allLogs(), config, topicLogger);
-  for (const topic of metadata.topics()) applyTopic(topic);
-  metadata.onChange = onTopicChange;
-
-  groupCoordinator.startup();
-  groupCoordinator.loadAllPartitions();
+  metadata.watch(onTopicChange);
 
   let advertised: Listener[] = [];
   const services: BrokerServices = {
@@ -229,6 +240,19 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     broker: services,
     logger: componentLogger(rootLogger, 'api'),
   });
+  // Listeners bind before the broker registers (its registration carries the bound ports);
+  // requests arriving in between wait until start-up completes.
+  let ready = false;
+  let markReady!: () => void;
+  let failReady!: (error: unknown) => void;
+  const readiness = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+  // A failed start rejects the requests that waited for it (their connections close).
+  readiness.catch(() => undefined);
+  const handler = (frame: Buffer, connection: ConnectionContext): ResponseBytes | null | Promise<ResponseBytes | null> =>
+    ready ? dispatcher.handle(frame, connection) : readiness.then(() => dispatcher.handle(frame, connection));
 
   const clientListeners = config.listeners.filter((listener) => !config.controllerListenerNames.includes(listener.name));
   const servers: SocketServer[] = [];
@@ -245,7 +269,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         host: listener.host === '' ? '0.0.0.0' : listener.host,
         port: listener.port,
         listenerName: listener.name,
-        handler: dispatcher.handle,
+        handler,
         socketRequestMaxBytes: config.socketRequestMaxBytes,
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
         maxConnections: Math.max(1, config.maxConnections),
@@ -255,12 +279,36 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       const address = await server.start();
       bound.push({ name: listener.name, host: listener.host, port: address.port });
     }
+    advertised = resolveAdvertisedListeners(config.advertisedListeners, bound, hostname());
+    const registration = controller.registerBroker({
+      brokerId: config.nodeId,
+      endpoints: advertised.map((listener) => ({
+        name: listener.name,
+        host: listener.host,
+        port: listener.port,
+        securityProtocol: SECURITY_PROTOCOL_IDS[config.listenerSecurityProtocolMap[listener.name] ?? 'PLAINTEXT'],
+      })),
+      rack: config.brokerRack,
+    });
+    if (registration.errorCode !== ErrorCode.NONE) {
+      throw new Error(`the controller refused this broker's registration: ${registration.errorMessage ?? registration.errorCode}`);
+    }
+    brokerEpoch = registration.brokerEpoch;
+    // Logs found on disk whose topic the metadata does not know (e.g. a crash between a metadata
+    // change and the matching log change) are adopted rather than silently deleted.
+    await adoptOrphanLogs(metadata, logManager.allLogs(), config, topicLogger);
+    for (const topic of metadata.topics()) applyTopic(topic);
+    groupCoordinator.startup();
+    // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
+    if (metadata.topic(OFFSETS_TOPIC_NAME) !== undefined) groupCoordinator.loadAllPartitions();
   } catch (error) {
-    logger.error({ event: LogEvent.BrokerFailed, err: error }, 'a listener failed to bind; stopping');
+    logger.error({ event: LogEvent.BrokerFailed, err: error }, 'start-up failed; stopping');
+    failReady(error);
     await closeEverything();
     throw error;
   }
-  advertised = resolveAdvertisedListeners(config.advertisedListeners, bound, hostname());
+  ready = true;
+  markReady();
 
   const tickIntervalMs = Math.max(MIN_TICK_INTERVAL_MS, Math.min(MAX_TICK_INTERVAL_MS, config.logRetentionCheckIntervalMs));
   const tick = setInterval(() => {
@@ -289,7 +337,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     port: first.port,
     bootstrap: `${first.host.includes(':') ? `[${first.host}]` : first.host}:${first.port}`,
     nodeId: config.nodeId,
-    clusterId: metadata.clusterId,
+    clusterId,
     config,
     stop(): Promise<void> {
       stopping ??= (async () => {
@@ -311,7 +359,7 @@ async function adoptOrphanLogs(
 ): Promise<void> {
   const partitionCounts = new Map<string, number>();
   for (const log of logs) {
-    if (metadata.topic(log.topic) !== undefined) continue;
+    if (log.topic === CLUSTER_METADATA_TOPIC_NAME || metadata.topic(log.topic) !== undefined) continue;
     partitionCounts.set(log.topic, Math.max(partitionCounts.get(log.topic) ?? 0, log.partition + 1));
   }
   for (const [name, numPartitions] of partitionCounts) {

@@ -12,7 +12,8 @@
  * throttling. TOPIC (2): every name and value is validated (INVALID_CONFIG, 40, naming the key,
  * the value and what is accepted; null values are ignored, as Kafka does for this API); the new
  * overrides apply to the partition logs at once. BROKER (4): Tributary has no dynamic broker
- * configs, so INVALID_CONFIG; other types INVALID_REQUEST.
+ * configs, so a known name answers INVALID_REQUEST ("Cannot update these configs dynamically", as
+ * Kafka does for read-only configs) and an unknown one INVALID_CONFIG; other types INVALID_REQUEST.
  */
 import { validateTopicConfigs } from '../config/topic-config.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -53,8 +54,8 @@ export const alterConfigsApi = defineApi<AlterConfigsRequest, AlterConfigsRespon
         const result = await broker.metadata.alterTopicConfigs(resource.resourceName, validation.overrides, request.validateOnly);
         responses.push({ ...base, errorCode: result.errorCode, errorMessage: result.errorMessage });
       } else if (resource.resourceType === ConfigResourceType.BROKER) {
-        responses.push({ ...base, errorCode: ErrorCode.INVALID_CONFIG,
-          errorMessage: 'Broker configs cannot be changed at runtime in Tributary; set them in server.properties or with --override and restart.' });
+        const result = await broker.metadata.alterBrokerConfigs(resource.resourceName, resource.configs, request.validateOnly);
+        responses.push({ ...base, errorCode: result.errorCode, errorMessage: result.errorMessage });
       } else {
         responses.push({ ...base, errorCode: ErrorCode.INVALID_REQUEST,
           errorMessage: `Resource type ${resource.resourceType} is not supported (TOPIC 2 and BROKER 4 are).` });

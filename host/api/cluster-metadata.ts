@@ -81,6 +81,16 @@ export interface ClusterMetadata {
    * not given returns to the default). Errors: UNKNOWN_TOPIC_OR_PARTITION (3).
    */
   alterTopicConfigs(name: string, overrides: Readonly<Record<string, string>>, validateOnly: boolean): Promise<MetadataResult>;
+  /**
+   * AlterConfigs on a BROKER resource (`""` = cluster default, else a broker id). Tributary has no
+   * dynamic broker configs: known names answer INVALID_REQUEST (42, "Cannot update these configs
+   * dynamically"), unknown ones INVALID_CONFIG (40); an empty list is accepted.
+   */
+  alterBrokerConfigs(
+    name: string,
+    configs: readonly { name: string; value: string | null }[],
+    validateOnly: boolean,
+  ): Promise<MetadataResult>;
   /** A new producer id for InitProducerId (never reused, also across restarts). */
   allocateProducerId(): Promise<{ errorCode: number; producerId: number }>;
 }

@@ -4,29 +4,9 @@
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import type { BrokerServices } from './broker-services.js';
+import { topicNameProblem } from '../controller/topic-name.js';
 
-/** Kafka's Topic.MAX_NAME_LENGTH. */
-export const MAX_TOPIC_NAME_LENGTH = 249;
-const LEGAL_TOPIC_CHARS = /^[a-zA-Z0-9._-]+$/;
-
-/** Kafka's internal topics (Topic.isInternal). */
-export const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set([OFFSETS_TOPIC_NAME, '__transaction_state']);
-
-/**
- * Why `name` is not a legal topic name (Kafka's Topic.validate), or null when it is:
- * non-empty, not `.` or `..`, at most 249 characters of `[a-zA-Z0-9._-]`.
- */
-export function topicNameProblem(name: string): string | null {
-  if (name.length === 0) return 'Topic name is illegal, it can\'t be empty';
-  if (name === '.' || name === '..') return 'Topic name cannot be "." or ".."';
-  if (name.length > MAX_TOPIC_NAME_LENGTH) {
-    return `Topic name is illegal, it can't be longer than ${MAX_TOPIC_NAME_LENGTH} characters, topic name: ${name}`;
-  }
-  if (!LEGAL_TOPIC_CHARS.test(name)) {
-    return `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
-  }
-  return null;
-}
+export { INTERNAL_TOPIC_NAMES, MAX_TOPIC_NAME_LENGTH, topicNameProblem } from '../controller/topic-name.js';
 
 /**
  * Creates `name` with the broker defaults (`num.partitions`, `default.replication.factor`) as

@@ -1,0 +1,90 @@
+/**
+ * Kafka's `meta.properties` in every log directory (KRaft form, version 1): which cluster and
+ * which node the data belongs to.
+ *
+ * ```
+ * #
+ * #<date>
+ * cluster.id=<22-char base64url uuid>
+ * node.id=<node.id>
+ * version=1
+ * ```
+ * At start-up every directory that has the file must agree on cluster.id and carry this node's
+ * node.id (Kafka refuses to start otherwise: mixing directories of two clusters or nodes would
+ * serve someone else's data). Directories without the file get one, written atomically; a fresh
+ * broker picks a random cluster id (Kafka's `kafka-storage format` step, done implicitly).
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseServerProperties } from '../config/server-properties.js';
+
+export const META_PROPERTIES_FILE = 'meta.properties';
+
+/** Thrown when the log directories belong to another cluster or node. */
+export class InconsistentMetaPropertiesError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InconsistentMetaPropertiesError';
+  }
+}
+
+/** A random cluster id as Kafka's Uuid.randomUuid().toString(): 16 bytes, URL-safe base64, no padding. */
+export function randomClusterId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * Reads (and completes) the meta.properties of `logDirs`; returns the cluster id.
+ * @throws InconsistentMetaPropertiesError for another node.id or differing cluster ids
+ * @throws the fs error when a directory cannot be created or written
+ */
+export function ensureMetaProperties(logDirs: readonly string[], nodeId: number): { clusterId: string } {
+  let clusterId: string | null = null;
+  const missing: string[] = [];
+  for (const dir of logDirs) {
+    const file = path.join(dir, META_PROPERTIES_FILE);
+    if (!existsSync(file)) {
+      missing.push(dir);
+      continue;
+    }
+    const properties = parseServerProperties(readFileSync(file, 'utf8'));
+    const storedNode = properties.get('node.id') ?? properties.get('broker.id');
+    if (storedNode !== undefined && Number(storedNode) !== nodeId) {
+      throw new InconsistentMetaPropertiesError(
+        `${file} belongs to node.id ${storedNode}, but this broker is node.id ${nodeId}: use that node.id or another log.dirs`);
+    }
+    const stored = properties.get('cluster.id');
+    if (stored === undefined || stored === '') continue;
+    if (clusterId !== null && stored !== clusterId) {
+      throw new InconsistentMetaPropertiesError(
+        `${file} has cluster.id ${stored} but another log directory has ${clusterId}: the log.dirs belong to different clusters`);
+    }
+    clusterId = stored;
+  }
+  clusterId ??= randomClusterId();
+  for (const dir of missing) {
+    mkdirSync(dir, { recursive: true });
+    writeAtomically(path.join(dir, META_PROPERTIES_FILE),
+      `#\n#${new Date().toString()}\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`);
+  }
+  return { clusterId };
+}
+
+function writeAtomically(file: string, text: string): void {
+  const temporary = `${file}.tmp`;
+  const fd = openSync(temporary, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+  const dirFd = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
