@@ -5,7 +5,8 @@
 
 import * as status from './status';
 import {
-  ARENA_BYTES, ARENA_PTR, CRC_TABLES_PTR, MEMORY_BYTES, MEMORY_PAGES, RESULT_PTR, SCRATCH_BYTES, SCRATCH_PTR, STATIC_LIMIT,
+  ARENA_BYTES, ARENA_PTR, CRC_TABLES_PTR, MEMORY_BYTES, MEMORY_PAGES, RESULT_PTR, SCRATCH_BYTES, SCRATCH_PTR,
+  STAGING_BYTES, STAGING_PTR, STATIC_LIMIT,
 } from './memory/layout';
 import { loadI32BE, loadI64BE } from './memory/bytes';
 import { crc32cUpdate as crc32cContinue } from './crc/crc32c';
@@ -37,6 +38,8 @@ const I64_LIMIT: f64 = 9223372036854775808.0;
 export function memoryPages(): i32 { return MEMORY_PAGES; }
 export function staticEnd(): usize { return __heap_base; }
 export function resultPtr(): usize { return RESULT_PTR; }
+export function stagingPtr(): usize { return STAGING_PTR; }
+export function stagingBytes(): usize { return STAGING_BYTES; }
 export function scratchPtr(): usize { return SCRATCH_PTR; }
 export function scratchBytes(): usize { return SCRATCH_BYTES; }
 export function arenaPtr(): usize { return ARENA_PTR; }

@@ -3,14 +3,16 @@
 // host Buffer views over any region stay valid for the life of the process. Pages never touched
 // cost no resident memory.
 //
-//   0          1 MiB               19 MiB                       83 MiB                     512 MiB
-//   +----------+-------------------+----------------------------+--------------------------+
-//   | static   | RESULT            | SCRATCH                    | INDEX ARENA              |
-//   | data,    | 64-byte header +  | the batches being          | offset/time index        |
-//   | CRC      | 16-byte entry per | validated / stamped        | regions, allocated by    |
-//   | tables   | batch             | (one call per blob)        | the host                 |
-//   | (512 KiB)|                   |                            |                          |
-//   +----------+-------------------+----------------------------+--------------------------+
+//   0          1 MiB          19 MiB     20 MiB                  84 MiB                  512 MiB
+//   +----------+--------------+----------+-----------------------+-----------------------+
+//   | static   | RESULT       | STAGING  | SCRATCH               | INDEX ARENA           |
+//   | data,    | 64-byte      | data the | the batches being     | offset/time index     |
+//   | CRC      | header +     | host CRCs| validated / stamped   | regions, allocated by |
+//   | tables   | 16 B per     | (so a    | (one call per blob;   | the host              |
+//   | (512 KiB)| batch        | CRC never| a PreparedAppend's    |                       |
+//   |          |              | clobbers | bytes live here)      |                       |
+//   |          |              | SCRATCH) |                       |                       |
+//   +----------+--------------+----------+-----------------------+-----------------------+
 
 export const MEMORY_PAGES: i32 = 8192; // 512 MiB
 export const MEMORY_BYTES: usize = <usize>MEMORY_PAGES << 16;
@@ -24,7 +26,10 @@ export const STATIC_LIMIT: usize = 1 << 20;
 export const RESULT_PTR: usize = STATIC_LIMIT;
 export const RESULT_BYTES: usize = 18 << 20;
 
-export const SCRATCH_PTR: usize = RESULT_PTR + RESULT_BYTES;
+export const STAGING_PTR: usize = RESULT_PTR + RESULT_BYTES;
+export const STAGING_BYTES: usize = 1 << 20;
+
+export const SCRATCH_PTR: usize = STAGING_PTR + STAGING_BYTES;
 export const SCRATCH_BYTES: usize = 64 << 20;
 
 export const ARENA_PTR: usize = SCRATCH_PTR + SCRATCH_BYTES;

@@ -107,6 +107,8 @@ interface CoreExports {
   memoryPages(): number;
   staticEnd(): number;
   resultPtr(): number;
+  stagingPtr(): number;
+  stagingBytes(): number;
   scratchPtr(): number;
   scratchBytes(): number;
   arenaPtr(): number;
@@ -169,6 +171,8 @@ export class Core {
   private readonly bytes: Uint8Array;
   private readonly view: DataView;
   private readonly scratch: number;
+  private readonly staging: number;
+  private readonly stagingBytes: number;
   private readonly result: number;
   private readonly arenaStart: number;
   /** Free arena blocks sorted by start, coalesced. */
@@ -189,6 +193,8 @@ export class Core {
     this.bytes = new Uint8Array(this.memory.buffer);
     this.view = new DataView(this.memory.buffer);
     this.scratch = this.exports.scratchPtr();
+    this.staging = this.exports.stagingPtr();
+    this.stagingBytes = this.exports.stagingBytes();
     this.maxBlobBytes = this.exports.scratchBytes();
     this.result = this.exports.resultPtr();
     this.arenaStart = this.exports.arenaPtr();
@@ -199,16 +205,20 @@ export class Core {
     this.arenaTouchedEnd = this.arenaStart;
   }
 
-  /** CRC-32C (Castagnoli) of `data`, unsigned 32-bit (Kafka's RecordBatch v2 checksum). */
+  /**
+   * CRC-32C (Castagnoli) of `data`, unsigned 32-bit (Kafka's RecordBatch v2 checksum). Data
+   * outside WebAssembly memory goes through a staging region of its own, so this never disturbs
+   * the bytes of a PreparedAppend.
+   */
   crc32c(data: Uint8Array): number {
-    let crc = 0;
     if (this.isInsideMemory(data)) {
       return this.exports.crc32cUpdate(0, data.byteOffset, data.length) >>> 0;
     }
-    for (let offset = 0; offset < data.length; offset += this.maxBlobBytes) {
-      const chunk = data.subarray(offset, Math.min(data.length, offset + this.maxBlobBytes));
-      this.bytes.set(chunk, this.scratch);
-      crc = this.exports.crc32cUpdate(crc, this.scratch, chunk.length);
+    let crc = 0;
+    for (let offset = 0; offset < data.length; offset += this.stagingBytes) {
+      const chunk = data.subarray(offset, Math.min(data.length, offset + this.stagingBytes));
+      this.bytes.set(chunk, this.staging);
+      crc = this.exports.crc32cUpdate(crc, this.staging, chunk.length);
     }
     return crc >>> 0;
   }

@@ -132,6 +132,17 @@ describe('prepareAppend', () => {
     expect(() => core.prepareAppend(blob, 0, 2 ** 31, -1)).toThrow();
   });
 
+  it('keeps its bytes intact across crc32c and index calls (only validate/prepare reuse scratch)', () => {
+    const prepared = core.prepareAppend(encodeTestBatch({ records: records(3) }), 5, 1, -1);
+    const copy = Buffer.from(prepared.bytes);
+    core.crc32c(Buffer.alloc(3 << 20, 7));
+    const region = core.allocIndex(64)!;
+    core.offsetIndexAppend(region, 0, 1, 2);
+    core.offsetIndexLookup(region, 1, 1);
+    core.freeIndex(region);
+    expect(prepared.bytes.equals(copy)).toBe(true);
+  });
+
   it('leaves the input untouched (it stamps a copy in WebAssembly memory)', () => {
     const blob = encodeTestBatch({ records: records(2) });
     const before = Buffer.from(blob);
