@@ -20,7 +20,7 @@
  */
 import { BROKER_CONFIG_DEF_BY_NAME } from '../config/broker-config.js';
 import { suggestConfigNames } from '../config/config-def.js';
-import { validateTopicConfigs } from '../config/topic-config.js';
+import { TOPIC_CONFIG_DEF_BY_NAME, validateTopicConfigs } from '../config/topic-config.js';
 import type { Clock } from '../io/clock.js';
 import { SystemClock } from '../io/clock.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -128,6 +128,22 @@ export interface AlterConfigsRequest {
   readonly resourceType: number;
   readonly resourceName: string;
   readonly configs: readonly { readonly name: string; readonly value: string | null }[];
+}
+
+/** Kafka's AlterConfigOp.OpType codes (IncrementalAlterConfigs, KIP-339). */
+export const AlterConfigOp = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
+
+/** One resource of IncrementalAlterConfigs: each config is changed by its operation, the others are kept. */
+export interface IncrementalAlterConfigsRequest {
+  /** ConfigResourceType.TOPIC (2) or ConfigResourceType.BROKER (4). */
+  readonly resourceType: number;
+  readonly resourceName: string;
+  readonly configs: readonly {
+    readonly name: string;
+    /** AlterConfigOp: SET 0, DELETE 1, APPEND 2, SUBTRACT 3. */
+    readonly configOperation: number;
+    readonly value: string | null;
+  }[];
 }
 
 export interface AlterConfigsResult extends ControllerResult {
@@ -582,6 +598,75 @@ export class QuorumController {
         if (resource.resourceType === ConfigResourceType.BROKER) return this.checkBrokerConfigs(resource);
         return fail(ErrorCode.INVALID_REQUEST,
           `AlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
+      })();
+      results.push({ ...result, resourceType: resource.resourceType, resourceName: resource.resourceName });
+    }
+    if (records.length === 0) return results;
+    const commit = this.commit(records);
+    if (commit.errorCode === ErrorCode.NONE) return results;
+    return results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...commit } : r));
+  }
+
+  /**
+   * Kafka's IncrementalAlterConfigs (KIP-339): per config SET (needs a value), DELETE (back to
+   * the default), APPEND / SUBTRACT (LIST configs such as cleanup.policy: add missing elements to,
+   * or remove elements from, the override or else the default); the result is validated as a
+   * whole. Errors as {@link alterConfigs}, plus INVALID_CONFIG (40) for APPEND/SUBTRACT on a
+   * non-LIST config, INVALID_REQUEST (42) for an unknown operation or a config named twice.
+   */
+  incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsRequest[], options: { validateOnly?: boolean } = {}): AlterConfigsResult[] {
+    const validateOnly = options.validateOnly ?? false;
+    const counts = new Map<string, number>();
+    const key = (r: IncrementalAlterConfigsRequest): string => `${r.resourceType}:${r.resourceName}`;
+    for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+    const results: AlterConfigsResult[] = [];
+    const records: MetadataRecord[] = [];
+    for (const resource of resources) {
+      const result = ((): ControllerResult => {
+        if (counts.get(key(resource))! > 1) return fail(ErrorCode.INVALID_REQUEST, 'The resource appears more than once in the request.');
+        const names = new Set<string>();
+        for (const c of resource.configs) {
+          if (names.has(c.name)) return fail(ErrorCode.INVALID_REQUEST, `Config ${c.name} appears more than once for the resource.`);
+          names.add(c.name);
+          if (!Object.values(AlterConfigOp).includes(c.configOperation as 0)) {
+            return fail(ErrorCode.INVALID_REQUEST, `Unknown config operation ${c.configOperation} for ${c.name}.`);
+          }
+        }
+        if (resource.resourceType === ConfigResourceType.BROKER) {
+          return this.checkBrokerConfigs({ ...resource, configs: resource.configs.map((c) => ({ name: c.name, value: c.value })) });
+        }
+        if (resource.resourceType !== ConfigResourceType.TOPIC) {
+          return fail(ErrorCode.INVALID_REQUEST,
+            `IncrementalAlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
+        }
+        const topic = resource.resourceName;
+        if (this.metadataImage.topic(topic) === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
+        const next = new Map(this.metadataImage.topicConfigs(topic));
+        for (const c of resource.configs) {
+          if (c.configOperation === AlterConfigOp.DELETE) {
+            next.delete(c.name);
+            continue;
+          }
+          if (c.value === null) return fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic config ${c.name}; give a value.`);
+          if (c.configOperation === AlterConfigOp.SET) {
+            next.set(c.name, c.value);
+            continue;
+          }
+          const def = TOPIC_CONFIG_DEF_BY_NAME.get(c.name);
+          if (def !== undefined && def.type !== 'LIST') {
+            return fail(ErrorCode.INVALID_CONFIG, `Can't ${c.configOperation === AlterConfigOp.APPEND ? 'APPEND' : 'SUBTRACT'} to key ${c.name} because its type is not LIST.`);
+          }
+          const parts = (text: string | null | undefined): string[] => (text ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+          const list = parts(next.get(c.name) ?? def?.defaultValue);
+          for (const element of parts(c.value)) {
+            const at = list.indexOf(element);
+            if (c.configOperation === AlterConfigOp.APPEND && at < 0) list.push(element);
+            if (c.configOperation === AlterConfigOp.SUBTRACT && at >= 0) list.splice(at, 1);
+          }
+          next.set(c.name, list.join(','));
+        }
+        const entries = [...next].map(([name, value]) => ({ name, value }));
+        return this.planTopicConfigs({ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }, validateOnly ? null : records);
       })();
       results.push({ ...result, resourceType: resource.resourceType, resourceName: resource.resourceName });
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import type { TopicImage } from '../../host/controller/metadata-image.js';
 import { ConfigResourceType } from '../../host/controller/metadata-records.js';
-import { MAX_NEW_PARTITIONS_PER_REQUEST, PRODUCER_ID_BLOCK_SIZE } from '../../host/controller/quorum-controller.js';
+import { AlterConfigOp, MAX_NEW_PARTITIONS_PER_REQUEST, PRODUCER_ID_BLOCK_SIZE } from '../../host/controller/quorum-controller.js';
 import { ZERO_TOPIC_ID } from '../../host/controller/topic-id.js';
 import { restartController, startController } from './controller-fixture.js';
 
@@ -283,6 +283,45 @@ describe('QuorumController configs', () => {
     ]);
     expect(controller.alterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: '', configs: [] }])[0]!.errorCode).toBe(0);
     expect(results[0]!.errorMessage).toContain('Cannot update these configs dynamically: log.retention.ms');
+  });
+});
+
+describe('QuorumController incremental configs', () => {
+  it('sets, deletes, appends to and subtracts from a topic\'s overrides and keeps the others', () => {
+    const { controller } = startController();
+    controller.createTopics([topic('inc', 1, 1, [{ name: 'retention.ms', value: '1000' }, { name: 'segment.bytes', value: '100000' }])]);
+    const [result] = controller.incrementalAlterConfigs([{
+      resourceType: ConfigResourceType.TOPIC, resourceName: 'inc', configs: [
+        { name: 'retention.ms', configOperation: AlterConfigOp.DELETE, value: null },
+        { name: 'max.message.bytes', configOperation: AlterConfigOp.SET, value: '2000' },
+        { name: 'cleanup.policy', configOperation: AlterConfigOp.APPEND, value: 'compact' },
+      ],
+    }]);
+    expect(result!.errorCode).toBe(0);
+    expect(Object.fromEntries(controller.image.topicConfigs('inc'))).toEqual({
+      'segment.bytes': '100000', 'max.message.bytes': '2000', 'cleanup.policy': 'delete,compact',
+    });
+    controller.incrementalAlterConfigs([{
+      resourceType: ConfigResourceType.TOPIC, resourceName: 'inc',
+      configs: [{ name: 'cleanup.policy', configOperation: AlterConfigOp.SUBTRACT, value: 'delete' }],
+    }]);
+    expect(controller.image.topicConfigs('inc').get('cleanup.policy')).toBe('compact');
+  });
+
+  it('refuses APPEND to a non-list config, bad values, unknown operations and configs named twice', () => {
+    const { controller } = startController();
+    controller.createTopics([topic('inc')]);
+    const alter = (configs: { name: string; configOperation: number; value: string | null }[]) =>
+      controller.incrementalAlterConfigs([{ resourceType: ConfigResourceType.TOPIC, resourceName: 'inc', configs }])[0]!.errorCode;
+    expect(alter([{ name: 'retention.ms', configOperation: AlterConfigOp.APPEND, value: '5' }])).toBe(ErrorCode.INVALID_CONFIG);
+    expect(alter([{ name: 'retention.ms', configOperation: AlterConfigOp.SET, value: 'x' }])).toBe(ErrorCode.INVALID_CONFIG);
+    expect(alter([{ name: 'cleanup.policy', configOperation: AlterConfigOp.SUBTRACT, value: 'delete' }])).toBe(ErrorCode.INVALID_CONFIG);
+    expect(alter([{ name: 'retention.ms', configOperation: 9, value: '5' }])).toBe(ErrorCode.INVALID_REQUEST);
+    expect(alter([
+      { name: 'retention.ms', configOperation: AlterConfigOp.SET, value: '5' },
+      { name: 'retention.ms', configOperation: AlterConfigOp.DELETE, value: null },
+    ])).toBe(ErrorCode.INVALID_REQUEST);
+    expect(controller.image.topicConfigs('inc').size).toBe(0);
   });
 });
 
