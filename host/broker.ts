@@ -27,7 +27,9 @@ import { brokerLogConfigDefaults, toLogConfig } from './config/topic-config.js';
 import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { SystemScheduler } from './coordinator/scheduler.js';
+import { NodeDisk } from './io/disk.js';
 import { LogManager } from './log/log-manager.js';
+import { ProducerStateManager } from './log/producer-state-manager.js';
 import type { UnifiedLog } from './log/unified-log.js';
 import { SocketServer } from './network/socket-server.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from './observability/logger.js';
@@ -137,7 +139,8 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   }
   let brokerEpoch = -1;
   const metadata = new ControllerClusterMetadata({ controller, clusterId, brokerId: config.nodeId, brokerEpoch: () => brokerEpoch });
-  const replicaManager = new ReplicaManager({ localBrokerId: config.nodeId, logger: componentLogger(rootLogger, 'replica-manager') });
+  const nodeDisk = new NodeDisk();
+  const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: config.nodeId, logger: componentLogger(rootLogger, 'replica-manager') });
   const scheduler = new SystemScheduler();
 
   let offsetsTopicCreation: Promise<number> | null = null;
@@ -184,12 +187,19 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       if (partition.leaderId !== config.nodeId) continue;
       const log = logManager.getOrCreateLog(topic.name, partition.partition, logConfig);
       log.updateConfig(logConfig);
+      const existing = replicaManager.getPartition(topic.name, partition.partition);
       replicaManager.becomeLeader({
         topic: topic.name,
         partition: partition.partition,
         log,
         leaderEpoch: partition.leaderEpoch,
         replicas: partition.replicas,
+        // UnifiedLog keeps no producer state itself: the Partition owns it (recovered from the
+        // partition directory's snapshots and the log tail), which makes idempotent retries
+        // answer with their original offsets, also across restarts.
+        ...(existing?.log === log ? {} : {
+          producerState: new ProducerStateManager({ dir: log.dir, disk: nodeDisk, producerIdExpirationMs: config.producerIdExpirationMs }),
+        }),
       });
     }
   };
@@ -225,7 +235,6 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     metadata,
     replicaManager,
     groupCoordinator,
-    log: (topic, partition) => logManager.getLog(topic, partition),
     brokers: (listenerName) => {
       const listener = advertised.find((candidate) => candidate.name === listenerName) ?? advertised[0];
       if (listener === undefined) return [];

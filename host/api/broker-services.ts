@@ -5,6 +5,7 @@
  */
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { PartitionLog } from '../replication/partition-log.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ClusterMetadata } from './cluster-metadata.js';
 
@@ -16,24 +17,20 @@ export interface BrokerEndpoint {
   readonly rack: string | null;
 }
 
-/** The log operations handlers need beyond replication (ListOffsets by time, DeleteRecords). */
+/** The log operations handlers need beyond replication (ListOffsets by time); UnifiedLog has them. */
 export interface PartitionLogAccess {
   /** Kafka's fetchOffsetByTimestamp: -1 latest (log end), -2 earliest, else the first record with timestamp >= t. */
   fetchOffsetByTimestamp(timestampMs: number): { offset: number; timestamp: number } | null;
-  /** Moves the log start offset up; 0 or OFFSET_OUT_OF_RANGE (1) / KAFKA_STORAGE_ERROR (56). */
-  deleteRecordsBefore(offset: number): number;
-  readonly logStartOffset: number;
-  readonly highWatermark: number;
+  /** True when the log's directory failed (reads answer KAFKA_STORAGE_ERROR). */
+  readonly isOffline: boolean;
 }
 
 export interface BrokerServices {
   readonly config: BrokerConfig;
   readonly nodeId: number;
   readonly metadata: ClusterMetadata;
-  readonly replicaManager: ReplicaManager;
+  readonly replicaManager: ReplicaManager<PartitionLog & PartitionLogAccess>;
   readonly groupCoordinator: GroupCoordinator;
-  /** The log of a partition this broker hosts, or undefined. */
-  log(topic: string, partition: number): PartitionLogAccess | undefined;
   /**
    * The brokers as clients reach them through `listenerName` (Kafka answers Metadata with the
    * endpoints of the listener the request came in on).

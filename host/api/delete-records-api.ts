@@ -12,7 +12,6 @@
  * Segments entirely below it are deleted at once. v1 only changes throttling.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
-import { ErrorCode } from '../protocol/generated/error-codes.js';
 import {
   decodeDeleteRecordsRequest,
   encodeDeleteRecordsResponse,
@@ -20,9 +19,6 @@ import {
   type DeleteRecordsResponseInit,
 } from '../protocol/generated/delete-records.js';
 import { defineApi } from './api-definition.js';
-
-/** DeleteRecords' "up to the high watermark" offset. */
-export const HIGH_WATERMARK_OFFSET = -1;
 
 export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsResponseInit>({
   apiKey: ApiKey.DeleteRecords,
@@ -32,25 +28,17 @@ export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsRes
   decode: decodeDeleteRecordsRequest,
   encode: encodeDeleteRecordsResponse,
   handle(request, context) {
-    const { broker } = context;
+    const entries = request.topics.flatMap((topic) =>
+      topic.partitions.map((partition) => ({ topic: topic.name, partition: partition.partitionIndex, offset: partition.offset })));
+    const results = context.broker.replicaManager.deleteRecords(entries);
+    let index = 0;
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((topic) => ({
         name: topic.name,
         partitions: topic.partitions.map((partition) => {
-          const log = broker.replicaManager.getPartition(topic.name, partition.partitionIndex) === undefined
-            ? undefined
-            : broker.log(topic.name, partition.partitionIndex);
-          if (log === undefined) {
-            return { partitionIndex: partition.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          }
-          const offset = partition.offset === HIGH_WATERMARK_OFFSET ? log.highWatermark : partition.offset;
-          const errorCode = offset < 0 ? ErrorCode.OFFSET_OUT_OF_RANGE : log.deleteRecordsBefore(offset);
-          return {
-            partitionIndex: partition.partitionIndex,
-            lowWatermark: errorCode === ErrorCode.NONE ? log.logStartOffset : -1,
-            errorCode,
-          };
+          const result = results[index++]!;
+          return { partitionIndex: partition.partitionIndex, lowWatermark: result.lowWatermark, errorCode: result.errorCode };
         }),
       })),
     };

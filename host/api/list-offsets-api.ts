@@ -81,15 +81,15 @@ function lookup(
   isolationLevel: number,
 ): { errorCode: number; offset: number; timestamp: number } {
   const partition = broker.replicaManager.getPartition(topic, index);
-  const log = broker.log(topic, index);
-  if (partition === undefined || log === undefined) {
-    return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: -1, timestamp: -1 };
-  }
+  if (partition === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: -1, timestamp: -1 };
+  const log = partition.log;
+  if (log.isOffline) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, offset: -1, timestamp: -1 };
   const lastFetchableOffset = isolationLevel === IsolationLevel.READ_COMMITTED ? partition.lastStableOffset : partition.highWatermark;
   if (timestamp === LATEST_TIMESTAMP) return { errorCode: ErrorCode.NONE, offset: lastFetchableOffset, timestamp: -1 };
   if (timestamp === EARLIEST_TIMESTAMP) return { errorCode: ErrorCode.NONE, offset: log.logStartOffset, timestamp: -1 };
   if (timestamp < 0) return { errorCode: ErrorCode.INVALID_REQUEST, offset: -1, timestamp: -1 };
   const found = log.fetchOffsetByTimestamp(timestamp);
+  if (found === null && log.isOffline) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, offset: -1, timestamp: -1 };
   if (found === null || found.offset >= lastFetchableOffset) return { errorCode: ErrorCode.NONE, offset: -1, timestamp: -1 };
   return { errorCode: ErrorCode.NONE, offset: found.offset, timestamp: found.timestamp };
 }
