@@ -1,0 +1,306 @@
+/**
+ * The producer: `send()` serializes records, picks partitions, and appends them to the
+ * RecordAccumulator; the Sender batches them into Produce requests. Semantics follow Kafka's Java
+ * producer 3.x: acks=all and idempotence on by default (KIP-679), batch.size 16384, linger.ms 5
+ * (Kafka 4.0's default, KIP-1030), buffer.memory 32 MiB with back-pressure up to max.block.ms,
+ * retries bounded by delivery.timeout.ms, murmur2 key partitioning and the sticky partitioner for
+ * null keys (KIP-480).
+ *
+ * ```ts
+ * const producer = new Producer({ bootstrapServers: ['127.0.0.1:9092'] });
+ * const [meta] = await producer.send({ topic: 'orders', messages: [{ key: 'k', value: 'v' }] });
+ * await producer.close();   // flushes first: nothing accepted by send() is lost
+ * ```
+ */
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { RecordHeaderInput } from '../record/batch-builder.js';
+import { CompressionType } from '../record/compression.js';
+import { Cluster, type PartitionInfo } from './cluster.js';
+import { ClientClosedError, KafkaError } from './errors.js';
+import { DefaultPartitioner, type CustomPartitioner } from './producer/partitioner.js';
+import { estimateRecordBytes, RecordAccumulator, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
+import { Sender } from './producer/sender.js';
+import type { TransportFactory } from './transport/transport.js';
+
+export type { RecordMetadata } from './producer/record-accumulator.js';
+export type { CustomPartitioner, PartitionerArgs } from './producer/partitioner.js';
+
+export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+
+/** Turns a key or value into bytes (null stays null). */
+export type Serializer<T> = (data: T, topic: string) => Uint8Array | null;
+
+/** Record headers: an object (one value per key) or a list (repeated keys allowed). */
+export type MessageHeaders = Record<string, string | Uint8Array | null> | RecordHeaderInput[];
+
+export interface ProducerMessage<K = string | Uint8Array | null, V = string | Uint8Array | null> {
+  key?: K | null;
+  value: V | null;
+  headers?: MessageHeaders;
+  /** Explicit partition; default: the partitioner picks. */
+  partition?: number;
+  /** CreateTime in ms since epoch; default now. */
+  timestamp?: number;
+}
+
+export interface ProducerRecord<K = string | Uint8Array | null, V = string | Uint8Array | null> extends ProducerMessage<K, V> {
+  topic: string;
+}
+
+/** Sees every record before it is serialized, and every acknowledgement (Kafka ProducerInterceptor). */
+export interface ProducerInterceptor<K, V> {
+  onSend?(record: ProducerRecord<K, V>): ProducerRecord<K, V>;
+  onAcknowledgement?(metadata: RecordMetadata | null, error: Error | null): void;
+}
+
+export interface ProducerOptions<K = string | Uint8Array | null, V = string | Uint8Array | null> {
+  bootstrapServers: string[];
+  clientId?: string;
+  transportFactory?: TransportFactory;
+  /** -1/'all' (default), 0 or 1. */
+  acks?: -1 | 0 | 1 | 'all';
+  /** enable.idempotence: default true when acks is all, false otherwise (true with other acks is an error). */
+  enableIdempotence?: boolean;
+  /** batch.size, bytes (default 16384). */
+  batchSize?: number;
+  /** linger.ms (default 5). */
+  lingerMs?: number;
+  /** buffer.memory, bytes (default 33554432). */
+  bufferMemory?: number;
+  /** max.block.ms: bound on send() waiting for metadata or buffer memory (default 60000). */
+  maxBlockMs?: number;
+  /** delivery.timeout.ms (default 120000). */
+  deliveryTimeoutMs?: number;
+  /** request.timeout.ms (default 30000). */
+  requestTimeoutMs?: number;
+  /** retries (default unbounded: delivery.timeout.ms bounds them). */
+  retries?: number;
+  /** retry.backoff.ms (default 100). */
+  retryBackoffMs?: number;
+  /** max.request.size, bytes (default 1048576); a bigger record fails with MESSAGE_TOO_LARGE (10). */
+  maxRequestSize?: number;
+  /** compression.type (default none). */
+  compression?: CompressionName;
+  /** gzip / zstd level. */
+  compressionLevel?: number;
+  partitioner?: CustomPartitioner;
+  keySerializer?: Serializer<K>;
+  valueSerializer?: Serializer<V>;
+  interceptors?: ProducerInterceptor<K, V>[];
+  /** Ask the broker to auto-create unknown topics (default true, as Java producers do). */
+  allowAutoTopicCreation?: boolean;
+  /** metadata.max.age.ms (default 300000). */
+  metadataMaxAgeMs?: number;
+}
+
+const COMPRESSION_IDS: Record<CompressionName, number> = {
+  none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD,
+};
+
+const encoder = new TextEncoder();
+
+/** Default serializer: strings as UTF-8, bytes as they are, null/undefined as null. */
+export function defaultSerializer(data: unknown): Uint8Array | null {
+  if (data === null || data === undefined) return null;
+  if (typeof data === 'string') return encoder.encode(data);
+  if (data instanceof Uint8Array) return data;
+  throw new TypeError(`cannot serialize a ${typeof data} without a serializer: give a string, a Uint8Array, or a keySerializer/valueSerializer`);
+}
+
+function normalizeHeaders(headers: MessageHeaders | undefined): RecordHeaderInput[] {
+  if (headers === undefined) return [];
+  if (Array.isArray(headers)) return headers;
+  return Object.entries(headers).map(([key, value]) => ({ key, value }));
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string, min = 0): number {
+  const result = value ?? fallback;
+  if (!Number.isSafeInteger(result) || result < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+  return result;
+}
+
+export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | null> {
+  readonly cluster: Cluster;
+  private readonly accumulator: RecordAccumulator;
+  private readonly sender: Sender;
+  private readonly partitioner = new DefaultPartitioner();
+  private readonly options: ProducerOptions<K, V>;
+  private readonly maxRequestSize: number;
+  private readonly maxBlockMs: number;
+  private state: 'open' | 'closing' | 'closed' = 'open';
+  private closing: Promise<void> | null = null;
+
+  /** @throws RangeError for invalid options (e.g. enableIdempotence with acks other than all) */
+  constructor(options: ProducerOptions<K, V>) {
+    this.options = options;
+    const acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks;
+    if (acks !== -1 && acks !== 0 && acks !== 1) throw new RangeError(`acks must be -1 (all), 0 or 1, got ${String(options.acks)}`);
+    if (options.enableIdempotence === true && acks !== -1) {
+      throw new RangeError('enableIdempotence needs acks=all (-1): set acks to all or enableIdempotence to false');
+    }
+    const compression = COMPRESSION_IDS[options.compression ?? 'none'];
+    if (compression === undefined) throw new RangeError(`compression must be none, gzip, snappy, lz4 or zstd, got ${String(options.compression)}`);
+    const requestTimeoutMs = positiveInteger(options.requestTimeoutMs, 30_000, 'requestTimeoutMs', 1);
+    this.maxRequestSize = positiveInteger(options.maxRequestSize, 1_048_576, 'maxRequestSize', 1);
+    this.maxBlockMs = positiveInteger(options.maxBlockMs, 60_000, 'maxBlockMs');
+    const retryBackoffMs = positiveInteger(options.retryBackoffMs, 100, 'retryBackoffMs');
+    this.cluster = new Cluster({
+      bootstrapServers: options.bootstrapServers,
+      clientId: options.clientId ?? 'tributary-producer',
+      requestTimeoutMs,
+      retryBackoffMs,
+      allowAutoTopicCreation: options.allowAutoTopicCreation ?? true,
+      ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
+      ...(options.transportFactory === undefined ? {} : { transportFactory: options.transportFactory }),
+    });
+    this.accumulator = new RecordAccumulator({
+      batchSize: positiveInteger(options.batchSize, 16_384, 'batchSize', 1),
+      lingerMs: positiveInteger(options.lingerMs, 5, 'lingerMs'),
+      bufferMemory: positiveInteger(options.bufferMemory, 33_554_432, 'bufferMemory', 1),
+      maxBlockMs: this.maxBlockMs,
+    }, (batch) => {
+      const partitions = this.cluster.topics.get(batch.topic)?.partitions ?? [];
+      this.partitioner.onBatchClosed(batch.topic, batch.partition, partitions.length, partitions.filter((p) => p.leader >= 0).map((p) => p.partition));
+      this.sender.wakeup();
+    });
+    this.sender = new Sender(this.cluster, this.accumulator, {
+      acks,
+      requestTimeoutMs,
+      retryBackoffMs,
+      deliveryTimeoutMs: positiveInteger(options.deliveryTimeoutMs, 120_000, 'deliveryTimeoutMs', 1),
+      retries: positiveInteger(options.retries, Number.MAX_SAFE_INTEGER, 'retries'),
+      maxRequestSize: this.maxRequestSize,
+      compression,
+      ...(options.compressionLevel === undefined ? {} : { compressionLevel: options.compressionLevel }),
+      idempotent: options.enableIdempotence ?? acks === -1,
+    });
+  }
+
+  /** Connects to the cluster (optional: send() connects on demand). @throws ConnectionError */
+  async connect(): Promise<void> {
+    await this.cluster.connect();
+  }
+
+  /** The producer id and epoch (idempotence), -1 before the first send. */
+  get producerIdAndEpoch(): { producerId: number; producerEpoch: number } {
+    return this.sender.producerIdAndEpoch;
+  }
+
+  /** Partitions of a topic (from metadata; auto-creates when allowed). */
+  async partitionsFor(topic: string): Promise<PartitionInfo[]> {
+    const [info] = await this.cluster.topicMetadata([topic], this.maxBlockMs);
+    return info!.partitions;
+  }
+
+  /**
+   * Sends messages to one topic; resolves when every one is acknowledged (per acks), in order.
+   * @throws KafkaError (e.g. MESSAGE_TOO_LARGE 10, UNKNOWN_TOPIC_OR_PARTITION 3, a non-retriable
+   *   produce error), KafkaTimeoutError (max.block.ms / delivery.timeout.ms), ClientClosedError
+   */
+  async send(request: { topic: string; messages: ProducerMessage<K, V>[] }): Promise<RecordMetadata[]> {
+    const pending: Promise<RecordMetadata>[] = [];
+    for (const message of request.messages) pending.push((await this.enqueue({ ...message, topic: request.topic })).acknowledged);
+    return Promise.all(pending);
+  }
+
+  /**
+   * Sends one record (Java's `send(record, callback)`): the promise resolves on acknowledgement;
+   * the callback, when given, is called with (error, metadata) too.
+   */
+  async sendRecord(record: ProducerRecord<K, V>, callback?: (error: Error | null, metadata: RecordMetadata | null) => void): Promise<RecordMetadata> {
+    try {
+      const metadata = await (await this.enqueue(record)).acknowledged;
+      callback?.(null, metadata);
+      return metadata;
+    } catch (error) {
+      callback?.(error as Error, null);
+      throw error;
+    }
+  }
+
+  /**
+   * Appends one record to the accumulator; resolves (after any back-pressure wait) with the
+   * promise of its acknowledgement, so callers keep the order of their appends.
+   */
+  private async enqueue(input: ProducerRecord<K, V>): Promise<{ acknowledged: Promise<RecordMetadata> }> {
+    if (this.state !== 'open') throw new ClientClosedError('the producer is closed');
+    let record = input;
+    for (const interceptor of this.options.interceptors ?? []) if (interceptor.onSend) record = interceptor.onSend(record);
+    const key = record.key === undefined || record.key === null ? null
+      : (this.options.keySerializer ?? (defaultSerializer as Serializer<K>))(record.key, record.topic);
+    const value = record.value === null ? null
+      : (this.options.valueSerializer ?? (defaultSerializer as Serializer<V>))(record.value, record.topic);
+    const headers = normalizeHeaders(record.headers);
+    const timestamp = record.timestamp ?? Date.now();
+    const sizeBytes = estimateRecordBytes(key, value, headers);
+    if (sizeBytes + 61 > this.maxRequestSize) {
+      throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `record of about ${sizeBytes} bytes for ${record.topic} (max.request.size ${this.maxRequestSize})`);
+    }
+    const [info] = await this.cluster.topicMetadata([record.topic], this.maxBlockMs);
+    const partitionCount = info!.partitions.length;
+    let partition = record.partition;
+    if (partition === undefined) {
+      const available = info!.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
+      const args = { topic: record.topic, key, value, partitionCount, availablePartitions: available };
+      partition = this.options.partitioner?.(args) ?? this.partitioner.partition(args);
+    }
+    if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `partition ${partition} of ${record.topic} (it has ${partitionCount})`);
+    }
+    await this.accumulator.reserve(sizeBytes);
+    if (this.isClosed()) {
+      this.accumulator.release(sizeBytes);
+      throw new ClientClosedError('the producer is closed');
+    }
+    const interceptors = this.options.interceptors ?? [];
+    const acknowledged = new Promise<RecordMetadata>((resolve, reject) => {
+      const pendingRecord: PendingRecord = {
+        key, value, headers, timestamp, sizeBytes,
+        resolve: (metadata) => {
+          for (const i of interceptors) i.onAcknowledgement?.(metadata, null);
+          resolve(metadata);
+        },
+        reject: (error) => {
+          for (const i of interceptors) i.onAcknowledgement?.(null, error);
+          reject(error);
+        },
+      };
+      this.accumulator.append(record.topic, partition!, pendingRecord, Date.now());
+      // The sender sends full batches at once and sets its timer for the others' linger.ms.
+      this.sender.wakeup();
+    });
+    // Callers that only await flush() must not see unhandled rejections; send() re-awaits it.
+    acknowledged.catch(() => undefined);
+    return { acknowledged };
+  }
+
+  private isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** Sends everything accumulated now and resolves when all of it is acknowledged or failed. */
+  async flush(): Promise<void> {
+    this.accumulator.beginFlush();
+    try {
+      this.sender.wakeup();
+      await this.accumulator.awaitIdle();
+    } finally {
+      this.accumulator.endFlush();
+    }
+  }
+
+  /**
+   * Flushes, then closes the connections. Records accepted before close() are delivered (or fail
+   * with their own error); send() after close() rejects with ClientClosedError. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.state = 'closing';
+      await this.flush();
+      this.state = 'closed';
+      this.sender.stop();
+      await this.cluster.close();
+    })();
+    return this.closing;
+  }
+}
