@@ -23,6 +23,7 @@ import {
   type PartitionRecord,
   type RegisterBrokerRecord,
 } from './metadata-records.js';
+import { topicCollisionKey } from './topic-name.js';
 
 /** A listener of a registered broker (RegisterBrokerRecord.EndPoints). */
 export interface BrokerEndpoint {
@@ -119,6 +120,8 @@ export class MetadataImage {
   private readonly brokersById = new Map<number, BrokerRegistration>();
   private readonly topicsById = new Map<string, TopicState>();
   private readonly topicIdsByName = new Map<string, string>();
+  /** topicCollisionKey(name) -> name, for Kafka's '.' versus '_' collision rule. */
+  private readonly topicNamesByCollisionKey = new Map<string, string>();
   /** `${resourceType}:${resourceName}` -> frozen overrides. */
   private readonly configs = new Map<string, ReadonlyMap<string, string>>();
   private readonly featureLevels = new Map<string, number>();
@@ -146,6 +149,7 @@ export class MetadataImage {
         if (this.topicsById.has(topicId)) throw new MetadataReplayError(`TopicRecord for ${name} reuses topic id ${topicId}`);
         this.topicsById.set(topicId, { name, topicId, partitions: [], snapshot: null });
         this.topicIdsByName.set(name, topicId);
+        this.topicNamesByCollisionKey.set(topicCollisionKey(name), name);
         return;
       }
       case 'PartitionRecord': return this.replayPartition(record.data);
@@ -155,6 +159,7 @@ export class MetadataImage {
         if (topic === undefined) throw new MetadataReplayError(`RemoveTopicRecord for unknown topic id ${record.data.topicId}`);
         this.topicsById.delete(topic.topicId);
         this.topicIdsByName.delete(topic.name);
+        this.topicNamesByCollisionKey.delete(topicCollisionKey(topic.name));
         this.partitionCount -= topic.partitions.length;
         // Kafka drops a deleted topic's configs with it (ConfigurationControlManager.deleteTopicConfigs).
         this.configs.delete(configKey(ConfigResourceType.TOPIC, topic.name));
@@ -220,6 +225,14 @@ export class MetadataImage {
   /** Every topic, in name order. */
   topics(): TopicImage[] {
     return [...this.topicIdsByName.keys()].sort().map((name) => this.topic(name)!);
+  }
+
+  /**
+   * The existing topic whose name equals `name` once '.' and '_' are unified (Kafka refuses to
+   * create a second one), or undefined.
+   */
+  collidingTopicName(name: string): string | undefined {
+    return this.topicNamesByCollisionKey.get(topicCollisionKey(name));
   }
 
   /** Topic names, in name order. */

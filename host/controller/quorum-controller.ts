@@ -327,7 +327,8 @@ export class QuorumController {
    * Registers (or re-registers after a restart) a broker: a RegisterBrokerRecord whose offset
    * becomes the broker epoch. A re-registration replaces the previous one (single node: the old
    * registration belongs to a process that is gone). Registering unfenced elects the broker leader
-   * of the partitions that have none and list it in their ISR.
+   * of the partitions that have none and list it in their ISR; re-registering an unfenced broker
+   * as fenced takes it out of ISRs and leadership as {@link fenceBroker} does.
    * Errors: INVALID_REQUEST (42) for a negative id or a malformed incarnation id,
    * KAFKA_STORAGE_ERROR (56).
    */
@@ -354,7 +355,9 @@ export class QuorumController {
       inControlledShutdown: false,
       logDirs: [],
     })];
+    const existing = this.metadataImage.broker(request.brokerId);
     if (!fenced) records.push(...this.electLeadersOnUnfence(request.brokerId));
+    else if (existing !== undefined && !existing.fenced) records.push(...this.removeFromIsrOnFence(request.brokerId));
     const result = this.commit(records);
     if (result.errorCode !== ErrorCode.NONE) return failed(result);
     assert(this.metadataImage.broker(request.brokerId)?.brokerEpoch === brokerEpoch, 'broker epoch is the record offset');
@@ -745,7 +748,7 @@ export class QuorumController {
     if (nameProblem !== null) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem);
     if (this.metadataImage.topic(name) !== undefined) return fail(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     const collisionKey = topicCollisionKey(name);
-    const colliding = pendingCollisionKeys.get(collisionKey) ?? this.metadataImage.topicNames().find((n) => topicCollisionKey(n) === collisionKey);
+    const colliding = pendingCollisionKeys.get(collisionKey) ?? this.metadataImage.collidingTopicName(name);
     if (colliding !== undefined) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${colliding}`);
 
     let assignments: number[][];
