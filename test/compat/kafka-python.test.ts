@@ -9,9 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
 import { brokerTail, startCompatBroker } from './compat-broker.js';
-import { eventually, killAllClientProcesses, runPython, uniqueName } from './processes.js';
+import { eventually, formatRun, KCAT, killAllClientProcesses, run, runPython, uniqueName } from './processes.js';
 
 const TOPIC_ALREADY_EXISTS = 36;
+
+interface ReadRecord { partition: number; offset: number; key: string | null; value: string | null; timestamp: number; timestamp_type: number }
 
 interface GroupDescription {
   group: string;
@@ -129,4 +131,37 @@ describe('kafka-python 2.0.2', { timeout: 120_000 }, () => {
     expect(scenario.records.map((r) => [r.offset, r.key, r.value])).toEqual(messages.map((m, i) => [i, m.key, m.value]));
     expect(scenario.offsets).toEqual({ 0: 50 });
   });
+
+  it('KafkaConsumer (CRC checks on) reads gzip batches written by librdkafka, and LogAppendTime batches the broker re-stamped', async () => {
+    const gzipTopic = uniqueName('kp-from-kcat');
+    const appendTimeTopic = uniqueName('kp-append-time');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [
+      { name: gzipTopic, num_partitions: 1 },
+      { name: appendTimeTopic, num_partitions: 1, config: { 'message.timestamp.type': 'LogAppendTime' } },
+    ] });
+    expect(created.errors).toEqual([[appendTimeTopic, 0], [gzipTopic, 0]].sort());
+
+    const lines = Array.from({ length: 30 }, (_, i) => `key${i}:librdkafka gzip ${i} ${'z'.repeat(50)}`);
+    const produced = await run(KCAT, ['-b', broker.bootstrap, '-P', '-t', gzipTopic, '-p', '0', '-K', ':', '-z', 'gzip'], { input: `${lines.join('\n')}\n`, timeoutMs: 30_000 });
+    expect(produced.code, formatRun(produced)).toBe(0);
+    const fromKcat = await py<{ records: ReadRecord[] }>('kp_consume.py', { topic: gzipTopic, count: 30 });
+    expect(fromKcat.records.map((r) => `${r.key}:${r.value}`)).toEqual(lines);
+    expect(fromKcat.records.map((r) => r.offset)).toEqual(lines.map((_, i) => i));
+
+    const ancient = 1_000_000; // a CreateTime from 1970 that the broker must replace
+    const before = Date.now();
+    const stamped = await py<{ delivered: { offset: number; error: string | null }[] }>('kp_produce.py', {
+      topic: appendTimeTopic,
+      messages: Array.from({ length: 5 }, (_, i) => ({ key: `t${i}`, value: `append-${i}`, partition: 0, timestamp_ms: ancient })),
+      config: { linger_ms: 20 },
+    });
+    expect(stamped.delivered.map((d) => [d.offset, d.error])).toEqual([[0, null], [1, null], [2, null], [3, null], [4, null]]);
+    const read = await py<{ records: ReadRecord[] }>('kp_consume.py', { topic: appendTimeTopic, count: 5 });
+    expect(read.records.map((r) => r.value)).toEqual(['append-0', 'append-1', 'append-2', 'append-3', 'append-4']);
+    for (const record of read.records) {
+      expect(record.timestamp_type, 'LogAppendTime').toBe(1);
+      expect(record.timestamp).toBeGreaterThanOrEqual(before - 1_000);
+    }
+  });
 });
+

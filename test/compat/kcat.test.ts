@@ -224,4 +224,15 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 120_000 }, () => {
       [2, 2, 'c2', 'second-2'],
     ]);
   });
+
+  it('does not auto-create a topic for a consumer\'s metadata request (Metadata v4 AllowAutoTopicCreation=false)', async () => {
+    const topic = uniqueName('kcat-not-created');
+    // librdkafka consumer handles ask with AllowAutoTopicCreation=false; kcat gives up on the unknown topic
+    const consumer = await run(KCAT, ['-b', broker.bootstrap, '-m', '3', '-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e'], { timeoutMs: 20_000 });
+    expect(consumer.timedOut, formatRun(consumer)).toBe(false);
+    const all = await kcat(['-L', '-J']);
+    const topics = (JSON.parse(all.stdout) as { topics: { topic: string }[] }).topics.map((t) => t.topic);
+    expect(topics).not.toContain(topic);
+  });
 });
+

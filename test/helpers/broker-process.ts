@@ -23,8 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Absolute path of the built CLI entry point (`npm run build` creates it). */
-export const BROKER_CLI_PATH = fileURLToPath(new URL('../../dist/host/cli/main.js', import.meta.url));
+/**
+ * Absolute path of the built CLI entry point (`npm run build` creates it). The environment
+ * variable TRIBUTARY_BROKER_CLI points the helper at another build (e.g. a snapshot copy of
+ * dist/ that concurrent rebuilds of the shared tree cannot disturb).
+ */
+export const BROKER_CLI_PATH = process.env.TRIBUTARY_BROKER_CLI
+  ?? fileURLToPath(new URL('../../dist/host/cli/main.js', import.meta.url));
 
 /** Kafka config values accepted by `--override key=value`. */
 export type OverrideValue = string | number | boolean;

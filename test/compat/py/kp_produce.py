@@ -1,6 +1,6 @@
 """kafka-python KafkaProducer: send messages and report each RecordMetadata.
 
-args: {bootstrap, topic, messages: [{value, key?, headers?: [[k, v]], partition?}], config?}
+args: {bootstrap, topic, messages: [{value, key?, headers?: [[k, v]], partition?, timestamp_ms?}], config?}
 out:  {delivered: [{index, partition, offset, error}]}
 """
 from kafka import KafkaProducer
@@ -15,7 +15,8 @@ producer = KafkaProducer(**config)
 futures = []
 for m in a["messages"]:
     futures.append(producer.send(a["topic"], value=raw(m.get("value")), key=raw(m.get("key")),
-                                 headers=headers_in(m.get("headers")) or [], partition=m.get("partition")))
+                                 headers=headers_in(m.get("headers")) or [], partition=m.get("partition"),
+                                 timestamp_ms=m.get("timestamp_ms")))
 producer.flush(20)
 delivered = []
 for i, f in enumerate(futures):
