@@ -14,12 +14,22 @@ export let varintValue: i32 = 0;
 /** The value of the last successful readVarlong. */
 export let varlongValue: i64 = 0;
 
+// One- and two-byte varints (values -64..63 and -8192..8191: most lengths, deltas and counts
+// inside records) take straight-line paths; longer ones loop.
 @inline export function readVarint(ptr: usize, end: usize): usize {
   if (ptr >= end) return VARINT_ERROR;
   let b = <u32>load<u8>(ptr);
   if ((b & 0x80) == 0) {
     varintValue = <i32>((b >>> 1) ^ (0 - (b & 1)));
     return ptr + 1;
+  }
+  if (ptr + 1 < end) {
+    let b1 = <u32>load<u8>(ptr, 1);
+    if ((b1 & 0x80) == 0) {
+      let raw = (b & 0x7f) | (b1 << 7);
+      varintValue = <i32>((raw >>> 1) ^ (0 - (raw & 1)));
+      return ptr + 2;
+    }
   }
   return readVarintSlow(ptr, end);
 }
@@ -46,6 +56,14 @@ function readVarintSlow(ptr: usize, end: usize): usize {
   if ((b & 0x80) == 0) {
     varlongValue = <i64>((b >>> 1) ^ (0 - (b & 1)));
     return ptr + 1;
+  }
+  if (ptr + 1 < end) {
+    let b1 = <u64>load<u8>(ptr, 1);
+    if ((b1 & 0x80) == 0) {
+      let raw = (b & 0x7f) | (b1 << 7);
+      varlongValue = <i64>((raw >>> 1) ^ (0 - (raw & 1)));
+      return ptr + 2;
+    }
   }
   return readVarlongSlow(ptr, end);
 }

@@ -52,6 +52,24 @@ describe('prepareAppend', () => {
     expect(copy.equals(original)).toBe(true);
   });
 
+  it('decodes varlongs exactly at every length boundary (the corrected maxTimestamp shows the value)', () => {
+    const deltas = [0, 63, 64, -64, -65, 8191, 8192, -8192, -8193, 2 ** 20, 2 ** 31 - 1, -(2 ** 31), 2 ** 40, -(2 ** 40), 2 ** 52, -(2 ** 52)];
+    for (const delta of deltas) {
+      const batch = encodeTestBatch({ baseTimestamp: 1000, maxTimestamp: 12345, records: [{ timestampDelta: delta, key: Buffer.alloc(Math.abs(delta) % 9000, 1) }] });
+      const prepared = core.prepareAppend(batch, 0, 0, -1);
+      expect([delta, prepared.status, readTestBatchHeader(prepared.bytes).maxTimestamp]).toEqual([delta, CoreStatus.OK, 1000 + delta]);
+      expect(testBatchCrcValid(prepared.bytes)).toBe(true);
+    }
+  });
+
+  it('decodes varints exactly at every length boundary (the offset of max timestamp shows the offset delta)', () => {
+    for (const offsetDelta of [0, 63, 64, 8191, 8192, 2 ** 20, 2 ** 27, 2 ** 31 - 2]) {
+      const batch = encodeTestBatch({ baseOffset: 0, records: [{ offsetDelta }], lastOffsetDelta: offsetDelta + 1 });
+      const result = core.validateBatches(batch);
+      expect([offsetDelta, result.status, result.batches[0]?.offsetOfMaxTimestamp]).toEqual([offsetDelta, CoreStatus.OK, offsetDelta]);
+    }
+  });
+
   it('reports the largest timestamp and the first offset holding it', () => {
     const blob = Buffer.concat([
       encodeTestBatch({ records: records(3, [5, 50, 7]) }),
