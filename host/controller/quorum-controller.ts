@@ -13,6 +13,19 @@
  * start-up rebuilds the same image. The controller has no I/O of its own: the log, the clock and
  * randomness (topic ids, replica placement) are injected, and every call is synchronous.
  *
+ * Broker registrations move through Kafka's states (the records written in brackets):
+ *
+ * ```
+ * (unregistered) ──registerBroker(fenced) [RegisterBrokerRecord]──────────────► FENCED
+ * (unregistered) ──registerBroker [RegisterBrokerRecord, PartitionChange*]────► UNFENCED
+ * FENCED   ──unfenceBroker [BrokerRegistrationChangeRecord, PartitionChange*]─► UNFENCED
+ * UNFENCED ──fenceBroker / registerBroker(fenced) [.., PartitionChange*]───────► FENCED
+ * FENCED | UNFENCED ──registerBroker──► a new registration (new epoch), as above
+ * FENCED | UNFENCED ──unregisterBroker [PartitionChange*, UnregisterBrokerRecord]──► (unregistered)
+ * ```
+ *
+ * Only UNFENCED brokers lead, join new ISRs or take new replicas.
+ *
  * Client input is validated and answered with Kafka error codes (values, never exceptions).
  * A failure to append to the metadata log (disk failure) answers KAFKA_STORAGE_ERROR (56) and
  * puts the controller in a failed state where every later change answers the same: the image may
