@@ -222,4 +222,38 @@ describe('confluent-kafka-python 1.7.0 (librdkafka 2.0.2)', { timeout: 180_000 }
       expect(list.map((r) => r.value)).toEqual(messages.filter((m) => m.partition === partition).map((m) => m.value));
     }
   });
+
+  it('gives a crashed member\'s partitions to the survivor once session.timeout.ms expires (member killed with SIGKILL)', async () => {
+    const topic = uniqueName('ck-expiry');
+    const group = uniqueName('ck-expiry');
+    await createTopic(topic, 4);
+    const member = (clientId: string): JsonLineProcess =>
+      JsonLineProcess.python('ck_group_member.py', { bootstrap: broker.bootstrap, topic, group, client_id: clientId }, 90_000);
+    const survivor = member('survivor');
+    const victim = member('victim');
+    try {
+      await survivor.waitFor('survivor started', (e) => e.event === 'started');
+      await victim.waitFor('victim assigned 2 partitions', (e) => e.event === 'assigned' && (e.partitions as number[]).length === 2);
+      await eventually(async () => {
+        expect(survivor.eventsOf('assigned').at(-1)?.partitions, survivor.describe()).toHaveLength(2);
+      });
+      const victimPartitions = victim.eventsOf('assigned').at(-1)?.partitions as number[];
+      victim.kill(); // no LeaveGroup: only the session timeout (6 s) can free its partitions
+      const reassigned = await survivor.waitFor('survivor takes over all 4 partitions after the victim\'s session expires',
+        (e) => e.event === 'assigned' && (e.partitions as number[]).length === 4, 40_000);
+      expect(reassigned.partitions).toEqual([0, 1, 2, 3]);
+
+      const messages: Message[] = Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, value: `after-crash-${i}`, partition: i % 4 }));
+      await produce(topic, messages);
+      await eventually(async () => {
+        const values = survivor.eventsOf('record').map((e) => e.value as string).sort();
+        expect(values, survivor.describe()).toEqual(messages.map((m) => m.value).sort());
+      }, 30_000);
+      expect(survivor.eventsOf('record').filter((e) => victimPartitions.includes(e.partition as number))).toHaveLength(4);
+    } finally {
+      survivor.kill();
+      victim.kill();
+    }
+  });
 });
+

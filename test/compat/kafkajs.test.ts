@@ -4,7 +4,7 @@
  * fetchOffsets, describeGroups, deleteTopics), producer (keys, headers, gzip),
  * a 2-member consumer group with eachBatch, and the idempotent producer.
  */
-import { AssignerProtocol, CompressionTypes, Kafka, logLevel, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
+import { AssignerProtocol, CompressionTypes, ConfigResourceTypes, Kafka, KafkaJSProtocolError, logLevel, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
 import { startCompatBroker } from './compat-broker.js';
@@ -98,7 +98,7 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     expect(offsets.map((o) => ({ partition: o.partition, low: o.low, high: o.high, offset: o.offset })).sort((a, b) => a.partition - b.partition))
       .toEqual([{ partition: 0, low: '0', high: '7', offset: '7' }, { partition: 1, low: '0', high: '3', offset: '3' }]);
 
-    const consumer = await connected(kafka.consumer({ groupId: uniqueName('kjs-reader'), sessionTimeout: 6000, heartbeatInterval: 500 }));
+    const consumer = await connected(kafka.consumer({ groupId: uniqueName('kjs-reader'), sessionTimeout: 6000, heartbeatInterval: 500, maxWaitTimeInMs: 200 }));
     await consumer.subscribe({ topic, fromBeginning: true });
     const seen: { partition: number; offset: string; key: string; value: string; headers: Record<string, string> }[] = [];
     await consumer.run({
@@ -198,4 +198,56 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     const [offsets] = await admin.fetchTopicOffsets(topic);
     expect(offsets?.high).toBe('50');
   });
+
+  it('admin describes and alters topic configs, deletes records below an offset, and lists and deletes an empty group', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-ops');
+    const groupId = uniqueName('kjs-ops');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '600000' }] }], waitForLeaders: true });
+
+    const configValue = async (name: string): Promise<string | undefined> => {
+      const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: [name] }], includeSynonyms: false });
+      expect(described.resources[0]?.errorCode).toBe(0);
+      return described.resources[0]?.configEntries.find((entry) => entry.configName === name)?.configValue;
+    };
+    expect(await configValue('retention.ms')).toBe('600000');
+    await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'retention.ms', value: '1234567' }] }] });
+    expect(await configValue('retention.ms')).toBe('1234567');
+
+    const producer = await connected(kafka.producer());
+    await producer.send({ topic, messages: Array.from({ length: 10 }, (_, i) => ({ value: `r${i}` })) });
+    await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '4' }] });
+    const [offsets] = await admin.fetchTopicOffsets(topic);
+    expect({ low: offsets?.low, high: offsets?.high }).toEqual({ low: '4', high: '10' });
+
+    const consumer = await connected(kafka.consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 300, maxWaitTimeInMs: 200 }));
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const seen: string[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => { seen.push(`${message.offset}:${message.value?.toString()}`); } });
+    await eventually(async () => expect(seen, context()).toEqual(['4:r4', '5:r5', '6:r6', '7:r7', '8:r8', '9:r9']), 30_000);
+    await eventually(async () => {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      expect(committed?.partitions.map((p) => p.offset)).toEqual(['10']);
+    });
+    await consumer.disconnect();
+
+    expect((await admin.listGroups()).groups).toContainEqual({ groupId, protocolType: 'consumer' });
+    expect(await admin.deleteGroups([groupId])).toEqual([{ groupId, errorCode: 0 }]);
+    expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain(groupId);
+    const [afterDelete] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    expect(afterDelete?.partitions.map((p) => p.offset)).toEqual(['-1']);
+  });
+
+  it('refuses a record larger than the topic\'s max.message.bytes with MESSAGE_TOO_LARGE and keeps accepting smaller ones', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-too-large');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '1024' }] }], waitForLeaders: true });
+    const producer = await connected(kafka.producer({ retry: { retries: 0 } }));
+    const refused = await producer.send({ topic, messages: [{ value: 'x'.repeat(4000) }] }).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(KafkaJSProtocolError);
+    expect((refused as KafkaJSProtocolError).type).toBe('MESSAGE_TOO_LARGE');
+    const [accepted] = await producer.send({ topic, messages: [{ value: 'small' }] });
+    expect(accepted).toMatchObject({ errorCode: 0, baseOffset: '0' });
+  });
 });
+
