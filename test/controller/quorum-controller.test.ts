@@ -374,6 +374,29 @@ describe('QuorumController producer ids and brokers', () => {
   });
 });
 
+describe('QuorumController with several brokers', () => {
+  it('moves leadership to another ISR member when the leader is fenced, and shrinks the ISR', () => {
+    const { controller } = startController({ brokers: [1, 2] });
+    controller.createTopics([{ name: 'r', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }] }]);
+    const heard: [number, boolean | undefined][] = [];
+    controller.addListener({ onBrokerChanged: (id, registration) => heard.push([id, registration?.fenced]) });
+    expect(controller.fenceBroker(1, controller.image.broker(1)!.brokerEpoch).errorCode).toBe(0);
+    expect(controller.image.partition('r', 0)).toMatchObject({ leader: 2, isr: [2], leaderEpoch: 1, partitionEpoch: 1 });
+    expect(heard).toEqual([[1, true]]);
+  });
+
+  it('moves leadership away from a broker that re-registers fenced or unregisters', () => {
+    const { controller } = startController({ brokers: [1, 2] });
+    controller.createTopics([{ name: 'r', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }, { partitionIndex: 1, brokerIds: [2, 1] }] }]);
+    controller.registerBroker({ brokerId: 1, endpoints: [], fenced: true });
+    expect(controller.image.partition('r', 0)).toMatchObject({ leader: 2, isr: [2] });
+    expect(controller.unregisterBroker(2).errorCode).toBe(0);
+    expect(controller.image.broker(2)).toBeUndefined();
+    expect(controller.image.partition('r', 1)).toMatchObject({ leader: -1, isr: [2] });
+    expect(controller.unregisterBroker(2).errorCode).toBe(ErrorCode.BROKER_ID_NOT_REGISTERED);
+  });
+});
+
 describe('QuorumController listeners', () => {
   it('tells listeners about created, grown, reconfigured and deleted topics in order', () => {
     const { controller } = startController();
