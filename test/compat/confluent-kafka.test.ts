@@ -255,5 +255,46 @@ describe('confluent-kafka-python 1.7.0 (librdkafka 2.0.2)', { timeout: 180_000 }
       victim.kill();
     }
   });
+
+  it('lets a static member (group.instance.id) crash and come back within the session timeout to its old partitions without rebalancing the others', async () => {
+    const topic = uniqueName('ck-static');
+    const group = uniqueName('ck-static');
+    await createTopic(topic, 4);
+    const member = (instance: string): JsonLineProcess =>
+      JsonLineProcess.python('ck_group_member.py', {
+        bootstrap: broker.bootstrap, topic, group, client_id: `static-${instance}`,
+        config: { 'group.instance.id': `instance-${instance}`, 'session.timeout.ms': 10_000 },
+      }, 90_000);
+    const stay = member('stay');
+    const bounce = member('bounce');
+    let again: JsonLineProcess | undefined;
+    try {
+      await bounce.waitFor('bounce assigned 2 partitions', (e) => e.event === 'assigned' && (e.partitions as number[]).length === 2);
+      await eventually(async () => {
+        expect(stay.eventsOf('assigned').at(-1)?.partitions, stay.describe()).toHaveLength(2);
+      });
+      const bouncePartitions = bounce.eventsOf('assigned').at(-1)?.partitions as number[];
+      const stayEventsBefore = stay.events.filter((e) => e.event === 'assigned' || e.event === 'revoked').length;
+
+      bounce.kill();
+      again = member('bounce');
+      const rejoined = await again.waitFor('bounce (same group.instance.id) assigned again', (e) => e.event === 'assigned', 30_000);
+      expect(rejoined.partitions).toEqual(bouncePartitions);
+
+      const messages: Message[] = Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, value: `static-${i}`, partition: i % 4 }));
+      await produce(topic, messages);
+      const restarted = again;
+      await eventually(async () => {
+        const values = [...stay.eventsOf('record'), ...restarted.eventsOf('record')].map((e) => e.value as string).sort();
+        expect(values, `${stay.describe()}\n${restarted.describe()}`).toEqual(messages.map((m) => m.value).sort());
+      }, 30_000);
+      for (const event of restarted.eventsOf('record')) expect(bouncePartitions).toContain(event.partition);
+      expect(stay.events.filter((e) => e.event === 'assigned' || e.event === 'revoked').length, stay.describe()).toBe(stayEventsBefore);
+    } finally {
+      stay.kill();
+      bounce.kill();
+      again?.kill();
+    }
+  });
 });
 
