@@ -87,6 +87,7 @@ class IndexingState {
 }
 
 const SCAN_BUFFER = Buffer.allocUnsafe(64 * 1024);
+const SMALL_SCAN_BYTES = 4096;
 const RECOVERY_CHUNK_BYTES = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
 
@@ -105,6 +106,8 @@ export class LogSegment {
   /** Timestamp of the first batch (segment.ms rolls from it); undefined = not read yet. */
   private firstBatchTimestampValue: number | undefined;
   private logDirty = false;
+  /** Where the last read ended (offset after its last batch, file position): sequential reads skip the lookup. */
+  private readCursor: { offset: number; position: number } | null = null;
 
   private constructor(context: SegmentContext, dir: string, baseOffset: number, offsetIndex: OffsetIndex, timeIndex: TimeIndex, sizeBytes: number, nowMs: number) {
     this.context = context;
@@ -229,6 +232,7 @@ export class LogSegment {
 
   /** Cuts the file back to `size` bytes after a failed append. Throws DiskError. */
   rollbackTo(size: number): void {
+    this.readCursor = null;
     this.context.files.disk.truncate(this.fd(), size);
   }
 
@@ -256,25 +260,50 @@ export class LogSegment {
    * Throws DiskError.
    */
   read(startOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): Buffer | null {
-    const first = this.translateOffset(startOffset);
-    if (first === null) return null;
-    if (first.header.lastOffset >= upperBoundOffset) return EMPTY;
-    let limit = Math.min(maxBytes, this.sizeBytes - first.position);
-    if (first.header.sizeInBytes > limit) {
-      if (!minOneMessage) return EMPTY;
-      limit = first.header.sizeInBytes;
+    let position: number;
+    let buffer: Buffer;
+    let n: number;
+    const cursor = this.readCursor;
+    if (cursor !== null && cursor.offset === startOffset && cursor.position < this.sizeBytes && maxBytes >= BATCH_HEADER_SIZE) {
+      // A sequential reader: the batch holding startOffset starts where the last read ended, so
+      // read the data straight away (one read, no index lookup, no header scan).
+      position = cursor.position;
+      const limit = Math.min(maxBytes, this.sizeBytes - position);
+      buffer = Buffer.allocUnsafe(limit);
+      n = this.readInto(buffer, position, limit);
+      if (n < BATCH_HEADER_SIZE) return EMPTY;
+      if (lastOffsetAt(buffer, 0) >= upperBoundOffset) return EMPTY;
+      const firstSize = storedBatchSize(buffer, 0);
+      if (firstSize > n) {
+        if (!minOneMessage) return EMPTY;
+        buffer = Buffer.allocUnsafe(firstSize);
+        n = this.readInto(buffer, position, firstSize);
+      }
+    } else {
+      const first = this.translateOffset(startOffset);
+      if (first === null) return null;
+      if (first.header.lastOffset >= upperBoundOffset) return EMPTY;
+      position = first.position;
+      let limit = Math.min(maxBytes, this.sizeBytes - position);
+      if (first.header.sizeInBytes > limit) {
+        if (!minOneMessage) return EMPTY;
+        limit = first.header.sizeInBytes;
+      }
+      buffer = Buffer.allocUnsafe(limit);
+      n = this.readInto(buffer, position, limit);
     }
-    const buffer = Buffer.allocUnsafe(limit);
-    const n = this.readInto(buffer, first.position, limit);
     const checkBound = upperBoundOffset < this.nextOffsetValue;
     let end = 0;
+    let lastBatch = 0;
     while (end + BATCH_HEADER_SIZE <= n) {
       const size = storedBatchSize(buffer, end);
       if (size < BATCH_HEADER_SIZE || end + size > n) break;
       if (checkBound && lastOffsetAt(buffer, end) >= upperBoundOffset) break;
+      lastBatch = end;
       end += size;
     }
-    return end === n ? buffer : buffer.subarray(0, end);
+    if (end > 0) this.readCursor = { offset: lastOffsetAt(buffer, lastBatch) + 1, position: position + end };
+    return end === buffer.length ? buffer : buffer.subarray(0, end);
   }
 
   /**
@@ -327,6 +356,7 @@ export class LogSegment {
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
     const removed = this.sizeBytes - found.position;
+    this.readCursor = null;
     this.context.files.disk.truncate(this.fd(), found.position);
     this.sizeBytes = found.position;
     if (this.sizeBytes === 0) this.firstBatchTimestampValue = NO_TIMESTAMP;
@@ -343,6 +373,7 @@ export class LogSegment {
    * Throws DiskError.
    */
   recover(core: Core, indexIntervalBytes: number): number {
+    this.readCursor = null;
     this.offsetIndex.resetEntries(EMPTY);
     this.timeIndex.resetEntries(EMPTY);
     this.resetIndexing();
@@ -525,17 +556,20 @@ export class LogSegment {
   private forEachBatch(from: number, to: number, visit: (header: StoredBatchHeader, position: number) => boolean): number {
     let chunkStart = 0;
     let chunkLength = 0;
+    // Small reads while batches are large (headers far apart), large ones while they are small.
+    let readSize = SMALL_SCAN_BYTES;
     let position = from;
     while (position + BATCH_HEADER_SIZE <= to) {
       if (position < chunkStart || position + BATCH_HEADER_SIZE > chunkStart + chunkLength) {
         chunkStart = position;
-        chunkLength = this.context.files.disk.read(this.fd(), SCAN_BUFFER, 0, Math.min(SCAN_BUFFER.length, to - position), position);
+        chunkLength = this.context.files.disk.read(this.fd(), SCAN_BUFFER, 0, Math.min(readSize, to - position), position);
         if (chunkLength < BATCH_HEADER_SIZE) break;
       }
       const header = readStoredBatchHeader(SCAN_BUFFER, position - chunkStart);
       if (header.sizeInBytes < BATCH_HEADER_SIZE || position + header.sizeInBytes > to) break;
       if (!visit(header, position)) return position;
       position += header.sizeInBytes;
+      readSize = header.sizeInBytes >= SMALL_SCAN_BYTES ? SMALL_SCAN_BYTES : SCAN_BUFFER.length;
     }
     return position;
   }
