@@ -1,0 +1,81 @@
+/**
+ * The gateway's plain HTTP routes, on the same uWebSockets.js app as its WebSocket routes:
+ *
+ * - `GET /health` (and `HEAD`): `200 {"status":"UP"}` whenever the process answers at all
+ *   (liveness: a supervisor restarts the process when this stops answering).
+ * - `GET /ready` (and `HEAD`): `200 {"status":"READY"}` once the broker has loaded its logs and
+ *   accepts requests, `503 {"status":"NOT_READY"}` before that and while it stops (readiness: a
+ *   load balancer sends traffic only to ready brokers). An `isReady` callback that throws counts
+ *   as not ready (and is logged: it is a bug).
+ * - anything else that is not a WebSocket upgrade: `404 {"error":"NOT_FOUND","path":...}`.
+ *
+ * Responses are JSON, `Cache-Control: no-store` (probes must never see a cached answer). Each
+ * handler answers synchronously inside the uWS callback, so no onAborted handler is needed.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { NetworkLogger } from './network-types.js';
+
+export interface HttpRoutesOptions {
+  /** True once the broker accepts requests; called on every `/ready` probe. */
+  isReady: () => boolean;
+  logger: NetworkLogger;
+}
+
+/** Registers `/health`, `/ready` and the 404 fallback. Call after the WebSocket routes. */
+export function registerHttpRoutes(app: TemplatedApp, options: HttpRoutesOptions): void {
+  const health = (res: HttpResponse, req: HttpRequest): void => {
+    answer(res, req, '200 OK', { status: 'UP' });
+  };
+  const ready = (res: HttpResponse, req: HttpRequest): void => {
+    let isReady = false;
+    try {
+      isReady = options.isReady();
+    } catch (error) {
+      options.logger.error({ event: 'callback.failed', err: error }, 'isReady callback failed (bug); answering not ready');
+    }
+    if (isReady) answer(res, req, '200 OK', { status: 'READY' });
+    else answer(res, req, '503 Service Unavailable', { status: 'NOT_READY' });
+  };
+  const notFound = (res: HttpResponse, req: HttpRequest): void => {
+    answer(res, req, '404 Not Found', { error: 'NOT_FOUND', path: req.getUrl() });
+  };
+  app.get('/health', guardHttpHandler(health, options.logger)).head('/health', guardHttpHandler(health, options.logger));
+  app.get('/ready', guardHttpHandler(ready, options.logger)).head('/ready', guardHttpHandler(ready, options.logger));
+  app.any('/*', guardHttpHandler(notFound, options.logger));
+}
+
+/**
+ * uWebSockets.js aborts the whole process when an HTTP (or upgrade) handler returns without
+ * answering, which an exception would do: every handler runs behind this guard, which logs the
+ * bug and answers 500 (or drops the connection if a response was already started).
+ */
+export function guardHttpHandler<A extends unknown[]>(
+  handler: (res: HttpResponse, req: HttpRequest, ...rest: A) => void,
+  logger: NetworkLogger,
+): (res: HttpResponse, req: HttpRequest, ...rest: A) => void {
+  return (res, req, ...rest) => {
+    try {
+      handler(res, req, ...rest);
+    } catch (error) {
+      logger.error({ event: 'http.handler_failed', err: error }, 'HTTP handler failed (bug); answering 500');
+      try {
+        res.cork(() => {
+          res.writeStatus('500 Internal Server Error').end(JSON.stringify({ error: 'INTERNAL_ERROR' }));
+        });
+      } catch {
+        res.close();
+      }
+    }
+  };
+}
+
+function answer(res: HttpResponse, req: HttpRequest, status: string, body: object): void {
+  const isHead = req.getMethod() === 'head';
+  const text = JSON.stringify(body);
+  res.cork(() => {
+    res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
+    // HEAD gets the status without a body (Content-Length: 0): this uWS build's
+    // endWithoutBody() does not mark the response as answered and aborts the process.
+    res.end(isHead ? undefined : text);
+  });
+}

@@ -1,0 +1,564 @@
+/**
+ * The WebSocket gateway: one uWebSockets.js server (config `http.listeners`) carrying
+ *
+ * - WebSocket `/kafka`: each binary message is one Kafka request frame (request header + body,
+ *   no int32 size prefix), answered by one binary message with the response frame (no prefix),
+ *   through the same RequestHandler as the TCP SocketServer, with the same limits
+ *   (socket.request.max.bytes, connections.max.idle.ms, max.connections) and the same ordering
+ *   (responses in request order even when handlers complete out of order; Produce acks=0 gets no
+ *   message back). See websocket-kafka-connection.ts for backpressure and memory bounds.
+ * - WebSocket `/json`: the JSON subprotocol for browsers and `websocat` (json-protocol/,
+ *   documented in JSON-PROTOCOL.md), when a session factory is given.
+ * - HTTP `GET /health`, `GET /ready` (http-server.ts).
+ *
+ * Bad input harms only its own socket: a message above socket.request.max.bytes closes with 1009
+ * and the limit in the reason (a frame more than OVERSIZE_GRACE_BYTES above it is dropped by uWS
+ * before it is buffered: the TCP connection ends without a close frame and the reason is logged);
+ * a text message on `/kafka` closes with 1003; a request frame the broker refuses (unreadable
+ * header, unknown api key) closes with 1008 and the broker's reason; bytes that are not WebSocket
+ * framing end the TCP connection (uWS's choice; logged). Upgrades beyond max.connections, or while
+ * stopping, get HTTP 503.
+ *
+ * Lifecycle: `new` → `start()` → `stop()`; not restartable. Memory: every socket's holdings are
+ * bounded (maxBufferedBytesPerConnection) and so is the number of sockets (maxConnections).
+ */
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
+import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
+import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
+import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-protocol/json-socket.js';
+import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
+import {
+  DEFAULT_CONNECTIONS_MAX_IDLE_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+  DEFAULT_SOCKET_REQUEST_MAX_BYTES,
+  DEFAULT_STOP_TIMEOUT_MS,
+} from './socket-server.js';
+import {
+  truncateUtf8,
+  WebSocketCloseCode,
+  WebSocketKafkaConnection,
+  type WebSocketConnectionLimits,
+} from './websocket-kafka-connection.js';
+
+export { WebSocketCloseCode } from './websocket-kafka-connection.js';
+
+/** Default soft bound: held + buffered response bytes per socket before dispatch and sends pause: 16 MiB. */
+export const DEFAULT_WEBSOCKET_MAX_PENDING_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Default hard bound: bytes one socket may hold (requests + responses) before it is cut off: 128 MiB. */
+export const DEFAULT_WEBSOCKET_MAX_BUFFERED_BYTES = 128 * 1024 * 1024;
+/** Default largest `/json` message, bytes (JSON is parsed whole, so it gets a smaller bound). */
+export const DEFAULT_JSON_MAX_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * How far above the limit a message may be and still be read, so that it can be refused with a
+ * 1009 close frame naming the limit; beyond this uWS drops the connection while parsing the frame
+ * header, without buffering the payload.
+ */
+export const OVERSIZE_GRACE_BYTES = 1024 * 1024;
+/**
+ * uWS liveness timeout, seconds: uWS pings a quiet socket and closes it when the peer answers
+ * nothing for this long (dead peers, half-open TCP). Kafka's idle rule is separate (ms, below).
+ */
+const LIVENESS_TIMEOUT_SECONDS = 120;
+
+export interface WebSocketGatewayOptions {
+  /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
+  host: string;
+  /** TCP port; 0 picks a free port (read it back from `start()` / `address()`). */
+  port: number;
+  /** The broker's request handler (the same one the SocketServer uses). */
+  handler: RequestHandler;
+  /** True once the broker accepts requests (`GET /ready`); default always true. */
+  isReady?: () => boolean;
+  /** Listener name reported to the handler; default `WEBSOCKET`. */
+  listenerName?: string;
+  /** `/json` sessions; null or absent disables the route (upgrades get 404). */
+  jsonSessions?: JsonSessionFactory | null;
+  /** socket.request.max.bytes: largest `/kafka` message, bytes. */
+  socketRequestMaxBytes?: number;
+  /** Largest `/json` message, bytes. Default 1 MiB. */
+  jsonMaxMessageBytes?: number;
+  /** connections.max.idle.ms: a socket with no message either way and nothing in flight closes (1001); 0 disables. */
+  connectionsMaxIdleMs?: number;
+  /** max.connections: WebSockets (both routes) beyond this are refused with HTTP 503. */
+  maxConnections?: number;
+  /** Unanswered requests per socket before dispatch pauses. */
+  maxInFlightRequestsPerConnection?: number;
+  /** Soft bound, bytes: held + uWS-buffered responses above which dispatch and sends pause until drain. */
+  maxPendingResponseBytesPerConnection?: number;
+  /** Hard bound, bytes: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
+  maxBufferedBytesPerConnection?: number;
+  /** Called once per closed WebSocket (both routes). */
+  onConnectionClosed?: (connection: ConnectionContext) => void;
+  logger?: NetworkLogger;
+}
+
+export interface GatewayAddress {
+  host: string;
+  port: number;
+}
+
+interface UserData {
+  /** Remote address captured during the upgrade. */
+  remoteAddress: string;
+  route: 'kafka' | 'json';
+  connection: WebSocketKafkaConnection | null;
+  json: JsonConnection | null;
+}
+
+export class WebSocketGateway {
+  private readonly app: TemplatedApp;
+  private readonly logger: NetworkLogger;
+  private readonly listenerName: string;
+  private readonly limits: WebSocketConnectionLimits;
+  private readonly jsonMaxMessageBytes: number;
+  private readonly maxConnections: number;
+  private readonly kafkaConnections = new Set<WebSocketKafkaConnection>();
+  private readonly jsonConnections = new Set<JsonConnection>();
+  private listenSocket: us_listen_socket | null = null;
+  private boundAddress: GatewayAddress | null = null;
+  private nextConnectionId = 1;
+  private state: 'new' | 'listening' | 'stopping' | 'stopped' = 'new';
+  private stopPromise: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private onAllClosed: (() => void) | null = null;
+
+  constructor(private readonly options: WebSocketGatewayOptions) {
+    this.logger = options.logger ?? componentLogger(createLogger(), 'websocket-gateway');
+    this.listenerName = options.listenerName ?? 'WEBSOCKET';
+    const socketRequestMaxBytes = positiveInteger(options.socketRequestMaxBytes, DEFAULT_SOCKET_REQUEST_MAX_BYTES, 'socketRequestMaxBytes');
+    const maxPendingResponseBytes = positiveInteger(
+      options.maxPendingResponseBytesPerConnection,
+      DEFAULT_WEBSOCKET_MAX_PENDING_RESPONSE_BYTES,
+      'maxPendingResponseBytesPerConnection',
+    );
+    const maxBufferedBytes = positiveInteger(options.maxBufferedBytesPerConnection, DEFAULT_WEBSOCKET_MAX_BUFFERED_BYTES, 'maxBufferedBytesPerConnection');
+    if (maxBufferedBytes < maxPendingResponseBytes) {
+      throw new Error(`WebSocketGateway: maxBufferedBytesPerConnection (${maxBufferedBytes}) must be >= maxPendingResponseBytesPerConnection (${maxPendingResponseBytes})`);
+    }
+    this.limits = {
+      socketRequestMaxBytes,
+      connectionsMaxIdleMs: nonNegativeInteger(options.connectionsMaxIdleMs, DEFAULT_CONNECTIONS_MAX_IDLE_MS, 'connectionsMaxIdleMs'),
+      maxInFlightRequests: positiveInteger(options.maxInFlightRequestsPerConnection, DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 'maxInFlightRequestsPerConnection'),
+      maxPendingResponseBytes,
+      maxBufferedBytes,
+    };
+    this.jsonMaxMessageBytes = positiveInteger(options.jsonMaxMessageBytes, DEFAULT_JSON_MAX_MESSAGE_BYTES, 'jsonMaxMessageBytes');
+    this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
+    this.app = uWS.App();
+    this.registerKafkaRoute();
+    if (options.jsonSessions) this.registerJsonRoute(options.jsonSessions);
+    registerHttpRoutes(this.app, {
+      isReady: () => this.state === 'listening' && (options.isReady?.() ?? true),
+      logger: this.logger,
+    });
+  }
+
+  /**
+   * Binds and listens; resolves with the bound address (the real port when 0 was asked).
+   * @throws Error when the address cannot be bound (in use, not local)
+   */
+  start(): Promise<GatewayAddress> {
+    if (this.state !== 'new') throw new Error(`WebSocketGateway.start: already ${this.state}`);
+    this.state = 'listening';
+    const { host, port } = this.options;
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (listenSocket) => {
+        if (listenSocket === false) {
+          this.state = 'stopped';
+          reject(new Error(`WebSocketGateway: cannot listen on ${formatHostPort(host, port)} (address in use or not available)`));
+          return;
+        }
+        this.listenSocket = listenSocket;
+        this.boundAddress = { host, port: uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket) };
+        this.startTimer();
+        this.logger.info(
+          { event: LogEvent.ListenerBound, listener: 'HTTP', host, port: this.boundAddress.port },
+          `WebSocket gateway listening on ${formatHostPort(host, this.boundAddress.port)} (/kafka${this.options.jsonSessions ? ', /json' : ''}, /health, /ready)`,
+        );
+        resolve(this.boundAddress);
+      });
+    });
+  }
+
+  /** The bound address once `start()` resolved. */
+  address(): GatewayAddress {
+    if (this.boundAddress === null) throw new Error('WebSocketGateway.address: not listening');
+    return this.boundAddress;
+  }
+
+  /** Open WebSockets (both routes). */
+  get connectionCount(): number {
+    return this.kafkaConnections.size + this.jsonConnections.size;
+  }
+
+  /**
+   * Graceful stop: refuses new upgrades and closes the listener, lets `/kafka` sockets finish the
+   * requests already dispatched and `/json` sessions finish theirs (leaving their groups), then
+   * ends every socket with 1001; after `timeoutMs` whatever is left is closed at once.
+   * Idempotent; resolves when every socket is closed.
+   */
+  stop(timeoutMs: number = DEFAULT_STOP_TIMEOUT_MS): Promise<void> {
+    if (this.stopPromise !== null) return this.stopPromise;
+    this.state = 'stopping';
+    this.stopPromise = new Promise<void>((resolve) => {
+      let forceTimer: NodeJS.Timeout | null = null;
+      const finishIfDone = (): void => {
+        if (this.connectionCount > 0) return;
+        if (forceTimer !== null) clearTimeout(forceTimer);
+        this.onAllClosed = null;
+        this.state = 'stopped';
+        this.logger.info({ event: 'listener.closed', listener: 'HTTP' }, 'WebSocket gateway stopped');
+        resolve();
+      };
+      this.onAllClosed = finishIfDone;
+      if (this.timer !== null) clearInterval(this.timer);
+      this.timer = null;
+      if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket);
+      this.listenSocket = null;
+      forceTimer = setTimeout(() => {
+        forceTimer = null;
+        if (this.connectionCount > 0) {
+          this.logger.warn(
+            { event: 'listener.stop_timed_out', listener: 'HTTP', connections: this.connectionCount, timeoutMs },
+            'gateway stop timed out; closing sockets with requests in flight',
+          );
+        }
+        for (const connection of [...this.kafkaConnections]) connection.terminate('broker stop timed out');
+        for (const connection of [...this.jsonConnections]) connection.terminate('broker stop timed out');
+      }, timeoutMs);
+      forceTimer.unref();
+      for (const connection of [...this.kafkaConnections]) connection.beginStop();
+      for (const connection of [...this.jsonConnections]) connection.beginStop();
+      finishIfDone();
+    });
+    return this.stopPromise;
+  }
+
+  private registerKafkaRoute(): void {
+    this.app.ws<UserData>('/kafka', {
+      maxPayloadLength: this.limits.socketRequestMaxBytes + OVERSIZE_GRACE_BYTES,
+      // uWS drops sends above maxBackpressure; we never send above maxPendingResponseBytes, and
+      // one response on top of it must still go out.
+      maxBackpressure: this.limits.maxBufferedBytes + this.limits.socketRequestMaxBytes,
+      idleTimeout: LIVENESS_TIMEOUT_SECONDS,
+      sendPingsAutomatically: true,
+      compression: uWS.DISABLED,
+      upgrade: guardHttpHandler((res, req, context: us_socket_context_t) => this.upgrade(res, req, context, 'kafka'), this.logger),
+      open: (ws) => {
+        const data = ws.getUserData();
+        const id = this.nextConnectionId++;
+        const connection = new WebSocketKafkaConnection(
+          id,
+          `${data.remoteAddress}/ws#${id}`,
+          this.listenerName,
+          ws,
+          this.options.handler,
+          this.limits,
+          this.logger,
+          Date.now,
+          (closed) => this.kafkaConnectionClosed(closed),
+        );
+        data.connection = connection;
+        this.kafkaConnections.add(connection);
+        this.logger.debug({ event: 'connection.accepted', peer: connection.peer, connectionId: id, listener: this.listenerName }, 'WebSocket accepted on /kafka');
+        if (this.state !== 'listening') connection.beginStop();
+      },
+      message: (ws, message, isBinary) => this.guard(ws, () => ws.getUserData().connection?.onMessage(message, isBinary)),
+      drain: (ws) => this.guard(ws, () => ws.getUserData().connection?.onDrain()),
+      close: (ws, code, message) => {
+        const data = ws.getUserData();
+        const connection = data.connection;
+        data.connection = null;
+        connection?.onSocketClosed(code, Buffer.from(message).toString('utf8'));
+      },
+    });
+  }
+
+  private registerJsonRoute(factory: JsonSessionFactory): void {
+    this.app.ws<UserData>('/json', {
+      maxPayloadLength: this.jsonMaxMessageBytes + OVERSIZE_GRACE_BYTES,
+      maxBackpressure: this.limits.maxBufferedBytes + this.jsonMaxMessageBytes,
+      idleTimeout: LIVENESS_TIMEOUT_SECONDS,
+      sendPingsAutomatically: true,
+      compression: uWS.DISABLED,
+      upgrade: guardHttpHandler((res, req, context: us_socket_context_t) => this.upgrade(res, req, context, 'json'), this.logger),
+      open: (ws) => {
+        const data = ws.getUserData();
+        const id = this.nextConnectionId++;
+        const connection = new JsonConnection(id, `${data.remoteAddress}/json#${id}`, ws, this.limits, this.jsonMaxMessageBytes, this.logger, (closed) =>
+          this.jsonConnectionClosed(closed),
+        );
+        data.json = connection;
+        this.jsonConnections.add(connection);
+        try {
+          connection.attach(factory(connection));
+        } catch (error) {
+          this.logger.error({ event: 'callback.failed', peer: connection.peer, err: error }, 'JSON session factory failed (bug)');
+          connection.end(WebSocketCloseCode.InternalError, 'internal error opening the session');
+          return;
+        }
+        if (this.state !== 'listening') connection.beginStop();
+      },
+      message: (ws, message, isBinary) => this.guard(ws, () => ws.getUserData().json?.onMessage(message, isBinary)),
+      drain: (ws) => this.guard(ws, () => ws.getUserData().json?.onDrain()),
+      close: (ws, code, message) => {
+        const data = ws.getUserData();
+        const connection = data.json;
+        data.json = null;
+        connection?.onSocketClosed(code, Buffer.from(message).toString('utf8'));
+      },
+    });
+  }
+
+  /** Synchronous upgrade: enforce max.connections and the stopping state, capture the peer address. */
+  private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, route: 'kafka' | 'json'): void {
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('utf8');
+    if (this.state !== 'listening') {
+      refuseUpgrade(res, '503 Service Unavailable', 'the broker is stopping');
+      return;
+    }
+    if (this.connectionCount >= this.maxConnections) {
+      this.logger.warn(
+        { event: LogEvent.ConnectionRefused, peer: remoteAddress, reason: 'max.connections', maxConnections: this.maxConnections },
+        `refusing WebSocket from ${remoteAddress}: max.connections (${this.maxConnections}) reached`,
+      );
+      refuseUpgrade(res, '503 Service Unavailable', `max.connections (${this.maxConnections}) reached`);
+      return;
+    }
+    // uWS echoes the first offered subprotocol, if any (browsers may offer one, e.g. "kafka").
+    const userData: UserData = { remoteAddress, route, connection: null, json: null };
+    res.upgrade(
+      userData,
+      req.getHeader('sec-websocket-key'),
+      req.getHeader('sec-websocket-protocol'),
+      req.getHeader('sec-websocket-extensions'),
+      context,
+    );
+  }
+
+  /** Runs a uWS socket callback; an exception (a bug) is logged and closes only that socket with 1011. */
+  private guard(ws: WebSocket<UserData>, callback: () => void): void {
+    try {
+      callback();
+    } catch (error) {
+      const data = ws.getUserData();
+      const connection = data.connection ?? data.json;
+      this.logger.error({ event: 'websocket.callback_failed', peer: connection?.peer ?? data.remoteAddress, err: error }, 'WebSocket callback failed (bug)');
+      connection?.end(WebSocketCloseCode.InternalError, 'internal error');
+    }
+  }
+
+  private kafkaConnectionClosed(connection: WebSocketKafkaConnection): void {
+    if (!this.kafkaConnections.delete(connection)) return;
+    this.connectionClosed(connection);
+  }
+
+  private jsonConnectionClosed(connection: JsonConnection): void {
+    if (!this.jsonConnections.delete(connection)) return;
+    this.connectionClosed(connection.context);
+  }
+
+  private connectionClosed(connection: ConnectionContext): void {
+    try {
+      this.options.onConnectionClosed?.(connection);
+    } catch (error) {
+      this.logger.error({ event: 'callback.failed', peer: connection.peer, err: error }, 'onConnectionClosed callback failed (bug)');
+    }
+    this.onAllClosed?.();
+  }
+
+  private startTimer(): void {
+    const idleMs = this.limits.connectionsMaxIdleMs;
+    if (idleMs <= 0) return;
+    const periodMs = Math.max(10, Math.min(1000, Math.floor(idleMs / 4)));
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      for (const connection of [...this.kafkaConnections]) connection.checkTimers(now);
+      for (const connection of [...this.jsonConnections]) connection.checkTimers(now);
+    }, periodMs);
+    this.timer.unref();
+  }
+}
+
+/**
+ * A `/json` socket: copies and decodes text messages, applies the message and idle limits, and
+ * gives the session the JsonSocket view.
+ */
+class JsonConnection implements JsonSocket {
+  private session: JsonSessionHandlers | null = null;
+  private ws: WebSocket<UserData> | null;
+  private isClosed = false;
+  private lastActivityMs = Date.now();
+  private stopping = false;
+  /** The ConnectionContext shape, for onConnectionClosed. */
+  readonly context: ConnectionContext;
+
+  constructor(
+    readonly id: number,
+    readonly peer: string,
+    ws: WebSocket<UserData>,
+    private readonly limits: WebSocketConnectionLimits,
+    private readonly maxMessageBytes: number,
+    private readonly logger: NetworkLogger,
+    private readonly onClosed: (connection: JsonConnection) => void,
+  ) {
+    this.ws = ws;
+    const self = this;
+    this.context = {
+      id,
+      peer,
+      listenerName: 'JSON',
+      get closed() {
+        return self.isClosed;
+      },
+      close: (reason: string) => self.end(WebSocketCloseCode.PolicyViolation, reason),
+    };
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  get bufferedAmount(): number {
+    return this.ws === null || this.isClosed ? 0 : this.ws.getBufferedAmount();
+  }
+
+  attach(session: JsonSessionHandlers): void {
+    this.session = session;
+  }
+
+  send(text: string): void {
+    const ws = this.ws;
+    if (ws === null || this.isClosed) return;
+    if (ws.getBufferedAmount() > this.limits.maxBufferedBytes) {
+      this.terminate(`${ws.getBufferedAmount()} bytes buffered, above the limit of ${this.limits.maxBufferedBytes}: the peer is not reading`);
+      return;
+    }
+    this.lastActivityMs = Date.now();
+    ws.cork(() => ws.send(text, false, false));
+  }
+
+  end(code: number, reason: string, level: 'info' | 'warn' = 'warn'): void {
+    if (this.isClosed) return;
+    const ws = this.ws;
+    this.log(level, code, reason);
+    this.markClosed();
+    ws?.end(code, truncateUtf8(reason, 123));
+  }
+
+  terminate(reason: string): void {
+    if (this.isClosed) return;
+    const ws = this.ws;
+    this.log('warn', WebSocketCloseCode.Abnormal, reason);
+    this.markClosed();
+    ws?.close();
+  }
+
+  onMessage(message: ArrayBuffer, isBinary: boolean): void {
+    if (this.isClosed) return;
+    this.lastActivityMs = Date.now();
+    if (isBinary) {
+      this.end(WebSocketCloseCode.UnsupportedData, '/json takes text messages holding one JSON object each');
+      return;
+    }
+    if (message.byteLength > this.maxMessageBytes) {
+      this.end(WebSocketCloseCode.MessageTooBig, `message of ${message.byteLength} bytes exceeds the /json limit of ${this.maxMessageBytes}`);
+      return;
+    }
+    if (this.stopping) return;
+    // Decoding copies the text out of uWS memory before the callback returns.
+    const text = Buffer.from(message).toString('utf8');
+    try {
+      this.session?.onMessage(text);
+    } catch (error) {
+      this.sessionFailed(error);
+    }
+  }
+
+  onDrain(): void {
+    if (this.isClosed) return;
+    try {
+      this.session?.onDrain();
+    } catch (error) {
+      this.sessionFailed(error);
+    }
+  }
+
+  onSocketClosed(code: number, message: string): void {
+    if (this.isClosed) return;
+    const level = code === WebSocketCloseCode.NormalClosure || code === WebSocketCloseCode.GoingAway || code === 1005 ? 'debug' : 'warn';
+    this.log(level, code, message === '' ? `peer closed (${code})` : message);
+    this.ws = null;
+    this.markClosed();
+  }
+
+  beginStop(): void {
+    if (this.isClosed || this.stopping) return;
+    this.stopping = true;
+    const session = this.session;
+    const stopped = session === null ? Promise.resolve() : session.stop().catch((error: unknown) => {
+      this.logger.error({ event: 'session.stop_failed', peer: this.peer, err: error }, 'JSON session failed to stop cleanly');
+    });
+    void stopped.then(() => this.end(WebSocketCloseCode.GoingAway, 'broker shutting down', 'info'));
+  }
+
+  checkTimers(nowMs: number): void {
+    if (this.isClosed || this.limits.connectionsMaxIdleMs <= 0) return;
+    if (this.session?.isBusy() === true) return;
+    if (nowMs - this.lastActivityMs >= this.limits.connectionsMaxIdleMs) {
+      this.end(
+        WebSocketCloseCode.GoingAway,
+        `idle for ${nowMs - this.lastActivityMs} ms (connections.max.idle.ms ${this.limits.connectionsMaxIdleMs})`,
+        'info',
+      );
+    }
+  }
+
+  private sessionFailed(error: unknown): void {
+    this.logger.error({ event: 'session.failed', peer: this.peer, err: error }, `JSON session failed for ${this.peer} (bug)`);
+    this.end(WebSocketCloseCode.InternalError, 'internal error in the JSON session');
+  }
+
+  private log(level: 'debug' | 'info' | 'warn', code: number, reason: string): void {
+    this.logger[level](
+      { event: 'connection.closed', peer: this.peer, connectionId: this.id, listener: 'JSON', code, reason },
+      `closing WebSocket from ${this.peer} (${code}): ${reason}`,
+    );
+  }
+
+  private markClosed(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.ws = null;
+    try {
+      this.session?.onClose();
+    } catch (error) {
+      this.logger.error({ event: 'session.failed', peer: this.peer, err: error }, 'JSON session onClose failed (bug)');
+    }
+    this.onClosed(this);
+  }
+}
+
+function refuseUpgrade(res: HttpResponse, status: string, reason: string): void {
+  res.cork(() => {
+    res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'UNAVAILABLE', message: reason }));
+  });
+}
+
+function formatHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`WebSocketGateway: ${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`WebSocketGateway: ${name} must be a non-negative integer, got ${value}`);
+  return value;
+}
