@@ -17,7 +17,7 @@ interface Pending {
 }
 
 export class RawKafkaClient {
-  private buffered = Buffer.alloc(0);
+  private buffered: Buffer = Buffer.alloc(0);
   private readonly pending: Pending[] = [];
   private nextCorrelationId = 1;
   private closedError: Error | null = null;
