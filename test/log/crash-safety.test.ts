@@ -22,7 +22,7 @@ afterEach(removeTempDirs);
 
 const CHILD = fileURLToPath(new URL('./fixtures/crash-child.mjs', import.meta.url));
 const DIST_LOG_MANAGER = fileURLToPath(new URL('../../dist/host/log/log-manager.js', import.meta.url));
-const ROUNDS = 24;
+const ROUNDS = 20;
 
 interface Acknowledged {
   offset: number;

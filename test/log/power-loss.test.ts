@@ -107,7 +107,7 @@ function roundConfig(random: SeededRandom, overrides: Partial<LogConfig>): LogCo
 
 describe('power loss', () => {
   it('loses no acknowledged batch with flush.messages=1 (fsync before acknowledging)', () => {
-    for (const seed of seeds(1, 250)) {
+    for (const seed of seeds(1, 200)) {
       withSeed(seed, () => {
         const random = new SeededRandom(seed);
         const disk = freshDisk(seed);
@@ -135,7 +135,7 @@ describe('power loss', () => {
   });
 
   it('recovers to a clean prefix of what was written in page-cache mode', () => {
-    for (const seed of seeds(1001, 250)) {
+    for (const seed of seeds(1001, 200)) {
       withSeed(seed, () => {
         const random = new SeededRandom(seed);
         const disk = freshDisk(seed);
@@ -161,7 +161,7 @@ describe('power loss', () => {
   });
 
   it('leaves nothing partial on ENOSPC mid-append and resumes appending when space returns', () => {
-    for (const seed of seeds(2001, 150)) {
+    for (const seed of seeds(2001, 100)) {
       withSeed(seed, () => {
         const random = new SeededRandom(seed);
         const disk = freshDisk(seed);
@@ -204,7 +204,7 @@ describe('power loss', () => {
   });
 
   it('keeps every key\'s latest acknowledged value through crashes during compaction', () => {
-    for (const seed of seeds(3001, 120)) {
+    for (const seed of seeds(3001, 100)) {
       withSeed(seed, () => {
         const random = new SeededRandom(seed);
         const disk = freshDisk(seed);
