@@ -26,18 +26,17 @@ describe('RoundRobinReplicaPlacer', () => {
         let draws = seed;
         const placer = new RoundRobinReplicaPlacer((bound) => (draws++ * 7919) % bound);
         const placed = placer.place(startPartition, partitions, replicationFactor, brokers);
-        expect(placed).toHaveLength(partitions);
+        if (placed.length !== partitions) return false;
         const leaders = new Map<number, number>();
         for (const replicas of placed) {
-          expect(replicas).toHaveLength(replicationFactor);
-          expect(new Set(replicas).size).toBe(replicationFactor);
-          for (const id of replicas) expect(brokers).toContain(id);
+          if (replicas.length !== replicationFactor || new Set(replicas).size !== replicationFactor) return false;
+          if (!replicas.every((id) => brokers.includes(id))) return false;
           leaders.set(replicas[0]!, (leaders.get(replicas[0]!) ?? 0) + 1);
         }
         const counts = [...leaders.values()];
-        expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+        return Math.max(...counts) - Math.min(...counts) <= 1;
       },
-    ), { numRuns: 300 });
+    ), { numRuns: 200 });
   });
 
   it('throws when asked for more replicas than brokers (callers validate first)', () => {

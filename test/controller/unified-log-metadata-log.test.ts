@@ -87,7 +87,7 @@ describe('UnifiedLogMetadataLog', () => {
   });
 
   it('keeps every acknowledged change and never half of one across seeded crashes and power losses', () => {
-    for (let seed = 1; seed <= 16; seed++) {
+    for (let seed = 1; seed <= 10; seed++) {
       const random = new SeededRandom(seed);
       const disk = new FaultDisk(seed);
       disk.mkdir('/data');
