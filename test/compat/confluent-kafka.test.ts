@@ -296,5 +296,30 @@ describe('confluent-kafka-python 1.7.0 (librdkafka 2.0.2)', { timeout: 180_000 }
       again?.kill();
     }
   });
+
+  it('rebalances onto new partitions after CreatePartitions grows a subscribed topic', async () => {
+    const topic = uniqueName('ck-grow');
+    const group = uniqueName('ck-grow');
+    await createTopic(topic, 2);
+    const consumer = JsonLineProcess.python('ck_group_member.py', {
+      bootstrap: broker.bootstrap, topic, group, client_id: 'grower', config: { 'topic.metadata.refresh.interval.ms': 1000 },
+    }, 90_000);
+    try {
+      await consumer.waitFor('assigned the 2 original partitions', (e) => e.event === 'assigned' && (e.partitions as number[]).length === 2);
+      const grown = await admin<{ results: Record<string, string | null> }>({ op: 'create_partitions', topic, new_total: 4 });
+      expect(grown.results).toEqual({ [topic]: null });
+      const reassigned = await consumer.waitFor('assigned all 4 partitions after the topic grew',
+        (e) => e.event === 'assigned' && (e.partitions as number[]).length === 4, 40_000);
+      expect(reassigned.partitions).toEqual([0, 1, 2, 3]);
+      const messages: Message[] = Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, value: `grown-${i}`, partition: i }));
+      await produce(topic, messages);
+      await eventually(async () => {
+        expect(consumer.eventsOf('record').map((e) => [e.partition, e.offset, e.value]).sort(), consumer.describe())
+          .toEqual(messages.map((m, i) => [i, 0, m.value]));
+      }, 30_000);
+    } finally {
+      consumer.kill();
+    }
+  });
 });
 
