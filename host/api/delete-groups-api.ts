@@ -17,7 +17,7 @@ import {
   type DeleteGroupsResponseInit,
 } from '../protocol/generated/delete-groups.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const deleteGroupsApi = defineApi<DeleteGroupsRequest, DeleteGroupsResponseInit>({
   apiKey: ApiKey.DeleteGroups,
@@ -26,5 +26,5 @@ export const deleteGroupsApi = defineApi<DeleteGroupsRequest, DeleteGroupsRespon
   maxVersion: 1,
   decode: decodeDeleteGroupsRequest,
   encode: encodeDeleteGroupsResponse,
-  handle: (request, context) => context.broker.groupCoordinator.deleteGroups(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.deleteGroups(request, group)),
 });

@@ -20,7 +20,7 @@ import {
   type DescribeGroupsResponseInit,
 } from '../protocol/generated/describe-groups.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroupsResponseInit>({
   apiKey: ApiKey.DescribeGroups,
@@ -29,5 +29,5 @@ export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroups
   maxVersion: 4,
   decode: decodeDescribeGroupsRequest,
   encode: encodeDescribeGroupsResponse,
-  handle: (request, context) => context.broker.groupCoordinator.describeGroups(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.describeGroups(request, group)),
 });

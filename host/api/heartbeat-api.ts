@@ -19,7 +19,7 @@ import {
   type HeartbeatResponseInit,
 } from '../protocol/generated/heartbeat.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const heartbeatApi = defineApi<HeartbeatRequest, HeartbeatResponseInit>({
   apiKey: ApiKey.Heartbeat,
@@ -28,6 +28,6 @@ export const heartbeatApi = defineApi<HeartbeatRequest, HeartbeatResponseInit>({
   maxVersion: 3,
   decode: decodeHeartbeatRequest,
   encode: encodeHeartbeatResponse,
-  handle: (request, context) => context.broker.groupCoordinator.heartbeat(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.heartbeat(request, group)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode }),
 });

@@ -24,7 +24,7 @@ import {
   type JoinGroupResponseInit,
 } from '../protocol/generated/join-group.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const joinGroupApi = defineApi<JoinGroupRequest, JoinGroupResponseInit>({
   apiKey: ApiKey.JoinGroup,
@@ -33,7 +33,7 @@ export const joinGroupApi = defineApi<JoinGroupRequest, JoinGroupResponseInit>({
   maxVersion: 5,
   decode: decodeJoinGroupRequest,
   encode: encodeJoinGroupResponse,
-  handle: (request, context) => context.broker.groupCoordinator.joinGroup(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.joinGroup(request, group)),
   errorResponse: (_version, errorCode) => ({
     throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: '', members: [],
   }),

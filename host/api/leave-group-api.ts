@@ -21,7 +21,7 @@ import {
   type LeaveGroupResponseInit,
 } from '../protocol/generated/leave-group.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const leaveGroupApi = defineApi<LeaveGroupRequest, LeaveGroupResponseInit>({
   apiKey: ApiKey.LeaveGroup,
@@ -30,6 +30,6 @@ export const leaveGroupApi = defineApi<LeaveGroupRequest, LeaveGroupResponseInit
   maxVersion: 3,
   decode: decodeLeaveGroupRequest,
   encode: encodeLeaveGroupResponse,
-  handle: (request, context) => context.broker.groupCoordinator.leaveGroup(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.leaveGroup(request, group)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode, members: [] }),
 });

@@ -25,7 +25,7 @@ import {
   type OffsetCommitResponseInit,
 } from '../protocol/generated/offset-commit.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitResponseInit>({
   apiKey: ApiKey.OffsetCommit,
@@ -34,5 +34,5 @@ export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitRespon
   maxVersion: 7,
   decode: decodeOffsetCommitRequest,
   encode: encodeOffsetCommitResponse,
-  handle: (request, context) => context.broker.groupCoordinator.offsetCommit(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.offsetCommit(request, group)),
 });

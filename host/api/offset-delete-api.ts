@@ -19,7 +19,7 @@ import {
   type OffsetDeleteResponseInit,
 } from '../protocol/generated/offset-delete.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const offsetDeleteApi = defineApi<OffsetDeleteRequest, OffsetDeleteResponseInit>({
   apiKey: ApiKey.OffsetDelete,
@@ -28,6 +28,6 @@ export const offsetDeleteApi = defineApi<OffsetDeleteRequest, OffsetDeleteRespon
   maxVersion: 0,
   decode: decodeOffsetDeleteRequest,
   encode: encodeOffsetDeleteResponse,
-  handle: (request, context) => context.broker.groupCoordinator.offsetDelete(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.offsetDelete(request, group)),
   errorResponse: (_version, errorCode) => ({ errorCode, throttleTimeMs: 0, topics: [] }),
 });

@@ -22,7 +22,7 @@ import {
   type OffsetFetchResponseInit,
 } from '../protocol/generated/offset-fetch.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const offsetFetchApi = defineApi<OffsetFetchRequest, OffsetFetchResponseInit>({
   apiKey: ApiKey.OffsetFetch,
@@ -31,6 +31,6 @@ export const offsetFetchApi = defineApi<OffsetFetchRequest, OffsetFetchResponseI
   maxVersion: 5,
   decode: decodeOffsetFetchRequest,
   encode: encodeOffsetFetchResponse,
-  handle: (request, context) => context.broker.groupCoordinator.offsetFetch(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.offsetFetch(request, group)),
   errorResponse: (version, errorCode) => (version >= 2 ? { throttleTimeMs: 0, topics: [], errorCode } : null),
 });

@@ -20,7 +20,7 @@ import {
   type SyncGroupResponseInit,
 } from '../protocol/generated/sync-group.js';
 import { defineApi } from './api-definition.js';
-import { groupRequestContext } from './group-request-context.js';
+import { withOffsetsTopic } from './group-request-context.js';
 
 export const syncGroupApi = defineApi<SyncGroupRequest, SyncGroupResponseInit>({
   apiKey: ApiKey.SyncGroup,
@@ -29,6 +29,6 @@ export const syncGroupApi = defineApi<SyncGroupRequest, SyncGroupResponseInit>({
   maxVersion: 3,
   decode: decodeSyncGroupRequest,
   encode: encodeSyncGroupResponse,
-  handle: (request, context) => context.broker.groupCoordinator.syncGroup(request, groupRequestContext(context)),
+  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.syncGroup(request, group)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode, assignment: new Uint8Array(0) }),
 });
