@@ -1,0 +1,349 @@
+/**
+ * Kafka's Fetcher: per assigned partition a fetch position; Fetch requests (one in flight per
+ * leader, sessionless, long-polling fetch.max.wait.ms) for partitions that have a position, are
+ * not paused and have nothing buffered; decoded records buffered per partition and handed out in
+ * offset order, moving the position past each record handed out.
+ *
+ * Batches are whole on the wire (a compressed batch may start before the fetch offset: records
+ * below the position are skipped). Control batches (transaction markers) are never returned; with
+ * read_committed, records of aborted transactions are dropped using the response's aborted
+ * transaction list (Java's CompletedFetch.nextFetchedRecord).
+ */
+import { ApiKey } from '../../protocol/generated/api-keys.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { FetchResponse } from '../../protocol/generated/fetch.js';
+import { ControlRecordType, iterateBatches, readBatch, readControlRecordType, type KafkaRecord } from '../../record/records.js';
+import type { Cluster } from '../cluster.js';
+import { KafkaError } from '../errors.js';
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** A record as fetched, before deserialization. */
+export interface FetchedRecord extends KafkaRecord {
+  topic: string;
+  partition: number;
+  /** 0 CreateTime, 1 LogAppendTime. */
+  timestampType: number;
+  leaderEpoch: number;
+}
+
+export interface FetcherOptions {
+  /** fetch.min.bytes. */
+  minBytes: number;
+  /** fetch.max.bytes. */
+  maxBytes: number;
+  /** fetch.max.wait.ms. */
+  maxWaitMs: number;
+  /** max.partition.fetch.bytes. */
+  partitionMaxBytes: number;
+  /** 0 read_uncommitted, 1 read_committed. */
+  isolationLevel: number;
+  /** check.crcs. */
+  checkCrcs: boolean;
+  /** client.rack. */
+  rackId: string;
+}
+
+interface PartitionState {
+  topic: string;
+  partition: number;
+  /** Next offset to hand out; null until initialized (committed offset or reset policy). */
+  position: number | null;
+  paused: boolean;
+  /** Records fetched and not yet handed out, in offset order. */
+  buffer: FetchedRecord[];
+  /** Position after the buffer is drained (past skipped control / aborted records too). */
+  bufferEndOffset: number;
+  highWatermark: number;
+  logStartOffset: number;
+  lastStableOffset: number;
+  /** Set when the position was out of range and must be reset by the policy. */
+  needsReset: boolean;
+}
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
+/** Leadership errors after which metadata is refreshed and the fetch retried. */
+const METADATA_ERRORS = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.REPLICA_NOT_AVAILABLE,
+]);
+
+export class Fetcher {
+  private readonly states = new Map<string, PartitionState>();
+  private readonly inFlightNodes = new Set<number>();
+  private readonly waiters: (() => void)[] = [];
+  /** Non-retriable errors to surface from the next poll. */
+  private readonly errors: Error[] = [];
+  private metadataRefresh: Promise<void> | null = null;
+
+  constructor(private readonly cluster: Cluster, private readonly options: FetcherOptions) {}
+
+  /** Replaces the assigned partitions, keeping the state of partitions that stay. */
+  setAssignment(partitions: TopicPartition[]): void {
+    const next = new Map<string, PartitionState>();
+    for (const { topic, partition } of partitions) {
+      const key = partitionKey(topic, partition);
+      next.set(key, this.states.get(key) ?? {
+        topic, partition, position: null, paused: false, buffer: [], bufferEndOffset: -1,
+        highWatermark: -1, logStartOffset: -1, lastStableOffset: -1, needsReset: false,
+      });
+    }
+    this.states.clear();
+    for (const [key, state] of next) this.states.set(key, state);
+  }
+
+  assignment(): TopicPartition[] {
+    return [...this.states.values()].map(({ topic, partition }) => ({ topic, partition }));
+  }
+
+  isAssigned(topic: string, partition: number): boolean {
+    return this.states.has(partitionKey(topic, partition));
+  }
+
+  private state(topic: string, partition: number): PartitionState {
+    const state = this.states.get(partitionKey(topic, partition));
+    if (state === undefined) throw new RangeError(`${topic}-${partition} is not assigned to this consumer`);
+    return state;
+  }
+
+  /** Partitions without a position (need the committed offset or the reset policy). */
+  partitionsNeedingPosition(): TopicPartition[] {
+    return [...this.states.values()].filter((s) => s.position === null).map(({ topic, partition }) => ({ topic, partition }));
+  }
+
+  /** Partitions whose position fell out of range. */
+  partitionsNeedingReset(): TopicPartition[] {
+    return [...this.states.values()].filter((s) => s.needsReset).map(({ topic, partition }) => ({ topic, partition }));
+  }
+
+  /** Sets the next offset to read and drops what was buffered. @throws RangeError when not assigned */
+  seek(topic: string, partition: number, offset: number): void {
+    const state = this.state(topic, partition);
+    state.position = offset;
+    state.needsReset = false;
+    state.buffer = [];
+    state.bufferEndOffset = -1;
+    this.wake();
+  }
+
+  /** The next offset to read (null before it is known). @throws RangeError when not assigned */
+  position(topic: string, partition: number): number | null {
+    return this.state(topic, partition).position;
+  }
+
+  /** Positions of assigned partitions that have one (what a commit of "everything consumed" sends). */
+  positions(): { topic: string; partition: number; offset: number }[] {
+    const result: { topic: string; partition: number; offset: number }[] = [];
+    for (const s of this.states.values()) if (s.position !== null) result.push({ topic: s.topic, partition: s.partition, offset: s.position });
+    return result;
+  }
+
+  /** High watermark and lag of a partition as of the last fetch (-1 when unknown). */
+  lag(topic: string, partition: number): { highWatermark: number; lag: number } {
+    const s = this.state(topic, partition);
+    return { highWatermark: s.highWatermark, lag: s.highWatermark < 0 || s.position === null ? -1 : Math.max(0, s.highWatermark - s.position) };
+  }
+
+  setPaused(topic: string, partition: number, paused: boolean): void {
+    this.state(topic, partition).paused = paused;
+    if (!paused) this.wake();
+  }
+
+  pausedPartitions(): TopicPartition[] {
+    return [...this.states.values()].filter((s) => s.paused).map(({ topic, partition }) => ({ topic, partition }));
+  }
+
+  /** Errors to throw from poll (taken once). */
+  takeError(): Error | undefined {
+    return this.errors.shift();
+  }
+
+  /**
+   * Hands out up to `max` buffered records of unpaused partitions, moving positions past them.
+   */
+  drain(max: number): FetchedRecord[] {
+    const out: FetchedRecord[] = [];
+    for (const state of this.states.values()) {
+      if (out.length >= max) break;
+      if (state.paused || state.position === null) continue;
+      while (state.buffer.length > 0 && out.length < max) {
+        const record = state.buffer.shift()!;
+        if (record.offset < state.position) continue;
+        out.push(record);
+        state.position = record.offset + 1;
+      }
+      if (state.buffer.length === 0 && state.bufferEndOffset > state.position) state.position = state.bufferEndOffset;
+      if (state.buffer.length === 0) state.bufferEndOffset = -1;
+    }
+    return out;
+  }
+
+  /** True when some unpaused partition has records buffered. */
+  hasBufferedRecords(): boolean {
+    for (const state of this.states.values()) if (!state.paused && state.buffer.length > 0) return true;
+    return false;
+  }
+
+  /** Resolves on the next fetch answer, seek, resume or wake(). */
+  waitForData(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.waiters.push(done);
+    });
+  }
+
+  /** Wakes waitForData (rebalance needed, close). */
+  wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** Sends Fetch requests to every leader that has fetchable partitions and no fetch in flight. */
+  sendFetches(): void {
+    const byLeader = new Map<number, PartitionState[]>();
+    const missingLeader = new Set<string>();
+    for (const state of this.states.values()) {
+      if (state.position === null || state.paused || state.needsReset || state.buffer.length > 0) continue;
+      const leader = this.cluster.leaderFor(state.topic, state.partition);
+      if (leader < 0 || !this.cluster.brokers.has(leader)) {
+        missingLeader.add(state.topic);
+        continue;
+      }
+      if (this.inFlightNodes.has(leader)) continue;
+      byLeader.set(leader, [...(byLeader.get(leader) ?? []), state]);
+    }
+    if (missingLeader.size > 0) this.refreshMetadata([...missingLeader]);
+    for (const [leader, states] of byLeader) void this.fetchFrom(leader, states);
+  }
+
+  private refreshMetadata(topics: string[]): void {
+    if (this.metadataRefresh !== null) return;
+    this.metadataRefresh = this.cluster.refreshMetadata(topics).then(() => undefined, () => undefined)
+      .finally(() => {
+        this.metadataRefresh = null;
+        this.wake();
+      });
+  }
+
+  private async fetchFrom(leader: number, states: PartitionState[]): Promise<void> {
+    this.inFlightNodes.add(leader);
+    const fetchOffsets = new Map(states.map((s) => [partitionKey(s.topic, s.partition), s.position!]));
+    const byTopic = new Map<string, PartitionState[]>();
+    for (const s of states) byTopic.set(s.topic, [...(byTopic.get(s.topic) ?? []), s]);
+    try {
+      const connection = await this.cluster.connectionTo(leader, 'fetch');
+      const response = await connection.request(ApiKey.Fetch, {
+        replicaId: -1,
+        maxWaitMs: this.options.maxWaitMs,
+        minBytes: this.options.minBytes,
+        maxBytes: this.options.maxBytes,
+        isolationLevel: this.options.isolationLevel,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [...byTopic].map(([topic, list]) => ({
+          topic,
+          partitions: list.map((s) => ({
+            partition: s.partition, currentLeaderEpoch: -1, fetchOffset: s.position!, logStartOffset: -1,
+            partitionMaxBytes: this.options.partitionMaxBytes,
+          })),
+        })),
+        forgottenTopicsData: [],
+        rackId: this.options.rackId,
+      }, { timeoutMs: this.cluster.options.requestTimeoutMs + this.options.maxWaitMs });
+      this.handleResponse(response, fetchOffsets);
+    } catch {
+      // Lost connection or timeout: the metadata may be stale; the next round retries.
+      this.cluster.invalidate();
+      this.refreshMetadata([...byTopic.keys()]);
+    } finally {
+      this.inFlightNodes.delete(leader);
+      this.wake();
+    }
+  }
+
+  private handleResponse(response: FetchResponse, fetchOffsets: Map<string, number>): void {
+    if (response.errorCode !== ErrorCode.NONE) {
+      this.errors.push(new KafkaError(response.errorCode, 'Fetch'));
+      return;
+    }
+    for (const topic of response.responses) {
+      for (const data of topic.partitions) {
+        const key = partitionKey(topic.topic, data.partitionIndex);
+        const state = this.states.get(key);
+        // Unassigned, sought or reset since the request went out: the answer is stale.
+        if (state === undefined || state.position !== fetchOffsets.get(key)) continue;
+        if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+          state.needsReset = true;
+          continue;
+        }
+        if (METADATA_ERRORS.has(data.errorCode)) {
+          this.cluster.invalidate();
+          this.refreshMetadata([topic.topic]);
+          continue;
+        }
+        if (data.errorCode !== ErrorCode.NONE) {
+          this.errors.push(new KafkaError(data.errorCode, `Fetch ${topic.topic}-${data.partitionIndex}`));
+          continue;
+        }
+        state.highWatermark = data.highWatermark;
+        state.logStartOffset = data.logStartOffset;
+        state.lastStableOffset = data.lastStableOffset;
+        try {
+          this.decode(state, data.records, data.abortedTransactions ?? []);
+        } catch (error) {
+          this.errors.push(error as Error);
+        }
+      }
+    }
+  }
+
+  private decode(state: PartitionState, records: Uint8Array | null, aborted: { producerId: number; firstOffset: number }[]): void {
+    if (records === null || records.length === 0) return;
+    const position = state.position!;
+    const readCommitted = this.options.isolationLevel === 1;
+    const pendingAborts = [...aborted].sort((a, b) => a.firstOffset - b.firstOffset);
+    const abortedProducers = new Set<number>();
+    let endOffset = position;
+    for (const bytes of iterateBatches(records)) {
+      const { header, records: batchRecords } = readBatch(bytes, { verifyCrc: this.options.checkCrcs });
+      if (header.lastOffset < position) continue;
+      endOffset = Math.max(endOffset, header.lastOffset + 1);
+      if (readCommitted) {
+        while (pendingAborts.length > 0 && pendingAborts[0]!.firstOffset <= header.lastOffset) abortedProducers.add(pendingAborts.shift()!.producerId);
+      }
+      if (header.isControl) {
+        if (readCommitted && batchRecords[0] !== undefined && readControlRecordType(batchRecords[0]) === ControlRecordType.ABORT) {
+          abortedProducers.delete(header.producerId);
+        }
+        continue;
+      }
+      if (readCommitted && header.isTransactional && abortedProducers.has(header.producerId)) continue;
+      for (const record of batchRecords) {
+        if (record.offset < position) continue;
+        state.buffer.push({
+          ...record,
+          topic: state.topic,
+          partition: state.partition,
+          timestampType: header.timestampType,
+          leaderEpoch: header.partitionLeaderEpoch,
+        });
+      }
+    }
+    if (state.buffer.length === 0) {
+      // Only control batches or aborted records: move past them so the next fetch makes progress.
+      state.position = endOffset;
+      state.bufferEndOffset = -1;
+    } else {
+      state.bufferEndOffset = endOffset;
+    }
+  }
+}
