@@ -215,7 +215,7 @@ export class LogCleaner {
       disk.rename(file + SWAP_FILE_SUFFIX, file);
     }
     disk.fsyncDir(log.dir);
-    const { segment: reopened, healthy } = LogSegment.open(this.context, log.dir, segment.baseOffset, log.config.segmentIndexBytes, nowMs, false);
+    const { segment: reopened, healthy } = LogSegment.open(this.context, log.dir, segment.baseOffset, log.config.segmentIndexBytes, nowMs, false, log.config.indexIntervalBytes);
     if (!healthy) throw new Error(`cleaned segment ${logFile} failed its own checks`);
     return reopened;
   }

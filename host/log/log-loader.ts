@@ -74,7 +74,7 @@ export function loadSegments(parameters: LoadParameters): LoadedSegments {
   const segments: LogSegment[] = [];
   const unhealthy: boolean[] = [];
   bases.forEach((base, i) => {
-    const { segment, healthy } = LogSegment.open(context, dir, base, config.segmentIndexBytes, nowMs, i === bases.length - 1);
+    const { segment, healthy } = LogSegment.open(context, dir, base, config.segmentIndexBytes, nowMs, i === bases.length - 1, config.indexIntervalBytes);
     segments.push(segment);
     unhealthy.push(!healthy);
   });

@@ -108,6 +108,8 @@ export class LogSegment {
   private logDirty = false;
   /** Where the last read ended (offset after its last batch, file position): sequential reads skip the lookup. */
   private readCursor: { offset: number; position: number } | null = null;
+  /** index.interval.bytes of the last append or recovery, for rebuilding a damaged index. */
+  private indexIntervalBytes = 4096;
 
   private constructor(context: SegmentContext, dir: string, baseOffset: number, offsetIndex: OffsetIndex, timeIndex: TimeIndex, sizeBytes: number, nowMs: number) {
     this.context = context;
@@ -138,9 +140,12 @@ export class LogSegment {
   /**
    * Opens an existing segment. `healthy` is false when its index files are missing or fail
    * their sanity checks, or its tail does not parse: the caller must then {@link recover} it
-   * (the indexes are left empty). Throws DiskError.
+   * (the indexes are left empty). `indexIntervalBytes` is used if a damaged index file must be
+   * rebuilt later, when first loaded. Throws DiskError.
    */
-  static open(context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active: boolean): { segment: LogSegment; healthy: boolean } {
+  static open(
+    context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active: boolean, indexIntervalBytes = 4096,
+  ): { segment: LogSegment; healthy: boolean } {
     const stem = path.join(dir, offsetFileName(baseOffset));
     const logPath = stem + LOG_FILE_SUFFIX;
     const sizeBytes = context.files.disk.fileSize(context.files.fd(logPath));
@@ -157,6 +162,7 @@ export class LogSegment {
       timeIndex = TimeIndex.create(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
     }
     const segment = new LogSegment(context, dir, baseOffset, offsetIndex, timeIndex, sizeBytes, nowMs);
+    segment.indexIntervalBytes = indexIntervalBytes;
     if (healthy) {
       try {
         healthy = segment.restoreTailState();
@@ -219,6 +225,7 @@ export class LogSegment {
    */
   append(bytes: Uint8Array, batches: readonly BatchPlacement[], indexIntervalBytes: number): void {
     if (batches.length === 0) return;
+    this.indexIntervalBytes = indexIntervalBytes;
     const position = this.sizeBytes;
     if (position + bytes.length > 0x7fffffff) throw new Error(`segment ${this.logPath} would exceed 2 GiB`);
     this.context.files.disk.write(this.fd(), bytes, position);
@@ -242,7 +249,7 @@ export class LogSegment {
    */
   translateOffset(offset: number): SegmentBatch | null {
     if (offset >= this.nextOffsetValue) return null;
-    const start = this.offsetIndex.lookup(offset).position;
+    const start = this.withIndexes(() => this.offsetIndex.lookup(offset).position);
     let found: SegmentBatch | null = null;
     this.forEachBatch(start, this.sizeBytes, (header, position) => {
       if (header.lastOffset < offset) return true;
@@ -312,8 +319,10 @@ export class LogSegment {
    * is >= `timestamp`, with its bytes, until `visit` returns a non-null result.
    */
   searchForTimestamp<T>(timestamp: number, startingOffset: number, visit: (batch: Buffer, header: StoredBatchHeader) => T | null): T | null {
-    const entry = this.timeIndex.lookup(timestamp);
-    const start = this.offsetIndex.lookup(Math.max(entry.offset, startingOffset)).position;
+    const start = this.withIndexes(() => {
+      const entry = this.timeIndex.lookup(timestamp);
+      return this.offsetIndex.lookup(Math.max(entry.offset, startingOffset)).position;
+    });
     const candidates: SegmentBatch[] = [];
     let result: T | null = null;
     let position = start;
@@ -374,6 +383,7 @@ export class LogSegment {
    */
   recover(core: Core, indexIntervalBytes: number): number {
     this.readCursor = null;
+    this.indexIntervalBytes = indexIntervalBytes;
     this.offsetIndex.resetEntries(EMPTY);
     this.timeIndex.resetEntries(EMPTY);
     this.resetIndexing();
@@ -502,6 +512,24 @@ export class LogSegment {
     this.indexing.maxTimestamp = NO_TIMESTAMP;
     this.indexing.offsetOfMaxTimestamp = -1;
     this.indexing.lastIndexEntryPosition = 0;
+  }
+
+  /**
+   * Runs an index lookup; when a lazily loaded index file turns out damaged, rebuilds both
+   * indexes from the log (headers only) and runs it again.
+   */
+  private withIndexes<T>(lookup: () => T): T {
+    try {
+      return lookup();
+    } catch (error) {
+      if (!(error instanceof IndexCorruptError)) throw error;
+      const rebuilt = this.rebuiltIndexEntries(this.indexIntervalBytes);
+      this.offsetIndex.resetEntries(rebuilt.offsetIndex);
+      this.timeIndex.resetEntries(rebuilt.timeIndex);
+      this.offsetIndex.flush();
+      this.timeIndex.flush();
+      return lookup();
+    }
   }
 
   private indexBatch(position: number, lastOffset: number, maxTimestamp: number, indexIntervalBytes: number): void {

@@ -276,6 +276,36 @@ describe('UnifiedLog truncation and deletion', () => {
   });
 });
 
+describe('UnifiedLog flush policy', () => {
+  it('fsyncs at segment roll only by default', () => {
+    const { log } = openLog();
+    for (let i = 0; i < 3; i++) log.appendAsLeader(makeBatch(2), 0);
+    expect(log.recoveryPoint).toBe(0);
+    while (log.numberOfSegments === 1) log.appendAsLeader(makeBatch(2, { valueBytes: 200 }), 0);
+    expect(log.recoveryPoint).toBe(log.activeSegment.baseOffset);
+  });
+
+  it('fsyncs once flush.messages messages are unflushed', () => {
+    const { log } = openLog({ config: { flushMessages: 5 } });
+    log.appendAsLeader(makeBatch(3), 0);
+    expect(log.recoveryPoint).toBe(0);
+    log.appendAsLeader(makeBatch(3), 0);
+    expect(log.recoveryPoint).toBe(6);
+    const { log: everyTime } = openLog({ config: { flushMessages: 1 } });
+    everyTime.appendAsLeader(makeBatch(1), 0);
+    expect(everyTime.recoveryPoint).toBe(1);
+  });
+
+  it('fsyncs on maintenance once flush.ms has passed', () => {
+    const { log, clock } = openLog({ config: { flushMs: 1000 } });
+    log.appendAsLeader(makeBatch(3), 0);
+    log.maintain(clock.nowMs() + 500);
+    expect(log.recoveryPoint).toBe(0);
+    log.maintain(clock.nowMs() + 1000);
+    expect(log.recoveryPoint).toBe(3);
+  });
+});
+
 describe('UnifiedLog reopen', () => {
   it('reopens a cleanly closed log with the same content and indexes', () => {
     const { log } = openLog();
