@@ -163,5 +163,18 @@ describe('kafka-python 2.0.2', { timeout: 120_000 }, () => {
       expect(record.timestamp).toBeGreaterThanOrEqual(before - 1_000);
     }
   });
+
+  it('KafkaProducer with acks=0 gets no response from the broker (kafka-python matches responses FIFO) and every record is stored', async () => {
+    const topic = uniqueName('kp-acks0');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [{ name: topic, num_partitions: 1 }] });
+    expect(created.errors).toEqual([[topic, 0]]);
+    const messages = Array.from({ length: 20 }, (_, i) => ({ key: `z${i}`, value: `fire-and-forget-${i}`, partition: 0 }));
+    const produced = await py<{ delivered: { offset: number; error: string | null }[]; client_warnings: string[] }>(
+      'kp_produce.py', { topic, messages, config: { acks: 0, linger_ms: 0, max_in_flight_requests_per_connection: 5 }, settle_s: 1 });
+    expect(produced.client_warnings, 'a response to an acks=0 Produce breaks kafka-python\'s FIFO matching').toEqual([]);
+    expect(produced.delivered.map((d) => d.error)).toEqual(messages.map(() => null));
+    const read = await py<{ records: ReadRecord[] }>('kp_consume.py', { topic, count: 20 });
+    expect(read.records.map((r) => [r.offset, r.value])).toEqual(messages.map((m, i) => [i, m.value]));
+  });
 });
 

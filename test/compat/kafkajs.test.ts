@@ -249,5 +249,21 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     const [accepted] = await producer.send({ topic, messages: [{ value: 'small' }] });
     expect(accepted).toMatchObject({ errorCode: 0, baseOffset: '0' });
   });
+
+  it('recreates a deleted topic empty: no records, offsets or partitions of the old one come back', async () => {
+    const admin = await connected(kafka.admin());
+    const producer = await connected(kafka.producer());
+    const topic = uniqueName('kjs-recreate');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
+    await producer.send({ topic, messages: Array.from({ length: 9 }, (_, i) => ({ value: `old-${i}`, partition: i % 3 })) });
+    await admin.deleteTopics({ topics: [topic], timeout: 10_000 });
+    await eventually(async () => expect(await admin.listTopics()).not.toContain(topic));
+
+    expect(await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })).toBe(true);
+    const offsets = await admin.fetchTopicOffsets(topic);
+    expect(offsets.map((o) => [o.partition, o.low, o.high])).toEqual([[0, '0', '0']]);
+    const [sent] = await producer.send({ topic, messages: [{ value: 'new-0' }] });
+    expect(sent).toMatchObject({ partition: 0, errorCode: 0, baseOffset: '0' });
+  });
 });
 

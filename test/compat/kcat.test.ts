@@ -7,6 +7,7 @@
  * The broker auto-creates topics with num.partitions=3.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { Kafka, logLevel } from 'kafkajs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
@@ -233,6 +234,41 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 120_000 }, () => {
     const all = await kcat(['-L', '-J']);
     const topics = (JSON.parse(all.stdout) as { topics: { topic: string }[] }).topics.map((t) => t.topic);
     expect(topics).not.toContain(topic);
+  });
+
+  it('starts in the middle of a compressed batch: the broker returns the whole batch and the client skips to the offset (-z gzip, -o 5)', async () => {
+    const topic = uniqueName('kcat-mid-batch');
+    const lines = Array.from({ length: 10 }, (_, i) => `in-batch-${i}`);
+    await kcat(['-P', '-t', topic, '-p', '0', '-z', 'gzip', '-X', 'linger.ms=100'], `${lines.join('\n')}\n`);
+    expect(firstBatchAttributes(topic) & 0x07).toBe(1);
+    const fromFive = parseRecords((await kcat(['-C', '-t', topic, '-p', '0', '-o', '5', '-e', '-J'])).stdout);
+    expect(fromFive.map((r) => [r.offset, r.payload])).toEqual(lines.slice(5).map((line, i) => [5 + i, line]));
+  });
+
+  it('delivers a record larger than the consumer\'s per-partition fetch size (the first batch is always returned whole)', async () => {
+    const topic = uniqueName('kcat-big');
+    const big = `big-${'0123456789'.repeat(20_000)}`; // ~200 KB
+    await kcat(['-P', '-t', topic, '-p', '0'], `${big}\nsmall-after\n`);
+    const records = parseRecords((await kcat(['-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-J',
+      '-X', 'fetch.message.max.bytes=1024', '-X', 'fetch.max.bytes=4096', '-X', 'message.max.bytes=2048'])).stdout);
+    expect(records.map((r) => r.payload?.length)).toEqual([big.length, 'small-after'.length]);
+    expect(records[0]?.payload).toBe(big);
+  });
+
+  it('resets to the log start offset after OFFSET_OUT_OF_RANGE when asked for an offset below it (after DeleteRecords)', async () => {
+    const topic = uniqueName('kcat-out-of-range');
+    const lines = Array.from({ length: 8 }, (_, i) => `kept-or-deleted-${i}`);
+    await kcat(['-P', '-t', topic, '-p', '0'], `${lines.join('\n')}\n`);
+    const admin = new Kafka({ clientId: 'compat-kcat-admin', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      await admin.fetchTopicMetadata({ topics: [topic] }); // kafkajs' deleteTopicRecords needs it cached
+      await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '5' }] });
+    } finally {
+      await admin.disconnect();
+    }
+    const records = parseRecords((await kcat(['-C', '-t', topic, '-p', '0', '-o', '2', '-e', '-J', '-X', 'topic.auto.offset.reset=earliest'])).stdout);
+    expect(records.map((r) => [r.offset, r.payload])).toEqual([[5, lines[5]], [6, lines[6]], [7, lines[7]]]);
   });
 });
 
