@@ -74,13 +74,19 @@ function hex(batches: Buffer[]): string[] {
 /** Appends random batches with random housekeeping until the scheduled crash; returns what was sent. */
 function appendUntilCrash(
   disk: FaultDisk, random: SeededRandom, clock: ManualClock, config: LogConfig, state: { manager: LogManager; log: UnifiedLog },
-): { acknowledged: Buffer[]; inFlight: Buffer | null } {
+  deleteRecords = false,
+): { acknowledged: Buffer[]; inFlight: Buffer | null; maxLogStartOffset: number } {
   const acknowledged: Buffer[] = [];
   let inFlight: Buffer | null = null;
+  let maxLogStartOffset = 0;
   untilCrash(() => {
     for (let step = 0; step < 150; step++) {
       const choice = random.next();
-      if (choice < 0.03) {
+      if (deleteRecords && choice > 0.96) {
+        const target = random.int(state.log.logStartOffset, state.log.highWatermark);
+        maxLogStartOffset = Math.max(maxLogStartOffset, target);
+        expect(state.log.deleteRecordsBefore(target)).toBe(0);
+      } else if (choice < 0.03) {
         state.manager.shutdown();
         state.manager = open(disk, clock, config);
         state.log = state.manager.getLog('t', 0)!;
@@ -98,7 +104,7 @@ function appendUntilCrash(
       }
     }
   });
-  return { acknowledged, inFlight };
+  return { acknowledged, inFlight, maxLogStartOffset };
 }
 
 function roundConfig(random: SeededRandom, overrides: Partial<LogConfig>): LogConfig {
@@ -116,14 +122,18 @@ describe('power loss', () => {
         const manager = open(disk, clock, config);
         const state = { manager, log: manager.getOrCreateLog('t', 0, config) };
         disk.crashAfter(random.int(1, 1500));
-        const { acknowledged, inFlight } = appendUntilCrash(disk, random, clock, config, state);
+        const deleting = random.chance(0.5);
+        const { acknowledged, inFlight, maxLogStartOffset } = appendUntilCrash(disk, random, clock, config, state, deleting);
         const reopened = reopenAfterPowerLoss(disk, random, clock, config);
         const log = reopened.getLog('t', 0);
         if (acknowledged.length > 0 || log !== undefined) {
           expect(log).toBeDefined();
+          // DeleteRecords may have removed a prefix (never more than was asked).
+          expect(log!.logStartOffset).toBeLessThanOrEqual(maxLogStartOffset);
+          const kept = (batches: Buffer[]): Buffer[] => batches.filter((batch) => readBatch(batch).header.lastOffset >= log!.logStartOffset);
           const content = hex(readAllBatches(log!));
-          const sent = hex(inFlight === null ? acknowledged : [...acknowledged, inFlight]);
-          expect(content.length).toBeGreaterThanOrEqual(acknowledged.length);
+          const sent = hex(kept(inFlight === null ? acknowledged : [...acknowledged, inFlight]));
+          expect(content.length).toBeGreaterThanOrEqual(kept(acknowledged).length);
           expect(content).toEqual(sent.slice(0, content.length));
           expectIndexesMatchRebuild(log!);
           const next = log!.logEndOffset;
