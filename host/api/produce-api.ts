@@ -41,7 +41,7 @@ import {
 import { logRefusedRequest } from '../observability/logger.js';
 import type { ProducePartitionData } from '../replication/replica-manager.js';
 import { defineApi, type ApiRequestContext } from './api-definition.js';
-import { autoCreateTopic } from './topic-names.js';
+import { INTERNAL_TOPIC_NAMES, autoCreateTopic } from './topic-names.js';
 
 /** RecordBatch v2 layout offsets used for the per-partition checks (Kafka's DefaultRecordBatch). */
 const LENGTH_OFFSET = 8;
@@ -75,7 +75,10 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
     for (const topicData of request.topicData) {
       const topic = topicData.name;
       let topicError: number = ErrorCode.NONE;
-      if (broker.metadata.topic(topic) === undefined) topicError = await autoCreateTopic(broker, topic);
+      // Internal topics are never created by a client's Produce (the broker would refuse the append anyway).
+      if (broker.metadata.topic(topic) === undefined) {
+        topicError = INTERNAL_TOPIC_NAMES.has(topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : await autoCreateTopic(broker, topic);
+      }
       for (const partitionData of topicData.partitionData) {
         const slot: Slot = { topic, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1 };
         slots.push(slot);

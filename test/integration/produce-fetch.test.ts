@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeApiVersionsResponse, encodeApiVersionsRequest } from '../../host/protocol/generated/api-versions.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
+import { decodeFindCoordinatorResponse, encodeFindCoordinatorRequest } from '../../host/protocol/generated/find-coordinator.js';
 import { decodeInitProducerIdResponse, encodeInitProducerIdRequest } from '../../host/protocol/generated/init-producer-id.js';
 import { decodeListOffsetsResponse, encodeListOffsetsRequest } from '../../host/protocol/generated/list-offsets.js';
 import { decodeProduceResponse, encodeProduceRequest } from '../../host/protocol/generated/produce.js';
@@ -165,14 +166,18 @@ describe('Produce, Fetch and ListOffsets', () => {
     expect(meta.topics[0]).toMatchObject({ name: 'born-on-produce', errorCode: ErrorCode.NONE });
   });
 
-  it('answers UNKNOWN_TOPIC_OR_PARTITION for a partition beyond the topic and INVALID_TOPIC_EXCEPTION for internal topics', async () => {
-    const response = await produce(client, 7, [
-      { topic: 'versions', partition: 7, records: batch(['nowhere']) },
-      { topic: '__consumer_offsets', partition: 0, records: batch(['sneaky']) },
-    ]);
-    const byTopic = new Map(response.responses.map((t) => [t.name, t.partitionResponses[0]!.errorCode]));
-    expect(byTopic.get('versions')).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    expect(byTopic.get('__consumer_offsets')).toBe(ErrorCode.INVALID_TOPIC_EXCEPTION);
+  it('answers UNKNOWN_TOPIC_OR_PARTITION for a partition beyond the topic', async () => {
+    const response = await produce(client, 7, [{ topic: 'versions', partition: 7, records: batch(['nowhere']) }]);
+    expect(response.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  });
+
+  it('never creates __consumer_offsets for a Produce, and refuses appends to it with INVALID_TOPIC_EXCEPTION', async () => {
+    const before = await produce(client, 7, [{ topic: '__consumer_offsets', partition: 0, records: batch(['sneaky']) }]);
+    expect(before.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect((await metadata(client, 1, { topics: null })).topics.map((t) => t.name)).not.toContain('__consumer_offsets');
+    await client.request(ApiKey.FindCoordinator, 2, encodeFindCoordinatorRequest, decodeFindCoordinatorResponse, { key: 'g', keyType: 0 });
+    const after = await produce(client, 7, [{ topic: '__consumer_offsets', partition: 0, records: batch(['sneaky']) }]);
+    expect(after.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.INVALID_TOPIC_EXCEPTION);
   });
 
   it('stamps LogAppendTime batches with the broker time and says so in the Produce response', async () => {
