@@ -72,7 +72,10 @@ describe('idempotent producer retries through lost responses', { timeout: 150_00
     } catch (error) {
       throw new Error(`${(error as Error).message}\n${brokerTail(broker)}`);
     }
-    expect(proxy.dropped - droppedBefore, 'Produce responses actually dropped').toBe(3);
+    // the 3 armed requests were all sent; a response still in flight on a connection the proxy
+    // already closed for an earlier drop is lost without being counted, so at least 1 is counted
+    expect(proxy.pendingDropsFor(PRODUCE), 'armed drops consumed').toBe(0);
+    expect(proxy.dropped - droppedBefore, 'Produce responses actually dropped').toBeGreaterThanOrEqual(1);
     const delivered = result.delivered.filter((d): d is Delivery => d !== null);
     expect(delivered.filter((d) => d.error !== null)).toEqual([]);
     expect(delivered).toHaveLength(120);
