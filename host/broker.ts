@@ -7,7 +7,7 @@
  *   unclean stop, recovers every log) → QuorumController replaying `__cluster_metadata-0`
  *   (topics, configs, producer ids) → ReplicaManager, GroupCoordinator, API dispatcher
  *   → one SocketServer per client listener (port 0 binds a free port; requests wait for the end
- *   of start-up) → broker registration with the bound endpoints → one leader Partition per topic
+ *   of start-up) and one WebSocketGateway per `http.listeners` entry → broker registration with the bound endpoints → one leader Partition per topic
  *   partition (logs created where missing) → GroupCoordinator loading `__consumer_offsets`
  *   → periodic housekeeping.
  * Stop: stop accepting and reading, answer waiting long polls at once, let in-flight requests
@@ -32,6 +32,7 @@ import { LogManager } from './log/log-manager.js';
 import { ProducerStateManager } from './log/producer-state-manager.js';
 import type { UnifiedLog } from './log/unified-log.js';
 import { SocketServer } from './network/socket-server.js';
+import { WebSocketGateway, type GatewayAddress } from './network/websocket-gateway.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from './observability/logger.js';
 import { ErrorCode } from './protocol/generated/error-codes.js';
 import { ReplicaManager } from './replication/replica-manager.js';
@@ -84,6 +85,8 @@ export interface RunningBroker {
   readonly port: number;
   /** `host:port` of the first listener, for `bootstrap.servers`. */
   readonly bootstrap: string;
+  /** Bound `http.listeners` (WebSocket gateway: /kafka, /json, /health, /ready); empty when disabled. */
+  readonly httpListeners: readonly { host: string; port: number }[];
   readonly nodeId: number;
   readonly clusterId: string;
   readonly config: BrokerConfig;
@@ -265,10 +268,13 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
 
   const clientListeners = config.listeners.filter((listener) => !config.controllerListenerNames.includes(listener.name));
   const servers: SocketServer[] = [];
+  const gateways: WebSocketGateway[] = [];
   const bound: Listener[] = [];
+  const httpBound: GatewayAddress[] = [];
+  let stopping: Promise<void> | null = null;
   const closeEverything = async (): Promise<void> => {
     replicaManager.shutdown();
-    await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all([...servers.map((server) => server.stop()), ...gateways.map((gateway) => gateway.stop())]);
     groupCoordinator.shutdown();
     logManager.shutdown();
   };
@@ -287,6 +293,29 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       servers.push(server);
       const address = await server.start();
       bound.push({ name: listener.name, host: listener.host, port: address.port });
+    }
+    // The HTTP side (WebSocket gateway: /kafka, /json, /health, /ready) is auxiliary: a port it
+    // cannot bind is logged at error and the broker serves Kafka clients without it, rather than
+    // refusing to start (the default 127.0.0.1:8080 is often taken on developer machines).
+    for (const endpoint of config.httpListeners) {
+      const gateway = new WebSocketGateway({
+        host: endpoint.host === '' ? '0.0.0.0' : endpoint.host,
+        port: endpoint.port,
+        handler,
+        isReady: () => ready && stopping === null,
+        listenerName: clientListeners[0]?.name ?? 'PLAINTEXT',
+        socketRequestMaxBytes: config.socketRequestMaxBytes,
+        connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
+        maxConnections: Math.max(1, config.maxConnections),
+        logger: componentLogger(rootLogger, 'websocket-gateway'),
+      });
+      try {
+        httpBound.push(await gateway.start());
+        gateways.push(gateway);
+      } catch (error) {
+        logger.error({ event: 'listener.bind_failed', host: endpoint.host, port: endpoint.port, err: error },
+          `http.listeners ${endpoint.host}:${endpoint.port} cannot be bound; running without the WebSocket/HTTP gateway there`);
+      }
     }
     advertised = resolveAdvertisedListeners(config.advertisedListeners, bound, hostname());
     const registration = controller.registerBroker({
@@ -339,9 +368,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     `broker ${config.nodeId} started on ${listeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ')}`,
   );
 
-  let stopping: Promise<void> | null = null;
   return {
     listeners,
+    httpListeners: httpBound,
     host: first.host,
     port: first.port,
     bootstrap: `${first.host.includes(':') ? `[${first.host}]` : first.host}:${first.port}`,
