@@ -5,6 +5,9 @@
  * output alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Debian's Python with confluent_kafka and kafka-python (plain `python3` on PATH is a different one). */
@@ -34,10 +37,26 @@ export interface RunResult {
 
 const live = new Set<ChildProcess>();
 
+/** Linux refuses a single argv element over 128 KiB (MAX_ARG_STRLEN); longer JSON goes through a file. */
+const MAX_INLINE_JSON = 100_000;
+let argsDir: string | undefined;
+
+/** The argv element for a Python program's JSON argument: the JSON itself, or `@file` when it is long. */
+function pythonArg(args: unknown): string {
+  const json = JSON.stringify(args);
+  if (json.length <= MAX_INLINE_JSON) return json;
+  argsDir ??= mkdtempSync(join(tmpdir(), 'tributary-compat-args-'));
+  const file = join(argsDir, `${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, json);
+  return `@${file}`;
+}
+
 /** SIGKILLs every process started by this module that is still running. For `afterAll`. */
 export function killAllClientProcesses(): void {
   for (const child of live) child.kill('SIGKILL');
   live.clear();
+  if (argsDir !== undefined) rmSync(argsDir, { recursive: true, force: true });
+  argsDir = undefined;
 }
 
 process.once('exit', killAllClientProcesses);
@@ -115,7 +134,7 @@ export async function runOk(file: string, args: readonly string[], options: RunO
  * @throws Error with stdout/stderr on a non-zero exit, timeout or unparsable output.
  */
 export async function runPython<T>(script: string, args: unknown, options: RunOptions = {}): Promise<T> {
-  const result = await runOk(PYTHON, [`${PY_DIR}${script}`, JSON.stringify(args)], {
+  const result = await runOk(PYTHON, [`${PY_DIR}${script}`, pythonArg(args)], {
     ...options,
     env: { PYTHONDONTWRITEBYTECODE: '1', ...options.env },
   });
@@ -178,7 +197,7 @@ export class JsonLineProcess {
 
   /** Starts `test/compat/py/<script>` with one JSON argv element. */
   static python(script: string, args: unknown, hardTimeoutMs?: number): JsonLineProcess {
-    return new JsonLineProcess(PYTHON, [`${PY_DIR}${script}`, JSON.stringify(args)], hardTimeoutMs);
+    return new JsonLineProcess(PYTHON, [`${PY_DIR}${script}`, pythonArg(args)], hardTimeoutMs);
   }
 
   private lines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {

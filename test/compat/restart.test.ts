@@ -12,7 +12,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
 import { brokerTail, startCompatBroker } from './compat-broker.js';
-import { formatRun, KCAT, killAllClientProcesses, run, runPython, uniqueName } from './processes.js';
+import { formatRun, JsonLineProcess, KCAT, killAllClientProcesses, run, runPython, uniqueName } from './processes.js';
 
 interface Delivery { index: number; partition: number; offset: number; key: string | null; value: string | null; error: string | null }
 interface KcatRecord { partition: number; offset: number; key: string | null; payload: string | null; headers?: string[] }
@@ -153,4 +153,35 @@ describe('restarts', { timeout: 150_000 }, () => {
     expect(records.map((r) => r.offset)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expectAllAcknowledgedPresent(records, [...first, ...second]);
   });
+
+  it('loses no acknowledged record when killed with SIGKILL in the middle of a produce stream (acks=1)', async () => {
+    const topic = uniqueName('restart-midstream');
+    await createTopic(topic, 2);
+    const messages = Array.from({ length: 3000 }, (_, i) => ({ key: `m${i}`, value: `stream-${i}`, partition: i % 2 }));
+    const producer = JsonLineProcess.python('ck_produce.py', {
+      bootstrap: broker.bootstrap, topic, messages, flush_every: 100, flush_timeout_s: 60, progress: true, pause_s: 0.05,
+      config: { acks: '1', 'linger.ms': 5, 'message.timeout.ms': 60_000, 'reconnect.backoff.max.ms': 500, 'retry.backoff.ms': 100 },
+    }, 120_000);
+    try {
+      await producer.waitFor('some records acknowledged', (e) => e.event === 'progress' && (e.acknowledged as number) >= 600, 60_000);
+      expect(await broker.kill9()).toEqual({ code: null, signal: 'SIGKILL' });
+      const acknowledgedAtKill = Math.max(...producer.eventsOf('progress').map((e) => e.acknowledged as number));
+      expect(acknowledgedAtKill, 'the broker died in the middle of the stream').toBeLessThan(3000);
+      await broker.restart();
+      const exit = await producer.waitForExit(90_000);
+      expect(exit.code, producer.describe()).toBe(0);
+    } finally {
+      producer.kill();
+    }
+    const final = producer.events.find((e) => Array.isArray(e.delivered)) as { delivered: (Delivery | null)[] } | undefined;
+    const delivered = (final?.delivered ?? []).filter((d): d is Delivery => d !== null && d.error === null);
+    expect(delivered.length, 'acknowledged records (the producer retries through the restart)').toBe(3000);
+    const records = await consumeAll(topic);
+    expectAllAcknowledgedPresent(records, delivered);
+    for (const partition of [0, 1]) {
+      const offsets = records.filter((r) => r.partition === partition).map((r) => r.offset);
+      expect(offsets, `partition ${partition} offsets are contiguous from 0`).toEqual(offsets.map((_, i) => i));
+    }
+  });
 });
+

@@ -1,9 +1,13 @@
 """confluent-kafka Producer: produce messages and report every delivery.
 
 args: {bootstrap, topic, messages: [{value, key?, headers?: [[k, v]], partition?}],
-       config?: {librdkafka props}, flush_every?: int, flush_timeout_s?: float}
-out:  {delivered: [{index, partition, offset, key, value, error}], producer_config: {...}}
+       config?: {librdkafka props}, flush_every?: int, flush_timeout_s?: float, progress?: bool,
+       pause_s?: float (sleep after each flush_every chunk, to stretch a stream over time)}
+out:  {delivered: [{index, partition, offset, key, value, error}], undelivered_after_flush, missing_reports}
+      (with progress: one {"event": "progress", "acknowledged": n} line after each flush first)
 """
+import time
+
 from confluent_kafka import Producer
 
 from compat_common import args, emit, headers_in, log, raw, text
@@ -48,6 +52,10 @@ for i, m in enumerate(a["messages"]):
     if flush_every and (i + 1) % flush_every == 0:
         left = producer.flush(timeout)
         log("flushed", i + 1, "left", left)
+        if a.get("progress"):
+            emit({"event": "progress", "acknowledged": sum(1 for r in results if r and r["error"] is None)})
+        if a.get("pause_s"):
+            time.sleep(a["pause_s"])
 
 left = producer.flush(timeout)
 missing = [i for i, r in enumerate(results) if r is None]

@@ -11,9 +11,14 @@ import time
 
 
 def args():
+    """The JSON argument: argv[1] itself, or the contents of the file argv[1] names after an '@'
+    (the test runner uses a file when the JSON is too long for one argv element)."""
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: %s '<json args>'\n" % sys.argv[0])
+        sys.stderr.write("usage: %s '<json args>' | @<json file>\n" % sys.argv[0])
         sys.exit(2)
+    if sys.argv[1].startswith("@"):
+        with open(sys.argv[1][1:], encoding="utf-8") as f:
+            return json.load(f)
     return json.loads(sys.argv[1])
 
 
