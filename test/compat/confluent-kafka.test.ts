@@ -321,5 +321,47 @@ describe('confluent-kafka-python 1.7.0 (librdkafka 2.0.2)', { timeout: 180_000 }
       consumer.kill();
     }
   });
+
+  it.each(['SIGTERM', 'SIGKILL'] as const)('keeps a live group member consuming through a %s broker restart: nothing lost, nothing committed read again', async (signal) => {
+    const topic = uniqueName(`ck-rolling-${signal.toLowerCase()}`);
+    const group = uniqueName('ck-rolling');
+    await createTopic(topic, 2);
+    const consumer = JsonLineProcess.python('ck_group_member.py', {
+      bootstrap: broker.bootstrap, topic, group, client_id: 'rolling', config: { 'reconnect.backoff.max.ms': 500 },
+    }, 120_000);
+    try {
+      await consumer.waitFor('assigned both partitions', (e) => e.event === 'assigned' && (e.partitions as number[]).length === 2);
+      const before: Message[] = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `before-${i}`, partition: i % 2 }));
+      await produce(topic, before);
+      await eventually(async () => expect(consumer.eventsOf('committed'), consumer.describe()).toHaveLength(10), 30_000);
+
+      if (signal === 'SIGKILL') await broker.kill9();
+      await broker.restart();
+
+      const after: Message[] = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `after-${i}`, partition: i % 2 }));
+      await produce(topic, after);
+      const values = (): string[] => consumer.eventsOf('record').map((e) => e.value as string);
+      await eventually(async () => {
+        expect([...new Set(values())].sort(), `${consumer.describe()}\n${brokerTail(broker)}`)
+          .toEqual([...before, ...after].map((m) => m.value).sort());
+      }, 60_000);
+      expect(values().filter((v) => v.startsWith('before-')), 'records committed before the restart are not read again').toHaveLength(10);
+      consumer.send('close');
+      const closed = await consumer.waitFor('closed', (e) => e.event === 'closed');
+      expect(closed.committed).toEqual([{ partition: 0, offset: 10 }, { partition: 1, offset: 10 }]);
+    } finally {
+      consumer.kill();
+    }
+  });
+
+  it('describes the broker\'s own configs with Kafka names (DescribeConfigs on a BROKER resource)', async () => {
+    const listed = await admin<TopicListing>({ op: 'list_topics' });
+    const configs = await admin<ConfigListing>({ op: 'describe_broker_configs', broker_id: String(listed.controller_id) });
+    expect(configs.configs['num.partitions']?.value).toBe('1');
+    expect(configs.configs['auto.create.topics.enable']?.value).toBe('true');
+    expect(configs.configs['group.initial.rebalance.delay.ms']?.value).toBe('0');
+    expect(configs.configs['log.dirs']?.value).toBe(broker.logDir);
+    expect(configs.configs['message.max.bytes']?.value).toMatch(/^\d+$/);
+  });
 });
 

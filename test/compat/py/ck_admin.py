@@ -7,6 +7,7 @@ args: {bootstrap, op, ...}; ops:
                     topics: {name: {error, partitions: {id: {leader, replicas, isrs, error}}}}}
   create_partitions {topic, new_total} -> {results: {topic: null | "error"}}
   describe_configs  {topic} -> {configs: {name: {value, is_default, is_read_only, source}}}
+  describe_broker_configs {broker_id} -> same shape, for ConfigResource(BROKER, broker_id)
   alter_configs     {topic, config: {name: value}} -> {results: {topic: null | "error"}}
   delete_topics     {topics: [..]} -> {results: {name: null | "error"}}
   list_groups       {} -> {groups: [{id, state, protocol_type, protocol, members: [{id, client_id, client_host}]}]}
@@ -64,8 +65,10 @@ elif op == "list_topics":
 elif op == "create_partitions":
     futures = admin.create_partitions([NewPartitions(a["topic"], a["new_total"])], operation_timeout=timeout)
     emit({"results": {name: outcome(f) for name, f in futures.items()}})
-elif op == "describe_configs":
-    futures = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, a["topic"])])
+elif op in ("describe_configs", "describe_broker_configs"):
+    resource = (ConfigResource(ConfigResource.Type.TOPIC, a["topic"]) if op == "describe_configs"
+                else ConfigResource(ConfigResource.Type.BROKER, a["broker_id"]))
+    futures = admin.describe_configs([resource])
     configs = {}
     for resource, f in futures.items():
         for name, entry in f.result(timeout).items():
