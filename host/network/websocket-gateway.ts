@@ -8,7 +8,8 @@
  *   (responses in request order even when handlers complete out of order; Produce acks=0 gets no
  *   message back). See websocket-kafka-connection.ts for backpressure and memory bounds.
  * - WebSocket `/json`: the JSON subprotocol for browsers and `websocat` (json-protocol/,
- *   documented in JSON-PROTOCOL.md), when a session factory is given.
+ *   documented in JSON-PROTOCOL.md): produce, subscribe with a group, credit-based push,
+ *   commit, list topics; each socket drives an in-process Kafka client over the same handler.
  * - HTTP `GET /health`, `GET /ready` (http-server.ts).
  *
  * Bad input harms only its own socket: a message above socket.request.max.bytes closes with 1009
@@ -26,6 +27,7 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
+import { createJsonSessionFactory, type JsonSessionOptions } from './json-protocol/json-session.js';
 import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-protocol/json-socket.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 import {
@@ -73,8 +75,13 @@ export interface WebSocketGatewayOptions {
   isReady?: () => boolean;
   /** Listener name reported to the handler; default `WEBSOCKET`. */
   listenerName?: string;
-  /** `/json` sessions; null or absent disables the route (upgrades get 404). */
+  /**
+   * `/json` sessions. Absent: the JSON subprotocol over `handler` (json-protocol/json-session.ts,
+   * an in-process Kafka client per socket). null: the route is disabled (upgrades get 404).
+   */
   jsonSessions?: JsonSessionFactory | null;
+  /** Options of the default `/json` sessions (limits, group timeouts), when `jsonSessions` is absent. */
+  json?: Partial<Omit<JsonSessionOptions, 'handler' | 'logger' | 'listenerName'>>;
   /** socket.request.max.bytes: largest `/kafka` message, bytes. */
   socketRequestMaxBytes?: number;
   /** Largest `/json` message, bytes. Default 1 MiB. */
@@ -92,6 +99,17 @@ export interface WebSocketGatewayOptions {
   /** Called once per closed WebSocket (both routes). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
+}
+
+/** One open WebSocket, for metrics and tests. */
+export interface WebSocketConnectionStats {
+  id: number;
+  peer: string;
+  route: 'kafka' | 'json';
+  /** Bytes uWS holds for the kernel (getBufferedAmount). */
+  bufferedAmount: number;
+  /** Everything the socket holds: undispatched requests, held responses, bufferedAmount. */
+  heldBytes: number;
 }
 
 export interface GatewayAddress {
@@ -123,6 +141,7 @@ export class WebSocketGateway {
   private stopPromise: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private onAllClosed: (() => void) | null = null;
+  private readonly jsonEnabled: boolean;
 
   constructor(private readonly options: WebSocketGatewayOptions) {
     this.logger = options.logger ?? componentLogger(createLogger(), 'websocket-gateway');
@@ -148,7 +167,11 @@ export class WebSocketGateway {
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
     this.app = uWS.App();
     this.registerKafkaRoute();
-    if (options.jsonSessions) this.registerJsonRoute(options.jsonSessions);
+    const jsonSessions = options.jsonSessions === undefined
+      ? createJsonSessionFactory({ ...options.json, handler: options.handler, listenerName: this.listenerName, logger: this.logger })
+      : options.jsonSessions;
+    this.jsonEnabled = jsonSessions !== null;
+    if (jsonSessions !== null) this.registerJsonRoute(jsonSessions);
     registerHttpRoutes(this.app, {
       isReady: () => this.state === 'listening' && (options.isReady?.() ?? true),
       logger: this.logger,
@@ -175,7 +198,7 @@ export class WebSocketGateway {
         this.startTimer();
         this.logger.info(
           { event: LogEvent.ListenerBound, listener: 'HTTP', host, port: this.boundAddress.port },
-          `WebSocket gateway listening on ${formatHostPort(host, this.boundAddress.port)} (/kafka${this.options.jsonSessions ? ', /json' : ''}, /health, /ready)`,
+          `WebSocket gateway listening on ${formatHostPort(host, this.boundAddress.port)} (/kafka${this.jsonEnabled ? ', /json' : ''}, /health, /ready)`,
         );
         resolve(this.boundAddress);
       });
@@ -191,6 +214,19 @@ export class WebSocketGateway {
   /** Open WebSockets (both routes). */
   get connectionCount(): number {
     return this.kafkaConnections.size + this.jsonConnections.size;
+  }
+
+  /** A snapshot of every open WebSocket (both routes). */
+  connectionStats(): WebSocketConnectionStats[] {
+    const stats: WebSocketConnectionStats[] = [];
+    for (const connection of this.kafkaConnections) {
+      stats.push({ id: connection.id, peer: connection.peer, route: 'kafka', bufferedAmount: connection.bufferedBytes, heldBytes: connection.heldBytes });
+    }
+    for (const connection of this.jsonConnections) {
+      const buffered = connection.bufferedAmount;
+      stats.push({ id: connection.id, peer: connection.peer, route: 'json', bufferedAmount: buffered, heldBytes: buffered });
+    }
+    return stats.sort((a, b) => a.id - b.id);
   }
 
   /**

@@ -108,6 +108,11 @@ export class WebSocketKafkaConnection implements ConnectionContext {
     return this.queue.length;
   }
 
+  /** Bytes uWS holds for the kernel. */
+  get bufferedBytes(): number {
+    return this.bufferedAmount();
+  }
+
   /** Bytes this connection holds: undispatched messages, held responses, uWS's buffered amount. */
   get heldBytes(): number {
     return this.receivedBytes + this.heldResponseBytes + this.bufferedAmount();

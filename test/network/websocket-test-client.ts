@@ -154,6 +154,11 @@ export class TestWebSocket {
     this.sendText(JSON.stringify(value));
   }
 
+  /** Sends several text messages in one TCP write, so the server reads them in one go. */
+  sendTextsTogether(texts: string[]): void {
+    this.socket.write(Buffer.concat(texts.map((text) => TestWebSocket.encodeFrame(OPCODE_TEXT, Buffer.from(text, 'utf8')))));
+  }
+
   sendFrame(opcode: number, payload: Uint8Array, options: FrameOptions = {}): void {
     this.socket.write(TestWebSocket.encodeFrame(opcode, payload, options));
   }

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type RunningBroker } from '../../host/broker.js';
+import { WebSocketGateway } from '../../host/network/websocket-gateway.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { decodeApiVersionsResponse, encodeApiVersionsRequest } from '../../host/protocol/generated/api-versions.js';
+import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
+import { decodeFetchResponse, encodeFetchRequest } from '../../host/protocol/generated/fetch.js';
+import { decodeMetadataResponse, encodeMetadataRequest } from '../../host/protocol/generated/metadata.js';
+import { decodeProduceResponse, encodeProduceRequest } from '../../host/protocol/generated/produce.js';
+import { decodeResponseHeader, encodeRequestHeader } from '../../host/protocol/headers.js';
+import { Reader } from '../../host/protocol/reader.js';
+import { Writer } from '../../host/protocol/writer.js';
+import { buildRecordBatch } from '../../host/record/batch-builder.js';
+import { readRecords } from '../../host/record/records.js';
+import { tcpBridgeHandler } from './kafka-tcp-bridge.js';
+import { TestWebSocket } from './websocket-test-client.js';
+
+// The /kafka route against a real broker: request frames built with our generated codecs go
+// through the gateway to the broker's dispatcher, responses come back as binary messages.
+
+let logDir: string;
+let broker: RunningBroker;
+let gateway: WebSocketGateway;
+let bridge: ReturnType<typeof tcpBridgeHandler>;
+let port: number;
+
+beforeAll(async () => {
+  logDir = mkdtempSync(join(tmpdir(), 'tributary-ws-kafka-'));
+  broker = await startBroker({ logDirs: logDir, overrides: { 'num.partitions': 1, 'offsets.topic.num.partitions': 1 } });
+  bridge = tcpBridgeHandler(broker.port);
+  gateway = new WebSocketGateway({ host: '127.0.0.1', port: 0, handler: bridge, jsonSessions: null });
+  port = (await gateway.start()).port;
+});
+
+afterAll(async () => {
+  await gateway?.stop(1000);
+  bridge?.close();
+  await broker?.stop();
+  rmSync(logDir, { recursive: true, force: true });
+});
+
+function frame(apiKey: number, apiVersion: number, correlationId: number, encodeBody: (w: Writer) => void): Buffer {
+  const w = new Writer(128);
+  encodeRequestHeader(w, { apiKey, apiVersion, correlationId, clientId: 'ws-test' });
+  encodeBody(w);
+  return w.toBuffer();
+}
+
+async function call<T>(
+  socket: TestWebSocket,
+  apiKey: number,
+  apiVersion: number,
+  correlationId: number,
+  encodeBody: (w: Writer) => void,
+  decodeBody: (r: Reader, version: number) => T,
+): Promise<T> {
+  socket.sendBinary(frame(apiKey, apiVersion, correlationId, encodeBody));
+  const message = await socket.next();
+  const reader = new Reader(message.data);
+  expect(decodeResponseHeader(reader, apiKey, apiVersion).correlationId).toBe(correlationId);
+  const body = decodeBody(reader, apiVersion);
+  expect(reader.error).toBeNull();
+  return body;
+}
+
+describe('WebSocketGateway /kafka with a real broker', () => {
+  it('answers ApiVersions, Metadata, Produce and Fetch, and stays silent for acks=0', async () => {
+    const socket = await TestWebSocket.open(port, '/kafka');
+    try {
+      const versions = await call(socket, ApiKey.ApiVersions, 3, 1,
+        (w) => encodeApiVersionsRequest(w, 3, { clientSoftwareName: 'ws-test', clientSoftwareVersion: '1' }), decodeApiVersionsResponse);
+      expect(versions.errorCode).toBe(ErrorCode.NONE);
+      expect(versions.apiKeys.some((k) => k.apiKey === ApiKey.Produce)).toBe(true);
+
+      let metadata = await call(socket, ApiKey.Metadata, 8, 2,
+        (w) => encodeMetadataRequest(w, 8, { topics: [{ name: 'ws-orders' }], allowAutoTopicCreation: true }), decodeMetadataResponse);
+      for (let attempt = 3; metadata.topics[0]?.errorCode !== ErrorCode.NONE && attempt < 50; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        metadata = await call(socket, ApiKey.Metadata, 8, attempt,
+          (w) => encodeMetadataRequest(w, 8, { topics: [{ name: 'ws-orders' }], allowAutoTopicCreation: true }), decodeMetadataResponse);
+      }
+      expect(metadata.topics[0]).toMatchObject({ name: 'ws-orders', errorCode: ErrorCode.NONE });
+
+      const batch = buildRecordBatch({ records: [{ key: Buffer.from('k1'), value: Buffer.from('v1') }, { key: null, value: Buffer.from('v2') }] });
+      const produced = await call(socket, ApiKey.Produce, 7, 100,
+        (w) => encodeProduceRequest(w, 7, { acks: -1, timeoutMs: 5000, topicData: [{ name: 'ws-orders', partitionData: [{ index: 0, records: batch }] }] }),
+        decodeProduceResponse);
+      expect(produced.responses[0]!.partitionResponses[0]).toMatchObject({ index: 0, errorCode: ErrorCode.NONE, baseOffset: 0 });
+
+      // acks=0: the broker answers nothing, and the gateway sends nothing; the next request is answered.
+      const silent = buildRecordBatch({ records: [{ value: Buffer.from('v3') }] });
+      socket.sendBinary(frame(ApiKey.Produce, 7, 101,
+        (w) => encodeProduceRequest(w, 7, { acks: 0, timeoutMs: 5000, topicData: [{ name: 'ws-orders', partitionData: [{ index: 0, records: silent }] }] })));
+      const fetched = await call(socket, ApiKey.Fetch, 11, 102,
+        (w) => encodeFetchRequest(w, 11, {
+          maxWaitMs: 100, minBytes: 1, maxBytes: 1 << 20,
+          topics: [{ topic: 'ws-orders', partitions: [{ partition: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 }] }],
+        }),
+        decodeFetchResponse);
+      const partition = fetched.responses[0]!.partitions[0]!;
+      expect(partition.errorCode).toBe(ErrorCode.NONE);
+      expect(partition.highWatermark).toBe(3);
+      const values: string[] = [];
+      let records = partition.records!;
+      while (records.length > 0) {
+        const size = 12 + Buffer.from(records.buffer, records.byteOffset, records.byteLength).readInt32BE(8);
+        for (const record of readRecords(records.subarray(0, size))) values.push(Buffer.from(record.value!).toString());
+        records = records.subarray(size);
+      }
+      expect(values).toEqual(['v1', 'v2', 'v3']);
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('closes the socket with 1008 and the broker reason for a frame with an unknown api key', async () => {
+    const socket = await TestWebSocket.open(port, '/kafka');
+    socket.sendBinary(frame(1234, 0, 1, () => {}));
+    const close = await socket.closed;
+    expect(close.code).toBe(1008);
+    expect(close.reason.length).toBeGreaterThan(0);
+  });
+});
