@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../host/broker.js';
-import { WebSocketGateway } from '../../host/network/websocket-gateway.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeApiVersionsResponse, encodeApiVersionsRequest } from '../../host/protocol/generated/api-versions.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
@@ -15,29 +14,31 @@ import { Reader } from '../../host/protocol/reader.js';
 import { Writer } from '../../host/protocol/writer.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
 import { readRecords } from '../../host/record/records.js';
-import { tcpBridgeHandler } from './kafka-tcp-bridge.js';
-import { TestWebSocket } from './websocket-test-client.js';
+import { httpGet, TestWebSocket } from './websocket-test-client.js';
 
-// The /kafka route against a real broker: request frames built with our generated codecs go
-// through the gateway to the broker's dispatcher, responses come back as binary messages.
+// The gateway as startBroker runs it (http.listeners): /kafka request frames built with our
+// generated codecs reach the broker's dispatcher, /json drives a consumer group, /health and
+// /ready answer.
 
 let logDir: string;
 let broker: RunningBroker;
-let gateway: WebSocketGateway;
-let bridge: ReturnType<typeof tcpBridgeHandler>;
 let port: number;
 
 beforeAll(async () => {
   logDir = mkdtempSync(join(tmpdir(), 'tributary-ws-kafka-'));
-  broker = await startBroker({ logDirs: logDir, overrides: { 'num.partitions': 1, 'offsets.topic.num.partitions': 1 } });
-  bridge = tcpBridgeHandler(broker.port);
-  gateway = new WebSocketGateway({ host: '127.0.0.1', port: 0, handler: bridge, jsonSessions: null });
-  port = (await gateway.start()).port;
+  broker = await startBroker({
+    logDirs: logDir,
+    overrides: {
+      'http.listeners': '127.0.0.1:0',
+      'num.partitions': 1,
+      'offsets.topic.num.partitions': 1,
+      'group.initial.rebalance.delay.ms': 0,
+    },
+  });
+  port = broker.httpListeners[0]!.port;
 });
 
 afterAll(async () => {
-  await gateway?.stop(1000);
-  bridge?.close();
   await broker?.stop();
   rmSync(logDir, { recursive: true, force: true });
 });
@@ -66,7 +67,15 @@ async function call<T>(
   return body;
 }
 
-describe('WebSocketGateway /kafka with a real broker', () => {
+describe('the broker\'s WebSocket gateway', () => {
+  it('answers /health and /ready once the broker started', async () => {
+    expect((await httpGet(port, '/health')).status).toBe(200);
+    const ready = await httpGet(port, '/ready');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body)).toEqual({ status: 'READY' });
+  });
+
+
   it('answers ApiVersions, Metadata, Produce and Fetch, and stays silent for acks=0', async () => {
     const socket = await TestWebSocket.open(port, '/kafka');
     try {
@@ -120,7 +129,26 @@ describe('WebSocketGateway /kafka with a real broker', () => {
     const socket = await TestWebSocket.open(port, '/kafka');
     socket.sendBinary(frame(1234, 0, 1, () => {}));
     const close = await socket.closed;
-    expect(close.code).toBe(1008);
-    expect(close.reason.length).toBeGreaterThan(0);
+    expect(close).toEqual({ code: 1008, reason: 'api key 1234 is not supported' });
+  });
+
+  it('produces and pushes records to a group subscriber over /json', async () => {
+    const producer = await TestWebSocket.open(port, '/json');
+    const consumer = await TestWebSocket.open(port, '/json');
+    try {
+      producer.sendJson({ id: 1, op: 'produce', topic: 'ws-json', records: [{ key: 'a', value: 'first' }, { key: 'b', value: 'second' }] });
+      expect(await producer.nextJson()).toMatchObject({ id: 1, op: 'produced', results: [{ partition: 0, offset: 0 }, { partition: 0, offset: 1 }] });
+      consumer.sendJson({ id: 1, op: 'subscribe', topics: ['ws-json'], group: 'ws-json-group', fromBeginning: true, credits: 10 });
+      expect(await consumer.nextJsonMatching((m) => m.id === 1)).toMatchObject({ op: 'subscribed' });
+      const pushed = await consumer.nextJsonMatching((m) => m.op === 'records');
+      const values = (pushed.records as { value: string }[]).map((r) => r.value);
+      if (values.length === 1) values.push(...((await consumer.nextJsonMatching((m) => m.op === 'records')).records as { value: string }[]).map((r) => r.value));
+      expect(values).toEqual(['first', 'second']);
+      consumer.sendJson({ id: 2, op: 'commit' });
+      expect(await consumer.nextJsonMatching((m) => m.id === 2)).toEqual({ id: 2, op: 'committed', offsets: [{ topic: 'ws-json', partition: 0, offset: 2 }] });
+    } finally {
+      producer.destroy();
+      consumer.destroy();
+    }
   });
 });
