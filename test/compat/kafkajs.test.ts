@@ -265,5 +265,29 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     const [sent] = await producer.send({ topic, messages: [{ value: 'new-0' }] });
     expect(sent).toMatchObject({ partition: 0, errorCode: 0, baseOffset: '0' });
   });
+
+  it('a consumer group member and a producer keep working through a graceful broker restart', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-restart');
+    const groupId = uniqueName('kjs-restart');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+    await admin.disconnect();
+    const producer = await connected(kafka.producer());
+    const consumer = await connected(kafka.consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 300, maxWaitTimeInMs: 200 }));
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const seen: string[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => { seen.push(message.value?.toString() ?? ''); } });
+
+    await producer.send({ topic, messages: Array.from({ length: 6 }, (_, i) => ({ value: `before-${i}`, partition: i % 2 })) });
+    await eventually(async () => expect(seen.length, context()).toBe(6), 30_000);
+
+    await broker.restart();
+
+    await eventually(async () => {
+      await producer.send({ topic, messages: [{ value: 'after-0', partition: 0 }, { value: 'after-1', partition: 1 }] });
+    }, 30_000, 500);
+    await eventually(async () => expect([...new Set(seen.filter((v) => v.startsWith('after-')))].sort(), context()).toEqual(['after-0', 'after-1']), 60_000);
+    expect([...new Set(seen)].filter((v) => v.startsWith('before-')).sort()).toEqual(['before-0', 'before-1', 'before-2', 'before-3', 'before-4', 'before-5']);
+  });
 });
 
