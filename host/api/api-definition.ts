@@ -45,6 +45,11 @@ export interface ApiDefinition<Request = unknown, Response = unknown> {
   /** The generated encoder. */
   encode(w: Writer, version: number, response: Response): void;
   /**
+   * Large NULLABLE_BYTES fields of the response (Fetch's record blobs) go to the socket by
+   * reference, without a copy (chunked-writer.ts). Only for non-flexible response layouts.
+   */
+  readonly zeroCopyBytes?: boolean;
+  /**
    * Answers a decoded request. `null` = send no response (Produce with acks=0). Protocol errors
    * are values inside the response; a throw is a bug (the dispatcher logs it and answers with
    * {@link errorResponse} when there is one, else closes the connection).

@@ -34,6 +34,8 @@
  * - Long poll (Kafka's DelayedFetch): the answer waits up to max_wait_ms until min_bytes are
  *   available, unless a partition errored.
  * - OFFSET_OUT_OF_RANGE (1) outside [log start, log end]: the client applies auto.offset.reset.
+ * - Large record blobs are not copied into the response: they are written to the socket as
+ *   separate chunks of the same frame (chunked-writer.ts).
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -58,6 +60,8 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
   maxVersion: 11,
   decode: decodeFetchRequest,
   encode: encodeFetchResponse,
+  // Record blobs go to the socket as read from the log, without another copy.
+  zeroCopyBytes: true,
   async handle(request, context) {
     const { broker, apiVersion } = context;
     if (apiVersion >= 7) {

@@ -17,7 +17,7 @@
  */
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
-import { ApiKey, apiKeyName } from '../protocol/generated/api-keys.js';
+import { ApiKey, apiKeyName, isFlexibleVersion } from '../protocol/generated/api-keys.js';
 import { encodeApiVersionsResponse } from '../protocol/generated/api-versions.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { encodeResponseHeader, requestHeaderVersion } from '../protocol/headers.js';
@@ -25,6 +25,7 @@ import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
 import type { AnyApiDefinition, ApiRequestContext } from './api-definition.js';
 import type { ApiRegistry } from './api-registry.js';
+import { ChunkedWriter } from './chunked-writer.js';
 import type { BrokerServices } from './broker-services.js';
 
 /** Bytes of api_key + api_version + correlation_id at the start of every request header. */
@@ -124,7 +125,14 @@ export class RequestDispatcher {
     return finish(result);
   };
 
-  private encode(definition: AnyApiDefinition, apiVersion: number, correlationId: number, response: unknown): Buffer {
+  private encode(definition: AnyApiDefinition, apiVersion: number, correlationId: number, response: unknown): ResponseBytes {
+    if (definition.zeroCopyBytes === true && !isFlexibleVersion(definition.apiKey, apiVersion)) {
+      const chunked = new ChunkedWriter(256);
+      encodeResponseHeader(chunked, definition.apiKey, apiVersion, correlationId);
+      definition.encode(chunked, apiVersion, response);
+      const chunks = chunked.finish();
+      return chunks.length === 1 ? chunks[0]! : chunks;
+    }
     const w = new Writer(256);
     encodeResponseHeader(w, definition.apiKey, apiVersion, correlationId);
     definition.encode(w, apiVersion, response);

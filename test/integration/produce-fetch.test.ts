@@ -221,6 +221,20 @@ describe('Produce, Fetch and ListOffsets', () => {
     expect(values(small.responses[0]!.partitions[0]!.records)).toEqual(['first-batch-'.repeat(10)]);
   });
 
+  it('returns large record blobs intact (sent to the socket by reference, in chunks of one frame)', async () => {
+    expect(await createTopic(client, 'large', 2)).toBe(ErrorCode.NONE);
+    const big = 'x'.repeat(200_000);
+    await produce(client, 7, [{ topic: 'large', partition: 0, records: batch([big]) }, { topic: 'large', partition: 1, records: batch(['small', big]) }]);
+    for (const version of [0, 4, 11]) {
+      const response = await fetch(client, version, fetchRequest([
+        { topic: 'large', partition: 0, fetchOffset: 0 },
+        { topic: 'large', partition: 1, fetchOffset: 0 },
+      ]));
+      expect(values(response.responses[0]!.partitions[0]!.records)).toEqual([big]);
+      expect(values(response.responses[0]!.partitions[1]!.records)).toEqual(['small', big]);
+    }
+  });
+
   it('answers OFFSET_OUT_OF_RANGE past the log end and UNKNOWN_TOPIC_OR_PARTITION for unknown topics', async () => {
     const response = await fetch(client, 11, fetchRequest([
       { topic: 'limits', partition: 0, fetchOffset: 99 },

@@ -1,0 +1,37 @@
+/**
+ * A Writer that hands large byte fields to the socket by reference instead of copying them:
+ * `nullableBytes` values of at least {@link ZERO_COPY_MIN_BYTES} (a Fetch response's record
+ * blobs, read from the log into fresh buffers) become separate chunks of the response, which the
+ * SocketServer writes back to back with one corked writev (network-types.ts ResponseBytes).
+ * Everything else is written as usual. The generated encoders run unchanged on it.
+ *
+ * Only for encoders that never patch bytes already written before such a field (non-flexible
+ * layouts: no reserved tagged-field sizes), which is why APIs opt in (ApiDefinition.zeroCopyBytes).
+ */
+import { Writer } from '../protocol/writer.js';
+
+/** Smaller blobs are cheaper to copy than to send as their own chunk. */
+export const ZERO_COPY_MIN_BYTES = 16 * 1024;
+
+export class ChunkedWriter extends Writer {
+  private readonly chunks: Buffer[] = [];
+
+  override nullableBytes(data: Uint8Array | null): void {
+    if (data === null || data.length < ZERO_COPY_MIN_BYTES) {
+      super.nullableBytes(data);
+      return;
+    }
+    this.int32(data.length);
+    this.chunks.push(this.toBuffer());
+    this.chunks.push(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    // The sealed chunk keeps the old backing buffer; continue in a fresh one.
+    this.buf = Buffer.allocUnsafe(256);
+    this.length = 0;
+  }
+
+  /** The whole output: sealed chunks, then what was written since the last one. */
+  finish(): Buffer[] {
+    const tail = this.toBuffer();
+    return tail.length > 0 ? [...this.chunks, tail] : [...this.chunks];
+  }
+}
