@@ -13,14 +13,16 @@
  * tributary topic alter-config TOPIC [--set key=value ...] [--delete key ...]
  * tributary topic add-partitions TOPIC --num N
  * tributary produce TOPIC [-k DELIM] [-p N] [--acks -1|0|1] [-H key=value ...] [-z CODEC]
- * tributary consume TOPIC [-g GROUP] [--from-beginning | -o OFFSET | --timestamp MS] [-p N ...] [-n COUNT] [-f FORMAT]
+ * tributary consume TOPIC [-g GROUP] [--from beginning|end|offset:N|timestamp:MS] [-p N ...] [-n COUNT] [-f FORMAT]
+ *                         (--from-beginning, -o OFFSET, --timestamp MS are the long spellings of --from)
  * tributary group list | describe GROUP... | delete GROUP... | seek GROUP --to earliest|latest|OFFSET|@TIMESTAMP [-t TOPIC]
  * tributary cluster info
  * ```
- * Every one takes `-b, --bootstrap-server host:port[,host:port]` (default 127.0.0.1:9092) and `--json`.
+ * Every one takes `-b, --bootstrap-server host:port[,host:port]` (alias `--brokers`, default
+ * 127.0.0.1:9092) and `--json`.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { CliIo, runCliAction } from './output.js';
+import { CliError, CliIo, ExitCode, runCliAction } from './output.js';
 
 /** Options every client command takes. */
 export interface ClientOptions {
@@ -61,6 +63,27 @@ export interface ProduceOptions extends ClientOptions {
   compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 }
 export type ConsumeFormat = 'value' | 'key-value' | 'json';
+
+/**
+ * `--format`: a named format, or a template where %t topic, %p partition, %o offset, %k key,
+ * %v value, %T timestamp (ms), %h headers (k=v,...), %% a percent sign, and \n \t \\ escapes
+ * (e.g. '%k %v\n'). A template without a trailing newline prints records back to back.
+ */
+export function consumeFormatOption(text: string): string {
+  if (['value', 'key-value', 'json'].includes(text) || text.includes('%')) return text;
+  throw new InvalidArgumentError("expected value, key-value, json, or a template such as '%k %v\\n'");
+}
+
+/** `--from beginning|end|offset:N|timestamp:MS` as the equivalent consume options. */
+export function consumeFromOption(text: string): Pick<ConsumeOptions, 'fromBeginning' | 'offset' | 'timestamp'> {
+  if (text === 'beginning') return { fromBeginning: true };
+  if (text === 'end') return { fromBeginning: false };
+  const offset = /^offset:(\d+)$/.exec(text);
+  if (offset !== null) return { fromBeginning: false, offset: Number(offset[1]) };
+  const timestamp = /^timestamp:(\d+)$/.exec(text);
+  if (timestamp !== null) return { fromBeginning: false, timestamp: Number(timestamp[1]) };
+  throw new InvalidArgumentError('expected beginning, end, offset:N or timestamp:MS');
+}
 export interface ConsumeOptions extends ClientOptions {
   /** Absent = assign partitions directly, commit nothing. */
   group?: string;
@@ -73,7 +96,8 @@ export interface ConsumeOptions extends ClientOptions {
   partition: number[];
   /** Stop after this many records; absent = until interrupted. */
   count?: number;
-  format: ConsumeFormat;
+  /** A ConsumeFormat name or a template (see consumeFormatOption). */
+  format: ConsumeFormat | string;
 }
 export interface GroupSeekOptions extends ClientOptions {
   to: { kind: 'earliest' } | { kind: 'latest' } | { kind: 'offset'; offset: number } | { kind: 'timestamp'; timestampMs: number };
@@ -137,7 +161,16 @@ function seekTarget(text: string): GroupSeekOptions['to'] {
 function withClientOptions(command: Command): Command {
   return command
     .option('-b, --bootstrap-server <host:port,...>', 'brokers to connect to', bootstrapServers, ['127.0.0.1:9092'])
-    .option('--json', 'print one JSON document instead of a table', false);
+    .option('--brokers <host:port,...>', 'same as --bootstrap-server', bootstrapServers)
+    .option('--json', 'print one JSON document instead of a table', false)
+    .hook('preAction', (_command, action) => {
+      // --brokers is another spelling of --bootstrap-server: handlers see only bootstrapServer.
+      const brokers = action.getOptionValue('brokers') as string[] | undefined;
+      if (brokers !== undefined) {
+        action.setOptionValue('bootstrapServer', brokers);
+        action.setOptionValue('brokers', undefined);
+      }
+    });
 }
 
 type Handler<K extends keyof ClientCommandHandlers> = ClientCommandHandlers[K] | undefined;
@@ -220,12 +253,18 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
       .option('-o, --offset <offset>', 'start at this offset', integerOption(0))
       .option('--timestamp <ms>', 'start at the first record with a timestamp >= ms', integerOption(0))
       .option('-p, --partition <n...>', 'read only these partitions', collect(integerOption(0, 2147483647)), [])
+      .option('--from <where>', 'beginning, end, offset:N or timestamp:MS', consumeFromOption)
       .option('-n, --count <n>', 'exit after this many records', integerOption(1))
-      .option('-f, --format <format>', 'value, key-value or json', (text: string) => {
-        if (!['value', 'key-value', 'json'].includes(text)) throw new InvalidArgumentError('expected value, key-value or json');
-        return text;
-      }, 'value')
-      .action((name: string, options: ConsumeOptions) => run(() => consume(name, options)));
+      .option('-f, --format <format>', "value, key-value, json, or a template such as '%k %v\\n'", consumeFormatOption, 'value')
+      .action((name: string, options: ConsumeOptions & { from?: ReturnType<typeof consumeFromOption> }) => {
+        const { from, ...rest } = options;
+        if (from !== undefined && (rest.fromBeginning || rest.offset !== undefined || rest.timestamp !== undefined)) {
+          return run(() => {
+            throw new CliError('--from cannot be combined with --from-beginning, --offset or --timestamp', 'give the start position once, e.g. --from offset:42', ExitCode.USAGE);
+          });
+        }
+        return run(() => consume(name, from === undefined ? rest : { ...rest, ...from }));
+      });
   }
 
   const groupCommand = group('group', 'list, describe, delete and reset consumer groups', [

@@ -95,6 +95,8 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> {
   rackId?: string;
   /** request.timeout.ms (default 30000). */
   requestTimeoutMs?: number;
+  /** Connect + ApiVersions timeout per broker connection, ms (default 10000). */
+  connectTimeoutMs?: number;
   /** retry.backoff.ms (default 100). */
   retryBackoffMs?: number;
   /** default.api.timeout.ms: bound on commitSync, committed, offset lookups (default 60000). */
@@ -157,6 +159,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       requestTimeoutMs,
       retryBackoffMs,
       allowAutoTopicCreation: false,
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.transportFactory === undefined ? {} : { transportFactory: options.transportFactory }),
     });
     this.fetcher = new Fetcher(this.cluster, {

@@ -73,6 +73,8 @@ export interface ProducerOptions<K = string | Uint8Array | null, V = string | Ui
   deliveryTimeoutMs?: number;
   /** request.timeout.ms (default 30000). */
   requestTimeoutMs?: number;
+  /** Connect + ApiVersions timeout per broker connection, ms (default 10000). */
+  connectTimeoutMs?: number;
   /** retries (default unbounded: delivery.timeout.ms bounds them). */
   retries?: number;
   /** retry.backoff.ms (default 100). */
@@ -151,6 +153,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
       retryBackoffMs,
       allowAutoTopicCreation: options.allowAutoTopicCreation ?? true,
       ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.transportFactory === undefined ? {} : { transportFactory: options.transportFactory }),
     });
     this.accumulator = new RecordAccumulator({

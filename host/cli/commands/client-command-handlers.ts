@@ -1,0 +1,38 @@
+/**
+ * The implemented client commands (host/clients/ underneath), as the ClientCommandHandlers that
+ * program.ts registers.
+ */
+import { createInterface } from 'node:readline';
+import type { ClientCommandHandlers } from '../client-commands.js';
+import type { CliIo } from '../output.js';
+import { clusterInfoHandler } from './cluster-command.js';
+import { consumeHandler, type ConsumeDeps } from './consume-command.js';
+import { groupHandlers } from './group-commands.js';
+import { produceHandler, type ProduceDeps } from './produce-command.js';
+import { topicHandlers } from './topic-commands.js';
+
+export type ClientCommandDeps = ProduceDeps & ConsumeDeps;
+
+/** Lines of process.stdin, and SIGINT/SIGTERM as the interrupt. */
+export const processClientCommandDeps: ClientCommandDeps = {
+  lines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
+  onInterrupt(stop) {
+    const handler = (): void => stop();
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
+};
+
+export function createClientCommandHandlers(io: CliIo, deps: ClientCommandDeps = processClientCommandDeps): ClientCommandHandlers {
+  return {
+    ...topicHandlers(io),
+    ...groupHandlers(io),
+    produce: produceHandler(io, deps),
+    consume: consumeHandler(io, deps),
+    clusterInfo: clusterInfoHandler(io),
+  };
+}
