@@ -112,9 +112,9 @@ function brokerList(broker: BrokerServices, listenerName: string): MetadataRespo
 }
 
 function describeTopic(topic: TopicState, topicAuthorizedOperations: number): MetadataResponseTopicInit {
-  const leaderless = topic.partitions.length === 0 || topic.partitions.some((p) => p.leaderId < 0);
   return {
-    errorCode: leaderless && topic.partitions.length === 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+    // A topic without partitions yet is still being created; leaderless partitions say so themselves.
+    errorCode: topic.partitions.length === 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
     name: topic.name,
     isInternal: topic.isInternal,
     partitions: topic.partitions.map((p) => ({
