@@ -295,6 +295,9 @@ export class WebSocketKafkaConnection implements ConnectionContext {
     });
     this.queue.splice(0, sent);
     if (sent > 0) this.lastActivityMs = this.nowMs();
+    if (this.outputBlockedSinceMs < 0 && !this.isClosed && ws.getBufferedAmount() > this.limits.maxPendingResponseBytes) {
+      this.outputBlockedSinceMs = this.nowMs();
+    }
   }
 
   /** One binary message; a Buffer[] goes out as fragments of one message, without concatenating. */

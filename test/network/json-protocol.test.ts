@@ -360,6 +360,21 @@ describe('JSON subprotocol lifecycle', () => {
   });
 });
 
+describe('JSON subprotocol idle sockets', () => {
+  it('closes an idle /json socket with 1001 but keeps a subscribed one open', async () => {
+    const { port } = await startGateway({ connectionsMaxIdleMs: 200 });
+    const subscriber = await JsonClient.open(port);
+    await subscriber.request({ op: 'subscribe', topics: ['json-idle'], group: 'g-idle', credits: 1 });
+    await subscriber.waitFor((m) => m.op === 'assigned');
+    const idle = await TestWebSocket.open(port, '/json');
+    const close = await idle.closed;
+    expect(close.code).toBe(WebSocketCloseCode.GoingAway);
+    expect(close.reason).toContain('connections.max.idle.ms');
+    // Quiet for longer than the idle socket was, yet still open: a subscription is work.
+    expect(await subscriber.request({ op: 'listTopics' })).toMatchObject({ op: 'topics' });
+  });
+});
+
 describe('JSON subprotocol backpressure', () => {
   it('stops pushing to a subscriber that does not read while others keep their throughput', async () => {
     const maxPendingPushBytes = 64 * 1024;

@@ -120,6 +120,12 @@ async function open(port: number, path = '/kafka'): Promise<TestWebSocket> {
   return socket;
 }
 
+/** One request on a fresh socket (proves the gateway is processing while another socket waits). */
+async function roundTripElsewhere(port: number): Promise<string> {
+  const socket = await open(port);
+  return (await roundTrip(socket, 99, 'elsewhere')).text;
+}
+
 async function roundTrip(socket: TestWebSocket, correlationId: number, command: string): Promise<{ correlationId: number; text: string }> {
   socket.sendBinary(request(correlationId, command));
   return parse(await socket.next());
@@ -278,6 +284,48 @@ describe('WebSocketGateway /kafka', () => {
     expect(line).toBeDefined();
     expect(gateway.connectionCount).toBe(1);
     expect(await roundTrip(reader, 100_000, 'after')).toEqual({ correlationId: 100_000, text: 'ok:after' });
+  });
+
+  it('cuts off a client whose output stays blocked for connections.max.idle.ms even when it stops sending', async () => {
+    const { gateway, port, logs, closed } = await startGateway({
+      connectionsMaxIdleMs: 300,
+      maxPendingResponseBytesPerConnection: 64 * 1024,
+      maxBufferedBytesPerConnection: 64 * 1024 * 1024,
+    });
+    const stuck = await open(port);
+    stuck.pauseReading();
+    let sent = 0;
+    // Ask for responses until uWS itself buffers beyond the soft bound (the kernel buffers are full).
+    while ((gateway.connectionStats()[0]?.bufferedAmount ?? 0) <= 64 * 1024 && closed.length === 0) {
+      stuck.sendBinary(request(sent++, 'big:262144'));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await waitUntil(() => closed.length === 1);
+    expect(logs.some((line) => line.fields.event === 'connection.closed' && String(line.fields.reason).includes('read nothing'))).toBe(true);
+  });
+
+  it('dispatches at most maxInFlightRequestsPerConnection requests at once and the rest as answers go out', async () => {
+    const gates = new Map<string, Deferred<void>>();
+    const seen: string[] = [];
+    const inner = scripted(gates);
+    const { port } = await startGateway({
+      maxInFlightRequestsPerConnection: 2,
+      handler: (frame, connection) => {
+        seen.push(commandOf(frame));
+        return inner(frame, connection);
+      },
+    });
+    const socket = await open(port);
+    socket.sendBinary(request(1, 'wait:one'));
+    socket.sendBinary(request(2, 'wait:two'));
+    socket.sendBinary(request(3, 'three'));
+    await waitUntil(() => gates.has('one') && gates.has('two'));
+    expect(await roundTripElsewhere(port)).toBe('ok:elsewhere');
+    expect(seen.filter((command) => command !== 'elsewhere')).toEqual(['wait:one', 'wait:two']);
+    gates.get('one')!.resolve();
+    gates.get('two')!.resolve();
+    expect([parse(await socket.next()), parse(await socket.next()), parse(await socket.next())].map((m) => m.correlationId)).toEqual([1, 2, 3]);
+    expect(seen.filter((command) => command !== 'elsewhere')).toEqual(['wait:one', 'wait:two', 'three']);
   });
 
   it('closes a socket idle for connections.max.idle.ms with 1001, but not while a request is in flight', async () => {
