@@ -16,7 +16,7 @@ const clientLog: string[] = [];
 const toClose: { disconnect(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  broker = await startCompatBroker({ 'num.partitions': 1, 'auto.create.topics.enable': true });
+  broker = await startCompatBroker({ 'num.partitions': 1, 'auto.create.topics.enable': true, 'log.retention.check.interval.ms': 300 });
   kafka = new Kafka({
     clientId: 'compat-kafkajs',
     brokers: [broker.bootstrap],
@@ -264,6 +264,43 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     expect(offsets.map((o) => [o.partition, o.low, o.high])).toEqual([[0, '0', '0']]);
     const [sent] = await producer.send({ topic, messages: [{ value: 'new-0' }] });
     expect(sent).toMatchObject({ partition: 0, errorCode: 0, baseOffset: '0' });
+  });
+
+  it('refuses acks=all with NOT_ENOUGH_REPLICAS when min.insync.replicas exceeds the ISR, and accepts acks=1', async () => {
+    const admin = await connected(kafka.admin());
+    const topic = uniqueName('kjs-min-isr');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }], waitForLeaders: true });
+    const producer = await connected(kafka.producer({ retry: { retries: 0 } }));
+    const refused = await producer.send({ topic, acks: -1, messages: [{ value: 'needs two replicas' }] }).then(() => undefined, (error: unknown) => error);
+    // retriable, so kafkajs wraps it: KafkaJSNumberOfRetriesExceeded { cause: KafkaJSProtocolError }
+    const cause = (refused as { cause?: KafkaJSProtocolError } | undefined)?.cause;
+    expect(cause?.type, String(refused)).toBe('NOT_ENOUGH_REPLICAS');
+    const [accepted] = await producer.send({ topic, acks: 1, messages: [{ value: 'leader only' }] });
+    expect(accepted).toMatchObject({ errorCode: 0, baseOffset: '0' });
+  });
+
+  it('deletes whole old segments past retention.bytes: the log start offset moves up and a consumer from the beginning starts there', async () => {
+    const admin = await connected(kafka.admin());
+    const producer = await connected(kafka.producer());
+    const topic = uniqueName('kjs-retention');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: [
+      { name: 'segment.bytes', value: '1024' }, { name: 'retention.bytes', value: '2048' },
+    ] }], waitForLeaders: true });
+    for (let i = 0; i < 40; i++) await producer.send({ topic, messages: [{ value: `${i}`.padStart(3, '0') + 'r'.repeat(200) }] });
+    const low = await eventually(async () => {
+      const [offsets] = await admin.fetchTopicOffsets(topic);
+      expect(offsets?.high).toBe('40');
+      expect(Number(offsets?.low), 'log start offset after the retention check').toBeGreaterThan(0);
+      return Number(offsets?.low);
+    }, 20_000, 300);
+    expect(low).toBeLessThan(40);
+    const consumer = await connected(kafka.consumer({ groupId: uniqueName('kjs-retention'), maxWaitTimeInMs: 200 }));
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const offsets: number[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => { offsets.push(Number(message.offset)); } });
+    await eventually(async () => expect(offsets.at(-1), context()).toBe(39), 30_000);
+    expect(offsets[0]).toBeGreaterThanOrEqual(low);
+    expect(offsets).toEqual(offsets.map((_, i) => offsets[0]! + i));
   });
 
   it('a consumer group member and a producer keep working through a graceful broker restart', async () => {
