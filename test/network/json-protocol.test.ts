@@ -300,6 +300,14 @@ describe('JSON subprotocol errors', () => {
     await client.request({ op: 'subscribe', topics: ['json-state'], credits: 0 });
     expect(errorOf(await client.request({ op: 'subscribe', topics: ['json-state'] }))).toMatchObject({ code: 'ALREADY_SUBSCRIBED' });
     expect(errorOf(await client.request({ op: 'commit' }))).toMatchObject({ code: 'INVALID_GROUP_ID', kafkaErrorCode: 24 });
+    // Two subscribes read together: the second must not race the first while it sets up.
+    const racer = await JsonClient.open(port);
+    racer.socket.sendTextsTogether([
+      JSON.stringify({ id: 'first', op: 'subscribe', topics: ['json-state'] }),
+      JSON.stringify({ id: 'second', op: 'subscribe', topics: ['json-state'] }),
+    ]);
+    expect(await racer.waitFor((m) => m.id === 'first')).toMatchObject({ op: 'subscribed' });
+    expect(errorOf(await racer.waitFor((m) => m.id === 'second'))).toMatchObject({ code: 'ALREADY_SUBSCRIBED' });
   });
 
   it('answers Kafka errors with their Kafka name and code', async () => {

@@ -103,6 +103,8 @@ export class JsonSession implements JsonSessionHandlers {
   private readonly clientId: string;
   private producer: Producer | null = null;
   private subscription: Subscription | null = null;
+  /** A subscribe is setting up (it awaits metadata): a second one must not race it. */
+  private subscribing = false;
   private inFlight = 0;
   private readonly pending = new Set<Promise<void>>();
   private closing = false;
@@ -246,10 +248,20 @@ export class JsonSession implements JsonSessionHandlers {
   }
 
   private async subscribe(message: Extract<ClientMessage, { op: 'subscribe' }>): Promise<Record<string, unknown>> {
-    if (this.subscription !== null) {
-      throw new JsonProtocolError(JsonErrorCode.ALREADY_SUBSCRIBED, `already subscribed to ${this.subscription.topics.join(', ')}: unsubscribe first`);
+    if (this.subscription !== null || this.subscribing) {
+      const topics = this.subscription?.topics.join(', ') ?? 'topics';
+      throw new JsonProtocolError(JsonErrorCode.ALREADY_SUBSCRIBED, `already subscribed to ${topics}: unsubscribe first`);
     }
     if (message.autoCommit && message.group === null) throw new JsonProtocolError(JsonErrorCode.INVALID_MESSAGE, '"autoCommit" needs a "group"');
+    this.subscribing = true;
+    try {
+      return await this.startSubscription(message);
+    } finally {
+      this.subscribing = false;
+    }
+  }
+
+  private async startSubscription(message: Extract<ClientMessage, { op: 'subscribe' }>): Promise<Record<string, unknown>> {
     const consumer = new Consumer({
       bootstrapServers: ['in-process:1'],
       clientId: this.clientId,
