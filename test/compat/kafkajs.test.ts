@@ -175,6 +175,11 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
       expect(committed?.partitions.map((p) => [p.partition, p.offset]).sort()).toEqual([[0, '6'], [1, '6'], [2, '6'], [3, '6']]);
     }, 20_000);
 
+    // a group with live members cannot be deleted: GROUP_NOT_EMPTY (68)
+    const notDeleted = await admin.deleteGroups([groupId]).then(() => undefined, (error: unknown) => error);
+    expect((notDeleted as { groups?: { groupId: string; errorCode?: number }[] } | undefined)?.groups?.map((g) => [g.groupId, g.errorCode]), String(notDeleted))
+      .toEqual([[groupId, 68]]);
+
     await Promise.allSettled(toClose.splice(0).filter((c) => c !== admin).map((c) => c.disconnect()));
     toClose.push(admin);
     await eventually(async () => {

@@ -41,7 +41,7 @@ async function produce(topic: string, values: string[], partitions: number): Pro
 const lastAssignment = (m: JsonLineProcess): number[] | undefined => m.eventsOf('assigned').at(-1)?.partitions as number[] | undefined;
 
 describe('mixed clients in one consumer group', { timeout: 120_000 }, () => {
-  it('librdkafka (JoinGroup v5) and kafka-python (JoinGroup v2) members split 4 partitions and each read only their own', async () => {
+  it('librdkafka (JoinGroup v5) and kafka-python (JoinGroup v2) members split 4 partitions, each reads only its own, and librdkafka takes over when kafka-python leaves', async () => {
     const topic = uniqueName('mixed-range');
     const group = uniqueName('mixed-range');
     await createTopic(topic, 4);
@@ -65,6 +65,20 @@ describe('mixed clients in one consumer group', { timeout: 120_000 }, () => {
         expect(member.eventsOf('record').every((e) => own.includes(e.partition as number))).toBe(true);
         expect(lastAssignment(other)?.some((p) => own.includes(p))).toBe(false);
       }
+
+      // kafka-python leaves (LeaveGroup v1): librdkafka takes over all 4 partitions at the committed offsets
+      kafkaPython.send('close');
+      await kafkaPython.waitFor('kafka-python member closed', (e) => e.event === 'closed');
+      await librdkafka.waitFor('librdkafka member assigned all 4 partitions',
+        (e) => e.event === 'assigned' && (e.partitions as number[]).length === 4, 30_000);
+      const more = Array.from({ length: 4 }, (_, i) => `more-${i}`);
+      await produce(topic, more, 4);
+      await eventually(async () => {
+        const read = librdkafka.eventsOf('record').map((e) => e.value as string).filter((v) => v.startsWith('more-'));
+        expect(read.sort(), librdkafka.describe()).toEqual(more);
+      }, 30_000);
+      const readTwice = librdkafka.eventsOf('record').map((e) => e.value as string).filter((v) => kafkaPython.eventsOf('record').some((k) => k.value === v));
+      expect(readTwice, 'records kafka-python committed are not read again by librdkafka').toEqual([]);
     } finally {
       librdkafka.kill();
       kafkaPython.kill();
