@@ -26,7 +26,8 @@
  *   breaks them); the request is still fully processed, in order.
  * - Per-partition errors: a bad CRC in one partition fails only that partition with
  *   CORRUPT_MESSAGE (2); MESSAGE_TOO_LARGE (10) above max.message.bytes; idempotent retries are
- *   acknowledged with the original offsets (the log's ProducerStateManager).
+ *   acknowledged with the original offsets, OUT_OF_ORDER_SEQUENCE_NUMBER (45) for gaps (the
+ *   partition's ProducerStateManager, recovered across restarts).
  * - Unknown topics are auto-created (auto.create.topics.enable, num.partitions) before the append.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
