@@ -132,6 +132,20 @@ describe('the broker\'s WebSocket gateway', () => {
     expect(close).toEqual({ code: 1008, reason: 'api key 1234 is not supported' });
   });
 
+  it('closes only the socket that sends a garbage frame, naming the problem', async () => {
+    const bystander = await TestWebSocket.open(port, '/kafka');
+    const garbage = await TestWebSocket.open(port, '/kafka');
+    try {
+      garbage.sendBinary(Buffer.from([0xde, 0xad, 0xbe]));
+      expect(await garbage.closed).toEqual({ code: 1008, reason: 'request header truncated (3 bytes)' });
+      const versions = await call(bystander, ApiKey.ApiVersions, 0, 5, () => {}, decodeApiVersionsResponse);
+      expect(versions.errorCode).toBe(ErrorCode.NONE);
+    } finally {
+      bystander.destroy();
+      garbage.destroy();
+    }
+  });
+
   it('produces and pushes records to a group subscriber over /json', async () => {
     const producer = await TestWebSocket.open(port, '/json');
     const consumer = await TestWebSocket.open(port, '/json');
