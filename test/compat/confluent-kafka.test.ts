@@ -363,5 +363,34 @@ describe('confluent-kafka-python 1.7.0 (librdkafka 2.0.2)', { timeout: 180_000 }
     expect(configs.configs['log.dirs']?.value).toBe(broker.logDir);
     expect(configs.configs['message.max.bytes']?.value).toMatch(/^\d+$/);
   });
+
+  it('keeps order and offsets when librdkafka pipelines thousands of small Produce requests on one connection', async () => {
+    const topic = uniqueName('ck-pipeline');
+    await createTopic(topic, 3);
+    const messages: Message[] = Array.from({ length: 6000 }, (_, i) => ({ key: `p${i}`, value: `pipelined-${i}`, partition: i % 3 }));
+    const delivered = await produce(topic, messages, { acks: 'all', 'linger.ms': 0, 'batch.num.messages': 5, 'max.in.flight.requests.per.connection': 1000 });
+    expect(delivered).toHaveLength(6000);
+    for (const partition of [0, 1, 2]) {
+      const mine = delivered.filter((d) => d.partition === partition).sort((a, b) => a.index - b.index);
+      expect(mine.map((d) => d.offset), `partition ${partition}: offsets follow send order`).toEqual(mine.map((_, i) => i));
+    }
+  });
+
+  it('reads every record of 8 partitions with a fetch.max.bytes far below their total size (no partition starves)', async () => {
+    const topic = uniqueName('ck-fetch-limits');
+    await createTopic(topic, 8);
+    const messages: Message[] = Array.from({ length: 800 }, (_, i) => ({ key: `f${i}`, value: `${i}:${'v'.repeat(300)}`, partition: i % 8 }));
+    await produce(topic, messages, { 'linger.ms': 0, 'batch.num.messages': 10 });
+    const consumed = await consume({
+      topic, count: 800, partitions: [0, 1, 2, 3, 4, 5, 6, 7], timeout_s: 30,
+      config: { 'fetch.max.bytes': 8192, 'message.max.bytes': 4096, 'fetch.message.max.bytes': 4096 },
+    });
+    expect(consumed.records).toHaveLength(800);
+    for (let partition = 0; partition < 8; partition++) {
+      const list = consumed.records.filter((r) => r.partition === partition);
+      expect(list.map((r) => r.offset)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(list.map((r) => r.value)).toEqual(messages.filter((m) => m.partition === partition).map((m) => m.value));
+    }
+  });
 });
 

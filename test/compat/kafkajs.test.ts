@@ -271,6 +271,34 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     expect(sent).toMatchObject({ partition: 0, errorCode: 0, baseOffset: '0' });
   });
 
+  it('carries bytes untouched: binary keys and values, null keys, null values (tombstones), empty values, repeated and UTF-8 headers', async () => {
+    const admin = await connected(kafka.admin());
+    const producer = await connected(kafka.producer());
+    const topic = uniqueName('kjs-bytes');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    const binary = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    await producer.send({ topic, messages: [
+      { key: binary, value: Buffer.concat([binary, binary]) },
+      { key: null, value: 'no key' },
+      { key: 'tombstone', value: null },
+      { key: 'empty', value: '' },
+      { key: 'headers', value: 'h', headers: { repeated: ['one', 'two'], utf8: 'ünïcødé ✓' } },
+    ] });
+    const consumer = await connected(kafka.consumer({ groupId: uniqueName('kjs-bytes'), maxWaitTimeInMs: 200 }));
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const got: { key: Buffer | null; value: Buffer | null; headers: Record<string, unknown> }[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => { got.push({ key: message.key, value: message.value, headers: message.headers ?? {} }); } });
+    await eventually(async () => expect(got.length, context()).toBe(5), 30_000);
+    expect(got[0]?.key?.equals(binary)).toBe(true);
+    expect(got[0]?.value?.equals(Buffer.concat([binary, binary]))).toBe(true);
+    expect([got[1]?.key, got[1]?.value?.toString()]).toEqual([null, 'no key']);
+    expect([got[2]?.key?.toString(), got[2]?.value]).toEqual(['tombstone', null]);
+    expect([got[3]?.key?.toString(), got[3]?.value?.length]).toEqual(['empty', 0]);
+    const headers = got[4]?.headers ?? {};
+    expect((headers.repeated as Buffer[]).map(String)).toEqual(['one', 'two']);
+    expect(String(headers.utf8)).toBe('ünïcødé ✓');
+  });
+
   it('refuses acks=all with NOT_ENOUGH_REPLICAS when min.insync.replicas exceeds the ISR, and accepts acks=1', async () => {
     const admin = await connected(kafka.admin());
     const topic = uniqueName('kjs-min-isr');
