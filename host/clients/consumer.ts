@@ -53,7 +53,7 @@ export interface RebalanceListener {
   onPartitionsAssigned?(partitions: TopicPartition[]): Promise<void> | void;
 }
 
-export type AssignorName = 'range' | 'roundrobin' | 'sticky';
+export type AssignorName = 'range' | 'roundrobin' | 'sticky' | 'cooperative-sticky';
 
 export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> {
   bootstrapServers: string[];
@@ -87,7 +87,10 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> {
   maxPollRecords?: number;
   /** isolation.level (default read_uncommitted). */
   isolationLevel?: 'read_uncommitted' | 'read_committed';
-  /** partition.assignment.strategy, in preference order (default range, roundrobin). */
+  /**
+   * partition.assignment.strategy, in preference order (default range, roundrobin). When every
+   * assignor is cooperative (cooperative-sticky), rebalances are incremental (KIP-429).
+   */
   partitionAssignors?: (AssignorName | Assignor)[];
   /** check.crcs (default true). */
   checkCrcs?: boolean;
@@ -97,6 +100,11 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> {
   requestTimeoutMs?: number;
   /** Connect + ApiVersions timeout per broker connection, ms (default 10000). */
   connectTimeoutMs?: number;
+  /**
+   * metadata.max.age.ms (default 300000): also how often the group leader checks the subscribed
+   * topics for new partitions (a change rebalances the group).
+   */
+  metadataMaxAgeMs?: number;
   /** retry.backoff.ms (default 100). */
   retryBackoffMs?: number;
   /** default.api.timeout.ms: bound on commitSync, committed, offset lookups (default 60000). */
@@ -134,6 +142,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private readonly autoCommitIntervalMs: number;
   private readonly defaultApiTimeoutMs: number;
   private readonly maxPollRecords: number;
+  private readonly metadataMaxAgeMs: number;
+  private nextMetadataCheckMs = 0;
+  /** Incremental (KIP-429) rebalances instead of revoke-everything ones. */
+  private readonly cooperative: boolean;
   private subscribedTopics: string[] | null = null;
   private listener: RebalanceListener = {};
   private joined = false;
@@ -159,6 +171,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       requestTimeoutMs,
       retryBackoffMs,
       allowAutoTopicCreation: false,
+      ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.transportFactory === undefined ? {} : { transportFactory: options.transportFactory }),
     });
@@ -174,10 +187,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const assignors = (options.partitionAssignors ?? ['range', 'roundrobin']).map((a) => {
       if (typeof a !== 'string') return a;
       const assignor = BUILT_IN_ASSIGNORS[a];
-      if (assignor === undefined) throw new RangeError(`unknown assignor "${a}": use range, roundrobin or sticky`);
+      if (assignor === undefined) throw new RangeError(`unknown assignor "${a}": use range, roundrobin, sticky or cooperative-sticky`);
       return assignor;
     });
     if (assignors.length === 0) throw new RangeError('partitionAssignors is empty');
+    // Java's rule: the incremental protocol only when every configured assignor supports it.
+    this.cooperative = assignors.every((a) => a.rebalanceProtocol === 'COOPERATIVE');
     this.coordinator = options.groupId === undefined ? null : new ConsumerCoordinator(this.cluster, {
       groupId: options.groupId,
       groupInstanceId: options.groupInstanceId ?? null,
@@ -194,6 +209,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.autoCommitIntervalMs = options.autoCommitIntervalMs ?? 5_000;
     this.defaultApiTimeoutMs = options.defaultApiTimeoutMs ?? 60_000;
     this.maxPollRecords = options.maxPollRecords ?? 500;
+    this.metadataMaxAgeMs = options.metadataMaxAgeMs ?? 300_000;
   }
 
   /** Connects to the cluster (optional: poll() connects on demand). @throws ConnectionError */
@@ -278,6 +294,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.state !== 'open' || (this.stopRequested && this.loops > 0)) return [];
+      if (this.subscribedTopics !== null) await this.maybeCheckGroupMetadata();
       if (this.subscribedTopics !== null && (!this.joined || this.coordinator!.needsRejoin)) await this.rejoin();
       await this.maybeAutoCommit();
       await this.updatePositions();
@@ -305,31 +322,74 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     };
   }
 
-  /** Revokes everything (commit + listener), joins, and installs the new assignment. */
+  /**
+   * Rejoins the group and installs the new assignment. Eager: revoke everything (commit +
+   * listener) first. Cooperative: commit, keep what we own during the join, then revoke only what
+   * the new assignment leaves out and rejoin at once if anything was revoked (KIP-429); partitions
+   * of a generation we were fenced from count as lost and are dropped first.
+   */
   private async rejoin(): Promise<void> {
     const coordinator = this.coordinator!;
-    await this.revokeAll();
+    const fenced = coordinator.generationId < 0;
+    if (!this.cooperative || fenced) {
+      await this.revokeAll();
+      // Eager members still report what they had, which the sticky assignor uses; lost ones do not.
+      if (fenced) coordinator.clearOwned();
+    } else {
+      await this.commitBeforeRebalance();
+    }
     const deadline = Date.now() + (this.options.maxPollIntervalMs ?? 300_000) + (this.options.sessionTimeoutMs ?? 45_000);
-    const assigned = await coordinator.joinGroup(this.subscribedTopics!, deadline);
+    const assigned = toList(await coordinator.joinGroup(this.subscribedTopics!, deadline));
     this.joined = true;
-    const partitions = toList(assigned);
-    this.fetcher.setAssignment(partitions);
-    this.lastCommitted.clear();
-    await this.listener.onPartitionsAssigned?.(partitions);
+    const key = (tp: TopicPartition): string => partitionKey(tp.topic, tp.partition);
+    const before = new Set(this.fetcher.assignment().map(key));
+    const after = new Set(assigned.map(key));
+    const revoked = this.fetcher.assignment().filter((tp) => !after.has(key(tp)));
+    const added = assigned.filter((tp) => !before.has(key(tp)));
+    if (revoked.length > 0) await this.listener.onPartitionsRevoked?.(revoked);
+    this.fetcher.setAssignment(assigned);
+    for (const tp of revoked) this.lastCommitted.delete(key(tp));
+    await this.listener.onPartitionsAssigned?.(this.cooperative ? added : assigned);
+    // Partitions we gave up can only go to their new owner in a follow-up rebalance.
+    if (this.cooperative && revoked.length > 0) coordinator.requestRejoin();
+  }
+
+  /**
+   * The group leader refreshes the metadata of every subscribed topic each metadata.max.age.ms
+   * and rebalances when partition counts changed or a topic appeared or vanished.
+   */
+  private async maybeCheckGroupMetadata(): Promise<void> {
+    const coordinator = this.coordinator!;
+    if (!this.joined || !coordinator.isLeader || Date.now() < this.nextMetadataCheckMs) return;
+    this.nextMetadataCheckMs = Date.now() + this.metadataMaxAgeMs;
+    const topics = coordinator.snapshotTopics;
+    if (topics.length === 0) return;
+    try {
+      const response = await this.cluster.refreshMetadata(topics);
+      const current = new Map<string, number>();
+      for (const topic of response.topics) if (topic.errorCode === ErrorCode.NONE) current.set(topic.name, topic.partitions.length);
+      coordinator.checkAssignmentSnapshot(current);
+    } catch {
+      // Unreachable metadata is retried at the next interval; fetching goes on meanwhile.
+    }
+  }
+
+  private async commitBeforeRebalance(): Promise<void> {
+    if (!this.autoCommit) return;
+    try {
+      await this.commitConsumed();
+    } catch (error) {
+      // A commit the rebalance made stale is expected here; the next owner re-reads those records.
+      if (!(error instanceof CommitFailedError)) throw error;
+    }
   }
 
   private async revokeAll(): Promise<void> {
     if (!this.joined || this.fetcher.assignment().length === 0) return;
-    if (this.autoCommit) {
-      try {
-        await this.commitConsumed();
-      } catch (error) {
-        // A commit the rebalance made stale is expected here; the next owner re-reads those records.
-        if (!(error instanceof CommitFailedError)) throw error;
-      }
-    }
+    await this.commitBeforeRebalance();
     await this.listener.onPartitionsRevoked?.(this.fetcher.assignment());
     this.fetcher.setAssignment([]);
+    this.lastCommitted.clear();
   }
 
   private async maybeAutoCommit(): Promise<void> {

@@ -255,4 +255,36 @@ describe('Consumer against an in-process broker', () => {
     await c.close();
     expect(await admin.fetchOffsets({ groupId: 'c-iterator' })).toEqual([{ topic: 'c-iterator', partition: 0, offset: 4, metadata: '' }]);
   });
+
+  it('rebalances incrementally with cooperative-sticky: a member keeps consuming what it keeps', async () => {
+    await createTopic('c-coop', 4);
+    const revokedFromFirst: string[] = [];
+    const first = consumer({ groupId: 'c-coop', partitionAssignors: ['cooperative-sticky'], autoOffsetReset: 'earliest' });
+    const second = consumer({ groupId: 'c-coop', partitionAssignors: ['cooperative-sticky'], autoOffsetReset: 'earliest' });
+    first.subscribe({ topics: ['c-coop'], listener: { onPartitionsRevoked: (tps) => { revokedFromFirst.push(...tps.map((tp) => String(tp.partition))); } } });
+    const runs = [first.run({ pollTimeoutMs: 100, eachMessage: () => {} })];
+    await waitFor(() => first.assignment().length === 4, 'the first member to own all four partitions');
+    second.subscribe(['c-coop']);
+    runs.push(second.run({ pollTimeoutMs: 100, eachMessage: () => {} }));
+    await waitFor(() => first.assignment().length === 2 && second.assignment().length === 2, 'two partitions each');
+    const kept = first.assignment().map((tp) => String(tp.partition));
+    expect(revokedFromFirst.sort()).toEqual(['0', '1', '2', '3'].filter((p) => !kept.includes(p)));
+    const [described] = await admin.describeGroups(['c-coop']);
+    expect(described!.protocol).toBe('cooperative-sticky');
+    first.stop();
+    second.stop();
+    await Promise.all(runs);
+  });
+
+  it('rebalances when partitions are added to a subscribed topic (leader metadata check)', async () => {
+    await createTopic('c-grow', 2);
+    const c = consumer({ groupId: 'c-grow', metadataMaxAgeMs: 200, autoOffsetReset: 'earliest' });
+    c.subscribe(['c-grow']);
+    const run = c.run({ pollTimeoutMs: 100, eachMessage: () => {} });
+    await waitFor(() => c.assignment().length === 2, 'two partitions');
+    await admin.createPartitions({ topicPartitions: [{ topic: 'c-grow', count: 4 }] });
+    await waitFor(() => c.assignment().length === 4, 'the new partitions to be assigned');
+    c.stop();
+    await run;
+  });
 });

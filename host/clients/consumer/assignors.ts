@@ -8,8 +8,11 @@
  *   order dealt to the sorted members in turn, skipping members not subscribed to that topic.
  * - `sticky` (StickyAssignor, eager): keeps each member's previously owned partitions (from the
  *   subscription's ownedPartitions) as long as the result stays balanced, then hands the rest to
- *   the least loaded members. (cooperative-sticky is the same plan run with the incremental
- *   protocol, which this client does not implement yet.)
+ *   the least loaded members.
+ * - `cooperative-sticky` (CooperativeStickyAssignor, KIP-429): the sticky plan, minus every
+ *   partition that another member still owns: that member first gives it up (revoking only what
+ *   it loses, keeping the rest) and rejoins, and the follow-up rebalance hands it over. Members
+ *   never stop consuming the partitions they keep.
  *
  * Members sort like Java's MemberInfo: by group.instance.id when present (static members keep
  * their place across restarts), then member id.
@@ -25,6 +28,11 @@ export interface AssignorMember {
 export interface Assignor {
   /** The protocol name sent in JoinGroup (must match other clients' for mixed groups). */
   readonly name: string;
+  /**
+   * EAGER: every member revokes everything before rejoining. COOPERATIVE (KIP-429): members keep
+   * what they own and revoke only what the new assignment takes away. Default EAGER.
+   */
+  readonly rebalanceProtocol?: 'EAGER' | 'COOPERATIVE';
   /**
    * @param members every member with its subscription
    * @param partitionsPerTopic partition counts of every subscribed topic that exists
@@ -141,9 +149,35 @@ export const stickyAssignor: Assignor = {
   },
 };
 
+export const cooperativeStickyAssignor: Assignor = {
+  name: 'cooperative-sticky',
+  rebalanceProtocol: 'COOPERATIVE',
+  assign(members, partitionsPerTopic) {
+    const plan = stickyAssignor.assign(members, partitionsPerTopic);
+    const ownerOf = new Map<string, string>();
+    for (const member of members) {
+      for (const [topic, partitions] of Object.entries(member.subscription.ownedPartitions)) {
+        for (const p of partitions) ownerOf.set(`${topic}\u0000${p}`, member.memberId);
+      }
+    }
+    // A partition moving between members is left out this round: its owner revokes it first.
+    for (const [memberId, assignment] of plan) {
+      for (const [topic, partitions] of Object.entries(assignment)) {
+        assignment[topic] = partitions.filter((p) => {
+          const owner = ownerOf.get(`${topic}\u0000${p}`);
+          return owner === undefined || owner === memberId;
+        });
+        if (assignment[topic]!.length === 0) delete assignment[topic];
+      }
+    }
+    return plan;
+  },
+};
+
 /** Assignors by protocol name. */
 export const BUILT_IN_ASSIGNORS: Readonly<Record<string, Assignor>> = {
   range: rangeAssignor,
   roundrobin: roundRobinAssignor,
   sticky: stickyAssignor,
+  'cooperative-sticky': cooperativeStickyAssignor,
 };

@@ -78,6 +78,12 @@ export class ConsumerCoordinator {
   private closed = false;
   /** Partitions owned after the last successful sync (sent as ownedPartitions). */
   private owned: TopicPartitions = {};
+  /**
+   * Partition counts of the subscribed topics the leader assigned with (absent topic = did not
+   * exist); a change means a new assignment is needed (Java's assignment snapshot).
+   */
+  assignmentSnapshot: Map<string, number> | null = null;
+  private assignedTopics: string[] = [];
   /** Called when a heartbeat learns that the member must rejoin (to wake a waiting poll). */
   onRejoinNeeded: () => void = () => {};
 
@@ -165,6 +171,7 @@ export class ConsumerCoordinator {
       this.generationId = join.generationId;
       this.protocolName = join.protocolName;
       this.isLeader = join.leader === join.memberId;
+      if (!this.isLeader) this.assignmentSnapshot = null;
       const assignments = this.isLeader ? await this.assign(join.protocolName, join.members) : [];
       let sync;
       try {
@@ -218,6 +225,8 @@ export class ConsumerCoordinator {
         if (topic.errorCode === ErrorCode.NONE) partitionsPerTopic.set(topic.name, topic.partitions.length);
       }
     }
+    this.assignmentSnapshot = new Map(partitionsPerTopic);
+    this.assignedTopics = topics;
     const plan = assignor.assign(decoded, partitionsPerTopic);
     return decoded.map((m) => ({ memberId: m.memberId, assignment: encodeAssignment({ partitions: plan.get(m.memberId) ?? {} }) }));
   }
@@ -255,6 +264,8 @@ export class ConsumerCoordinator {
           this.requestRejoin();
           return;
         case ErrorCode.ILLEGAL_GENERATION:
+          // The group moved on without us: our partitions may already belong to others (lost).
+          this.generationId = -1;
           this.requestRejoin();
           return;
         default:
@@ -318,6 +329,7 @@ export class ConsumerCoordinator {
           }
           if (p.errorCode === ErrorCode.REBALANCE_IN_PROGRESS || p.errorCode === ErrorCode.ILLEGAL_GENERATION || p.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) {
             if (p.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) this.memberId = '';
+            if (p.errorCode !== ErrorCode.REBALANCE_IN_PROGRESS) this.generationId = -1;
             this.requestRejoin();
             throw new CommitFailedError(p.errorCode, this.options.groupId);
           }
@@ -382,6 +394,28 @@ export class ConsumerCoordinator {
     } catch {
       // The session timeout removes the member anyway.
     }
+  }
+
+  /**
+   * The leader's check that the topics it assigned still have the partition counts it used
+   * (partitions added, a subscribed topic created or deleted); asks for a rejoin when not.
+   * @param current partition counts of the existing snapshotTopics, from fresh metadata
+   */
+  checkAssignmentSnapshot(current: ReadonlyMap<string, number>): void {
+    const snapshot = this.assignmentSnapshot;
+    if (!this.isLeader || snapshot === null || this.rejoinNeeded) return;
+    const changed = snapshot.size !== current.size || [...current].some(([topic, count]) => snapshot.get(topic) !== count);
+    if (changed) this.requestRejoin();
+  }
+
+  /** Topics the leader's last assignment covered (every member's subscription, existing or not). */
+  get snapshotTopics(): string[] {
+    return this.assignmentSnapshot === null ? [] : this.assignedTopics;
+  }
+
+  /** Forgets the owned partitions (they were lost or revoked before a join). */
+  clearOwned(): void {
+    this.owned = {};
   }
 
   /** Stops heartbeating; pending joins fail with ClientClosedError. */

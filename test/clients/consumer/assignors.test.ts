@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rangeAssignor, roundRobinAssignor, stickyAssignor, type AssignorMember } from '../../../host/clients/consumer/assignors.js';
+import { cooperativeStickyAssignor, rangeAssignor, roundRobinAssignor, stickyAssignor, type AssignorMember } from '../../../host/clients/consumer/assignors.js';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../../../host/clients/consumer/consumer-protocol.js';
 
 function member(memberId: string, topics: string[], owned: Record<string, number[]> = {}, groupInstanceId: string | null = null): AssignorMember {
@@ -53,6 +53,19 @@ describe('sticky assignor', () => {
     expect(plan.get('a')!.t!.every((p) => [0, 1, 2].includes(p))).toBe(true);
     expect(plan.get('b')!.t!.every((p) => [3, 4, 5].includes(p))).toBe(true);
     expect([...plan.values()].map((a) => a.t?.length ?? 0)).toEqual([2, 2, 2]);
+  });
+});
+
+describe('cooperative-sticky assignor', () => {
+  it('withholds partitions that move until their owner has revoked them', () => {
+    const members = [member('a', ['t'], { t: [0, 1, 2, 3] }), member('b', ['t'])];
+    const first = cooperativeStickyAssignor.assign(members, new Map([['t', 4]]));
+    expect(first.get('a')!.t!.length).toBe(2);
+    expect(first.get('b')).toEqual({});
+    const second = cooperativeStickyAssignor.assign(
+      [member('a', ['t'], first.get('a')!), member('b', ['t'])], new Map([['t', 4]]));
+    expect(second.get('a')).toEqual(first.get('a'));
+    expect([...second.get('a')!.t!, ...second.get('b')!.t!].sort()).toEqual([0, 1, 2, 3]);
   });
 });
 
