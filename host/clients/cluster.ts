@@ -81,7 +81,8 @@ export class Cluster {
   /** Topics whose last metadata answer was an error, with that error code. */
   private readonly topicErrors = new Map<string, number>();
   private readonly coordinators = new Map<string, number>();
-  private refreshing: Promise<void> | null = null;
+  /** Metadata requests in flight by topic set, so concurrent callers share one. */
+  private readonly refreshing = new Map<string, Promise<MetadataResponse>>();
   private lastRefreshMs = 0;
   private closed = false;
   clusterId: string | null = null;
@@ -136,8 +137,18 @@ export class Cluster {
    * calls for the same work share one request. Topics missing from an all-topics answer are dropped.
    * @throws ConnectionError when no broker can be reached
    */
-  async refreshMetadata(topics: string[] | null = null): Promise<MetadataResponse> {
-    this.assertOpen();
+  refreshMetadata(topics: string[] | null = null): Promise<MetadataResponse> {
+    if (this.closed) return Promise.reject(new ClientClosedError());
+    const key = topics === null ? '\u0000all' : [...new Set(topics)].sort().join('\u0000');
+    let pending = this.refreshing.get(key);
+    if (pending === undefined) {
+      pending = this.fetchMetadata(topics).finally(() => this.refreshing.delete(key));
+      this.refreshing.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async fetchMetadata(topics: string[] | null): Promise<MetadataResponse> {
     const response = await retry(async () => {
       const connection = await this.anyConnection();
       return connection.request(ApiKey.Metadata, {

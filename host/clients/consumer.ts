@@ -292,6 +292,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async poll(timeoutMs = 1000): Promise<ConsumerRecord<K, V>[]> {
     this.assertOpen();
     const deadline = Date.now() + timeoutMs;
+    this.coordinator?.notePoll();
     for (;;) {
       if (this.state !== 'open' || (this.stopRequested && this.loops > 0)) return [];
       if (this.subscribedTopics !== null) await this.maybeCheckGroupMetadata();

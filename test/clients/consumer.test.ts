@@ -287,4 +287,22 @@ describe('Consumer against an in-process broker', () => {
     c.stop();
     await run;
   });
+
+  it('leaves the group when the application stops polling for max.poll.interval.ms, and rejoins on the next poll', async () => {
+    await createTopic('c-stuck', 2);
+    const stuck = consumer({ groupId: 'c-stuck', maxPollIntervalMs: 1_500 });
+    const healthy = consumer({ groupId: 'c-stuck', maxPollIntervalMs: 30_000 });
+    stuck.subscribe(['c-stuck']);
+    healthy.subscribe(['c-stuck']);
+    const run = healthy.run({ pollTimeoutMs: 100, eachMessage: () => {} });
+    await waitFor(() => healthy.assignment().length > 0, 'the healthy member to join');
+    const polling = (async () => { while (stuck.assignment().length === 0) await stuck.poll(100); })();
+    await waitFor(() => healthy.assignment().length === 1, 'one partition each');
+    await polling;
+    await waitFor(() => healthy.assignment().length === 2, 'the stuck member to leave');
+    await stuck.poll(100);
+    await waitFor(() => healthy.assignment().length === 1, 'the stuck member to rejoin');
+    healthy.stop();
+    await run;
+  });
 });

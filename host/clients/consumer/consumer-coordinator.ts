@@ -75,6 +75,7 @@ export class ConsumerCoordinator {
   private rejoinNeeded = true;
   private heartbeatTimer: ReturnType<typeof setTimeout> | null = null;
   private heartbeating = false;
+  private lastPollMs = Date.now();
   private closed = false;
   /** Partitions owned after the last successful sync (sent as ownedPartitions). */
   private owned: TopicPartitions = {};
@@ -241,9 +242,21 @@ export class ConsumerCoordinator {
     this.heartbeatTimer = null;
   }
 
+  /** Records that the application polled (max.poll.interval.ms is measured from here). */
+  notePoll(): void {
+    this.lastPollMs = Date.now();
+  }
+
   private async heartbeat(): Promise<void> {
     this.heartbeatTimer = null;
     if (this.closed || this.rejoinNeeded || this.heartbeating) return;
+    if (Date.now() - this.lastPollMs > this.options.rebalanceTimeoutMs) {
+      // max.poll.interval.ms passed without a poll: the application is stuck, so give its
+      // partitions to the others (Java's heartbeat thread does the same); the next poll rejoins.
+      void this.leaveGroup();
+      this.onRejoinNeeded();
+      return;
+    }
     this.heartbeating = true;
     const generationId = this.generationId;
     try {
