@@ -273,9 +273,14 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const httpBound: GatewayAddress[] = [];
   let stopping: Promise<void> | null = null;
   const closeEverything = async (): Promise<void> => {
+    // Long polls answer now (and fetches stop waiting), then the listeners stop reading and wait
+    // for what is in flight; JoinGroup/SyncGroup requests parked in a rebalance would wait for
+    // other members for minutes, so the coordinator answers them (NOT_COORDINATOR, as when a
+    // Kafka coordinator moves) before the wait. The logs close last.
     replicaManager.shutdown();
-    await Promise.all([...servers.map((server) => server.stop()), ...gateways.map((gateway) => gateway.stop())]);
+    const listenersStopped = Promise.all([...servers.map((server) => server.stop()), ...gateways.map((gateway) => gateway.stop())]);
     groupCoordinator.shutdown();
+    await listenersStopped;
     logManager.shutdown();
   };
   try {

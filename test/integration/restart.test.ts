@@ -1,6 +1,9 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeDescribeConfigsResponse, encodeDescribeConfigsRequest } from '../../host/protocol/generated/describe-configs.js';
+import { decodeDescribeGroupsResponse, encodeDescribeGroupsRequest } from '../../host/protocol/generated/describe-groups.js';
+import { decodeJoinGroupResponse, encodeJoinGroupRequest } from '../../host/protocol/generated/join-group.js';
+import { decodeSyncGroupResponse, encodeSyncGroupRequest } from '../../host/protocol/generated/sync-group.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { decodeInitProducerIdResponse, encodeInitProducerIdRequest } from '../../host/protocol/generated/init-producer-id.js';
 import { decodeOffsetCommitResponse, encodeOffsetCommitRequest } from '../../host/protocol/generated/offset-commit.js';
@@ -142,5 +145,44 @@ describe('restart of a broker child process', () => {
     const events = process.logRecords().map((line) => line.event);
     expect(events).toContain('broker.started');
     expect(events).toContain('broker.stopped');
+  });
+});
+
+describe('stopping a broker with a rebalance in progress', () => {
+  let broker: TestBroker | undefined;
+  afterEach(async () => {
+    await broker?.close();
+    broker = undefined;
+  });
+
+  it('answers a JoinGroup parked in the rebalance instead of holding the stop', async () => {
+    broker = await startTestBroker();
+    const first = await RawKafkaClient.connect(broker.broker.port);
+    const second = await RawKafkaClient.connect(broker.broker.port);
+    try {
+      const join = (client: RawKafkaClient, memberId: string) => client.request(ApiKey.JoinGroup, 2, encodeJoinGroupRequest, decodeJoinGroupResponse, {
+        groupId: 'parked', sessionTimeoutMs: 30000, rebalanceTimeoutMs: 300000, memberId, protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      });
+      const joined = await join(first, '');
+      expect(joined.errorCode).toBe(ErrorCode.NONE);
+      await first.request(ApiKey.SyncGroup, 1, encodeSyncGroupRequest, decodeSyncGroupResponse, {
+        groupId: 'parked', generationId: joined.generationId, memberId: joined.memberId, assignments: [],
+      });
+      // The second member's join waits for the first to rejoin (up to the 300 s rebalance timeout).
+      const parked = join(second, '');
+      // Wait until the coordinator holds the join: the group is then rebalancing.
+      for (;;) {
+        const described = await first.request(ApiKey.DescribeGroups, 0, encodeDescribeGroupsRequest, decodeDescribeGroupsResponse, { groups: ['parked'] });
+        if (described.groups[0]!.groupState === 'PreparingRebalance') break;
+      }
+      const stopped = broker.broker.stop();
+      const answer = await parked;
+      expect(answer.errorCode).not.toBe(ErrorCode.NONE);
+      await stopped;
+    } finally {
+      first.close();
+      second.close();
+    }
   });
 });
