@@ -294,15 +294,24 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
 
   /**
    * Flushes, then closes the connections. Records accepted before close() are delivered (or fail
-   * with their own error); send() after close() rejects with ClientClosedError. Idempotent.
+   * with their own error); send() after close() rejects with ClientClosedError. With `timeoutMs`,
+   * records still unacknowledged when it expires fail with ClientClosedError. Idempotent.
    */
-  close(): Promise<void> {
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
     this.closing ??= (async () => {
       this.state = 'closing';
-      await this.flush();
+      const flushed = this.flush();
+      if (options.timeoutMs === undefined) {
+        await flushed;
+      } else {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([flushed, new Promise<void>((resolve) => { timer = setTimeout(resolve, options.timeoutMs); })]);
+        clearTimeout(timer);
+      }
       this.state = 'closed';
       this.sender.stop();
       await this.cluster.close();
+      await flushed;
     })();
     return this.closing;
   }

@@ -151,4 +151,17 @@ describe('Producer against an in-process broker', () => {
     const records = (await readPartition(broker.bootstrap, 'p-not-idempotent', 0)).flatMap((b) => b.records);
     expect(records.map((r) => r.value!.toString())).toEqual(['warm-up', 'once', 'once']);
   });
+
+  it('fails what is still unacknowledged when close() times out', async () => {
+    await admin.createTopics({ topics: [{ topic: 'p-close-timeout', numPartitions: 1 }] });
+    const faults = new FaultInjector();
+    const p = producer({ transportFactory: faults.factory, retryBackoffMs: 20 });
+    await p.send({ topic: 'p-close-timeout', messages: [{ value: 'warm-up' }] });
+    faults.dropResponses(ApiKey.Produce, 1_000_000);
+    const pending = p.sendRecord({ topic: 'p-close-timeout', value: 'never acknowledged' });
+    pending.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await p.close({ timeoutMs: 200 });
+    await expect(pending).rejects.toThrow(/closed/);
+  });
 });
