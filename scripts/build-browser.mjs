@@ -91,10 +91,21 @@ function builtInProblems(metafile, outfile) {
   return problems;
 }
 
+/** `--entry <file> --outfile <file>` bundle something else the same way (the tests check the guard). */
+function targetsFromArgs(args) {
+  const value = (flag) => {
+    const index = args.indexOf(flag);
+    return index < 0 ? undefined : args[index + 1];
+  };
+  const entry = value('--entry');
+  const outfile = value('--outfile');
+  if (entry === undefined && outfile === undefined) return [{ entry: at('host/clients/browser.ts'), outfile: at('dist/browser/tributary.js') }];
+  if (entry === undefined || outfile === undefined) throw new Error('give both --entry and --outfile');
+  return [{ entry: path.resolve(entry), outfile: path.resolve(outfile) }];
+}
+
 async function main() {
-  const targets = [
-    { entry: at('host/clients/browser.ts'), outfile: at('dist/browser/tributary.js') },
-  ];
+  const targets = targetsFromArgs(process.argv.slice(2));
   let failed = false;
   for (const { entry, outfile } of targets) {
     mkdirSync(path.dirname(outfile), { recursive: true });

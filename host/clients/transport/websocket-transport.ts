@@ -168,9 +168,11 @@ export class WebSocketTransport implements Transport {
       socket.onclose = (event) => {
         clearTimeout(timer);
         const detail = `${event.code} ${closeCodeName(event.code)}${event.reason === '' ? '' : `: ${event.reason}`}`;
-        const error = this.pendingError ?? new ConnectionError(opened
-          ? `connection to ${this.url} (broker ${this.peer}) closed by the gateway (${detail})`
-          : `cannot connect to ${this.url} (broker ${this.peer}): ${this.lastErrorText ?? (sawError ? 'connection failed' : detail)}`);
+        let message: string;
+        if (!opened) message = `cannot connect to ${this.url} (broker ${this.peer}): ${this.lastErrorText ?? (sawError ? 'connection failed' : detail)}`;
+        else if (this.lastErrorText !== null) message = `connection to ${this.url} (broker ${this.peer}) failed: ${this.lastErrorText} (${detail})`;
+        else message = `connection to ${this.url} (broker ${this.peer}) closed by the gateway (${detail})`;
+        const error = this.pendingError ?? new ConnectionError(message);
         if (!opened) {
           this.rejectConnect = null;
           reject(error);
