@@ -305,4 +305,26 @@ describe('Consumer against an in-process broker', () => {
     healthy.stop();
     await run;
   });
+
+  it('reads batches larger than max.partition.fetch.bytes (the broker returns at least one whole batch)', async () => {
+    await createTopic('c-big', 1);
+    const big = 'x'.repeat(20_000);
+    await producer.send({ topic: 'c-big', messages: [{ value: big }, { value: big }] });
+    const c = consumer({ maxPartitionFetchBytes: 1_000, fetchMaxBytes: 1_000 });
+    c.assign([{ topic: 'c-big', partition: 0 }]);
+    await c.seekToBeginning();
+    const records = await pollAtLeast(c, 2);
+    expect(records.map((r) => r.value!.length)).toEqual([20_000, 20_000]);
+  });
+
+  it('resets to the log start by auto.offset.reset after the records at its position were deleted', async () => {
+    await createTopic('c-deleted', 1);
+    await produce('c-deleted', 10);
+    const c = consumer({ autoOffsetReset: 'earliest' });
+    c.assign([{ topic: 'c-deleted', partition: 0 }]);
+    c.seek({ topic: 'c-deleted', partition: 0 }, 2);
+    await admin.deleteRecords({ topic: 'c-deleted', partitions: [{ partition: 0, offset: 5 }] });
+    const records = await pollAtLeast(c, 5);
+    expect(records.map((r) => r.offset)).toEqual([5, 6, 7, 8, 9]);
+  });
 });
