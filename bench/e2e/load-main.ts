@@ -4,7 +4,7 @@
  * loop with the harness or the server under measurement. The result is one JSON line on stdout
  * (LoadResult); failures print the error on stderr and exit 1.
  */
-import { runKafkajsLatency, runTsCreateTopic, runTsProduce } from './load-ts-client.js';
+import { runKafkajsLatency, runTsConsume, runTsCreateTopic, runTsLatency, runTsProduce } from './load-ts-client.js';
 import { runNatsConsume, runNatsLatency, runNatsProduce } from './load-nats.js';
 import { runRedisConsume, runRedisLatency, runRedisProduce } from './load-redis.js';
 import { runTcpSend, runTcpSink } from './load-tcp.js';
@@ -14,6 +14,8 @@ const MODES: Record<string, (spec: any) => Promise<unknown>> = {
   'tcp-sink': runTcpSink,
   'tcp-send': runTcpSend,
   'ts-produce': runTsProduce,
+  'ts-consume': runTsConsume,
+  'ts-latency': runTsLatency,
   'ts-create-topic': runTsCreateTopic,
   'kafkajs-latency': runKafkajsLatency,
   'nats-produce': runNatsProduce,

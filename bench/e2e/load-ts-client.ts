@@ -44,6 +44,91 @@ export function hasTsConsumer(distRoot: string): boolean {
   return existsSync(path.join(distRoot, 'host/clients/consumer.js'));
 }
 
+interface TopicPartition { topic: string; partition: number }
+
+interface ConsumerLike {
+  connect(): Promise<void>;
+  assign(partitions: TopicPartition[]): void;
+  seekToBeginning(partitions?: TopicPartition[]): Promise<void>;
+  seekToEnd(partitions?: TopicPartition[]): Promise<void>;
+  poll(timeoutMs?: number): Promise<{ value: Buffer | null }[]>;
+  close(): Promise<void>;
+}
+
+type ConsumerClass = new (options: Record<string, unknown>) => ConsumerLike;
+
+async function loadConsumer(distRoot: string): Promise<ConsumerClass> {
+  const module = (await import(pathToFileURL(path.join(distRoot, 'host/clients/consumer.js')).href)) as { Consumer: ConsumerClass };
+  return module.Consumer;
+}
+
+/**
+ * Reads `records` records of partition 0 from the beginning with our Consumer (manual assign, no
+ * group; max.poll.records 10,000, fetch.max.wait.ms 100). Timed from the first poll.
+ */
+export async function runTsConsume(spec: Pick<TsClientSpec, 'distRoot' | 'bootstrap' | 'topic' | 'records'>): Promise<LoadResult> {
+  const Consumer = await loadConsumer(spec.distRoot);
+  const consumer = new Consumer({ bootstrapServers: [spec.bootstrap], clientId: 'tributary-bench', maxPollRecords: 10_000, fetchMaxWaitMs: 100 });
+  await consumer.connect();
+  const partitions = [{ topic: spec.topic, partition: 0 }];
+  consumer.assign(partitions);
+  await consumer.seekToBeginning(partitions);
+  let records = 0;
+  let bytes = 0;
+  const startedAtMs = performance.now();
+  let idleSinceMs = performance.now();
+  while (records < spec.records) {
+    const polled = await consumer.poll(500);
+    for (const record of polled) bytes += record.value?.length ?? 0;
+    records += polled.length;
+    if (polled.length > 0) idleSinceMs = performance.now();
+    else if (performance.now() - idleSinceMs > 30_000) throw new Error(`no records for 30 s after ${records} of ${spec.records}`);
+  }
+  const elapsedMs = performance.now() - startedAtMs;
+  await consumer.close();
+  return { records, bytes, elapsedMs };
+}
+
+/**
+ * W4 with our client: a Producer (acks as given, linger.ms 0, no idempotence) sending one record
+ * per send() at the rate, and a Consumer assigned to partition 0 from its end (fetch.min.bytes 1,
+ * fetch.max.wait.ms 100) in the same process.
+ */
+export async function runTsLatency(spec: Pick<TsClientSpec, 'distRoot' | 'bootstrap' | 'topic' | 'size' | 'acks'> & { ratePerSecond: number; seconds: number; warmupMs: number }): Promise<LoadResult> {
+  const Producer = await loadProducer(spec.distRoot);
+  const Consumer = await loadConsumer(spec.distRoot);
+  const producer = new Producer({ bootstrapServers: [spec.bootstrap], acks: spec.acks, enableIdempotence: false, lingerMs: 0, clientId: 'tributary-bench' });
+  await producer.connect();
+  await producer.partitionsFor(spec.topic);
+  const consumer = new Consumer({ bootstrapServers: [spec.bootstrap], clientId: 'tributary-bench', fetchMinBytes: 1, fetchMaxWaitMs: 100, maxPollRecords: 10_000 });
+  await consumer.connect();
+  const partitions = [{ topic: spec.topic, partition: 0 }];
+  consumer.assign(partitions);
+  await consumer.seekToEnd(partitions);
+  const recorder = new LatencyRecorder(spec.warmupMs);
+  let stopping = false;
+  const reading = (async () => {
+    while (!stopping) {
+      for (const record of await consumer.poll(100)) if (record.value !== null) recorder.record(record.value);
+    }
+  })();
+  // The consumer's first fetch positions it at the end before records flow.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const window = new Window(16_384);
+  const startedAtMs = performance.now();
+  const sent = await paced(spec.ratePerSecond, spec.seconds, () => {
+    window.track(producer.send({ topic: spec.topic, messages: [{ value: LatencyRecorder.stamp(payload(spec.size)), partition: 0 }] }));
+  });
+  await window.drain();
+  await waitUntil(() => recorder.received >= sent, 30_000, 'the consumer to see every record');
+  const elapsedMs = performance.now() - startedAtMs;
+  stopping = true;
+  await reading;
+  await consumer.close();
+  await producer.close();
+  return { records: sent, bytes: sent * spec.size, elapsedMs, latencyMicros: recorder.percentiles() };
+}
+
 /** Sends `records` values with a window of in-flight send() calls of 1,000 records each. */
 export async function runTsProduce(spec: TsClientSpec): Promise<LoadResult> {
   const Producer = await loadProducer(spec.distRoot);

@@ -19,7 +19,8 @@ import { BenchBroker } from './broker.js';
 import type { BuildSnapshot } from './build-snapshot.js';
 import { runChild, runLoad, startLoadServer } from './child-run.js';
 import { kcatConsume, kcatProduce, type PayloadFiles } from './kcat.js';
-import type { LoadResult } from './load-common.js';
+import { payload, type LoadResult } from './load-common.js';
+import { hasTsConsumer } from './load-ts-client.js';
 import type { Results, Sample, SystemName } from './measurement.js';
 import { PeerServer } from './peers.js';
 import { readProcStats } from './proc-stats.js';
@@ -58,6 +59,8 @@ const KCAT_BATCHING = { lingerMs: 5, batchMessages: 10_000 };
 /** Our client's batching for throughput runs: linger.ms=5, batch.size 256 KiB. */
 const TS_BATCHING = { lingerMs: 5, batchSize: 262_144 };
 const LOAD_TIMEOUT_MS = 300_000;
+/** XADDs per pipeline for both Redis generators. */
+const REDIS_PIPELINE = 1000;
 
 interface ThroughputShape {
   workload: WorkloadId;
@@ -110,27 +113,31 @@ async function tributaryThroughput(context: SuiteContext, s: ThroughputShape, ge
   const broker = await BenchBroker.start(context.snapshot, { overrides: brokerOverrides(s) });
   try {
     const topic = `${s.workload.toLowerCase()}-${generator}-${run}`;
+    const distRoot = path.join(context.snapshot.root, 'dist');
     if (context.kcat) await createTopicWithKcat(broker.bootstrap, topic);
     context.progress(`${s.workload} run ${run}: tributary ${generator} produce ${s.records} × ${s.size} B`);
     const produced = await measured(broker.process, () => generator === 'kcat'
       ? kcatProduce({ bootstrap: broker.bootstrap, topic, file: context.payloads.file(s.records, s.size), records: s.records, size: s.size, acks: s.acks, partition: 0, ...KCAT_BATCHING, timeoutMs: LOAD_TIMEOUT_MS })
-      : runLoad('ts-produce', { distRoot: path.join(context.snapshot.root, 'dist'), bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, acks: s.acks, partition: 0, ...TS_BATCHING }, LOAD_TIMEOUT_MS));
+      : runLoad('ts-produce', { distRoot, bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, acks: s.acks, partition: 0, ...TS_BATCHING }, LOAD_TIMEOUT_MS));
     const produceSample: Sample = { ...rates(produced.value), serverCpuSeconds: produced.cpuSeconds };
     let consumeSample: Sample | undefined;
-    if (context.kcat) {
-      // Reading back is kcat's in both cases until our Consumer exists; it also proves every record arrived.
-      context.progress(`${s.workload} run ${run}: tributary kcat consume ${s.records} records from the start`);
-      const consumed = await measured(broker.process, () => kcatConsume({ bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, timeoutMs: LOAD_TIMEOUT_MS }));
-      expectAll(consumed.value, s.records, `${s.workload} kcat consume after ${generator} produce`);
+    const tsConsumer = generator === 'ts-client' && hasTsConsumer(distRoot);
+    if (tsConsumer || context.kcat) {
+      const reader = tsConsumer ? 'ts-client' : 'kcat';
+      context.progress(`${s.workload} run ${run}: tributary ${reader} consume ${s.records} records from the start`);
+      const consumed = await measured(broker.process, () => (tsConsumer
+        ? runLoad('ts-consume', { distRoot, bootstrap: broker.bootstrap, topic, records: s.records }, LOAD_TIMEOUT_MS)
+        : kcatConsume({ bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, timeoutMs: LOAD_TIMEOUT_MS })));
+      expectAll(consumed.value, s.records, `${s.workload} ${reader} consume after ${generator} produce`);
       consumeSample = { ...rates(consumed.value), serverCpuSeconds: consumed.cpuSeconds };
     }
     const peak = broker.process.stats().peakRssBytes;
     produceSample.serverPeakRssBytes = peak;
     const bytes = s.records * s.size;
     context.results.row({ workload: s.workload, system: 'tributary', generator, phase: 'produce', durability, bytes }).samples.push(produceSample);
-    if (consumeSample && generator === 'kcat') {
+    if (consumeSample && (generator === 'kcat' || tsConsumer)) {
       consumeSample.serverPeakRssBytes = peak;
-      context.results.row({ workload: s.workload, system: 'tributary', generator: 'kcat', phase: 'consume', durability, bytes }).samples.push(consumeSample);
+      context.results.row({ workload: s.workload, system: 'tributary', generator, phase: 'consume', durability, bytes }).samples.push(consumeSample);
     }
   } finally {
     await broker.close();
@@ -155,19 +162,39 @@ async function natsThroughput(context: SuiteContext, s: ThroughputShape, run: nu
   }
 }
 
+/**
+ * Redis Streams: redis-benchmark (Redis's own C load generator, pipelined XADD, one connection)
+ * and ioredis (pipelined XADD from Node) each produce into a fresh server; ioredis reads the
+ * redis-benchmark stream back with XREAD COUNT 10000.
+ */
 async function redisThroughput(context: SuiteContext, s: ThroughputShape, run: number): Promise<void> {
-  const server = await PeerServer.startRedis(s.fsync ? 'always' : 'everysec');
+  const appendfsync = s.fsync ? 'always' : 'everysec';
+  const key = { workload: s.workload, system: 'redis-streams' as SystemName, durability: s.fsync ? DURABILITY.redisAlways : DURABILITY.redisEverysec, bytes: s.records * s.size };
+  let server = await PeerServer.startRedis(appendfsync);
   try {
-    const spec = { port: server.port, key: `${s.workload}-${run}`, records: s.records, size: s.size };
-    context.progress(`${s.workload} run ${run}: Redis Streams produce`);
-    const produced = await measured(server.process, () => runLoad('redis-produce', spec, LOAD_TIMEOUT_MS));
+    const streamKey = `${s.workload}-${run}`;
+    context.progress(`${s.workload} run ${run}: Redis Streams produce (redis-benchmark)`);
+    const value = payload(s.size).toString('latin1');
+    const produced = await measured(server.process, () => runChild('redis-benchmark', [
+      '-h', '127.0.0.1', '-p', String(server.port), '-c', '1', '-P', String(REDIS_PIPELINE), '-n', String(s.records), '-q',
+      'XADD', streamKey, '*', 'v', value,
+    ], { timeoutMs: LOAD_TIMEOUT_MS }));
+    if (produced.value.code !== 0) throw new Error(`redis-benchmark failed:\n${produced.value.stderr}`);
     context.progress(`${s.workload} run ${run}: Redis Streams consume`);
-    const consumed = await measured(server.process, () => runLoad('redis-consume', spec, LOAD_TIMEOUT_MS));
+    const consumed = await measured(server.process, () => runLoad('redis-consume', { port: server.port, key: streamKey, records: s.records, size: s.size }, LOAD_TIMEOUT_MS));
     expectAll(consumed.value, s.records, `${s.workload} Redis consume`);
     const peak = server.process.stats().peakRssBytes;
-    const key = { workload: s.workload, system: 'redis-streams' as SystemName, durability: s.fsync ? DURABILITY.redisAlways : DURABILITY.redisEverysec, bytes: s.records * s.size };
-    context.results.row({ ...key, generator: 'ioredis pipelined XADD', phase: 'produce' }).samples.push({ ...rates(produced.value), serverCpuSeconds: produced.cpuSeconds, serverPeakRssBytes: peak });
+    context.results.row({ ...key, generator: `redis-benchmark -c 1 -P ${REDIS_PIPELINE} XADD`, phase: 'produce' }).samples.push({
+      ...rates({ records: s.records, bytes: s.records * s.size, elapsedMs: produced.value.elapsedMs }), serverCpuSeconds: produced.cpuSeconds, serverPeakRssBytes: peak,
+    });
     context.results.row({ ...key, generator: 'ioredis XREAD COUNT 10000', phase: 'consume' }).samples.push({ ...rates(consumed.value), serverCpuSeconds: consumed.cpuSeconds, serverPeakRssBytes: peak });
+    await server.close();
+    server = await PeerServer.startRedis(appendfsync);
+    context.progress(`${s.workload} run ${run}: Redis Streams produce (ioredis)`);
+    const fromNode = await measured(server.process, () => runLoad('redis-produce', { port: server.port, key: streamKey, records: s.records, size: s.size, pipeline: REDIS_PIPELINE }, LOAD_TIMEOUT_MS));
+    context.results.row({ ...key, generator: `ioredis pipelined XADD (${REDIS_PIPELINE} per pipeline)`, phase: 'produce' }).samples.push({
+      ...rates(fromNode.value), serverCpuSeconds: fromNode.cpuSeconds, serverPeakRssBytes: server.process.stats().peakRssBytes,
+    });
   } finally {
     await server.close();
   }
@@ -247,7 +274,7 @@ async function w3(context: SuiteContext): Promise<void> {
       let consumedRecords = 0;
       let consumedAtMs = Number.NaN;
       const stderrOf = ['', ''];
-      const consumers = [0, 1].map((index) => runChild('kcat', ['-b', broker.bootstrap, '-G', `w3-group-${run}`, '-X', 'auto.offset.reset=earliest', topic], {
+      const consumers = [0, 1].map((index) => runChild('kcat', ['-b', broker.bootstrap, '-G', `w3-group-${run}`, '-u', '-X', 'auto.offset.reset=earliest', topic], {
         timeoutMs: LOAD_TIMEOUT_MS,
         abort: stopConsumers.signal,
         onStderr: (text) => { stderrOf[index] += text; },
@@ -313,8 +340,13 @@ async function w4(context: SuiteContext): Promise<void> {
       try {
         const topic = `w4-${run}`;
         context.progress(`W4 run ${run}/${context.runs}: tributary, 5,000 records/s for ${seconds} s`);
-        const result = await measured(broker.process, () => runLoad('kafkajs-latency', { bootstrap: broker.bootstrap, topic, acks: 1, ...spec }, LOAD_TIMEOUT_MS));
-        const row = context.results.row({ workload: 'W4', system: 'tributary', generator: 'kafkajs producer + group consumer', phase: 'end-to-end', durability: DURABILITY.tributaryAcks1 });
+        await createTopicWithKcat(broker.bootstrap, topic);
+        const ours = hasTsConsumer(path.join(context.snapshot.root, 'dist'));
+        const result = await measured(broker.process, () => (ours
+          ? runLoad('ts-latency', { distRoot: path.join(context.snapshot.root, 'dist'), bootstrap: broker.bootstrap, topic, acks: 1, ...spec }, LOAD_TIMEOUT_MS)
+          : runLoad('kafkajs-latency', { bootstrap: broker.bootstrap, topic, acks: 1, ...spec }, LOAD_TIMEOUT_MS)));
+        const generator = ours ? 'ts-client producer (linger.ms 0) + consumer (assign)' : 'kafkajs producer + group consumer';
+        const row = context.results.row({ workload: 'W4', system: 'tributary', generator, phase: 'end-to-end', durability: DURABILITY.tributaryAcks1 });
         row.samples.push(latencySample(result.value, result.cpuSeconds, broker.process.stats().peakRssBytes));
         if (result.value.note && !row.notes.includes(result.value.note)) row.notes.push(result.value.note);
       } finally {
