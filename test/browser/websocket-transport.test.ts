@@ -6,11 +6,10 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { Admin } from '../../host/clients/admin.js';
 import { ConnectionError } from '../../host/clients/errors.js';
-import { Producer } from '../../host/clients/producer.js';
+import { Admin, Producer, viaNodeWebSocketGateway } from '../../host/clients/node.js';
 import type { TransportHandlers, TransportOptions } from '../../host/clients/transport/transport.js';
-import { nodeWebSocketOpener, nodeWebSocketTransportFactory, viaNodeWebSocketGateway } from '../../host/clients/transport/websocket-node-transport.js';
+import { nodeWebSocketOpener, nodeWebSocketTransportFactory } from '../../host/clients/transport/websocket-node-transport.js';
 import { gatewayHostPort, webSocketUrlFor, WebSocketTransport, type WebSocketLike } from '../../host/clients/transport/websocket-transport.js';
 import { startGatewayBroker, type GatewayBroker } from './gateway-broker.js';
 
@@ -157,7 +156,7 @@ describe('The WebSocket transport', () => {
     }
   });
 
-  it('carries Admin and Producer through viaNodeWebSocketGateway', async () => {
+  it('carries Admin and Producer from the Node entry through viaNodeWebSocketGateway', async () => {
     const gateway = viaNodeWebSocketGateway(broker.kafkaUrl);
     expect(gateway.bootstrapServers).toEqual([broker.gatewayHostPort]);
     const admin = new Admin(gateway);
