@@ -410,7 +410,7 @@ async function w6(context: SuiteContext): Promise<void> {
     const broker = await BenchBroker.start(context.snapshot, { logDir });
     let createdMs: number;
     try {
-      createdMs = (await runLoad('ts-create-topic', { distRoot: path.join(context.snapshot.root, 'dist'), bootstrap: broker.bootstrap, topic: 'w6-many', partitions, timeoutMs: 600_000 }, LOAD_TIMEOUT_MS)).elapsedMs;
+      createdMs = (await runLoad('ts-create-topic', { distRoot: path.join(context.snapshot.root, 'dist'), bootstrap: broker.bootstrap, topic: 'w6-many', partitions, timeoutMs: 900_000 }, 900_000)).elapsedMs;
     } finally {
       await broker.stop();
     }
