@@ -107,6 +107,22 @@ describe('The example page in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('gives clients made without a transport the WebSocket transport in the bundle', async () => {
+    // A string, so vitest leaves the page's dynamic import() alone.
+    const topics = await page.evaluate(`(async () => {
+      const bundle = await import('/dist/browser/tributary.js');
+      // Only the bootstrap connection is used here; Metadata's TCP endpoints need viaWebSocketGateway.
+      const admin = new bundle.Admin({ bootstrapServers: [${JSON.stringify(broker.gatewayHostPort)}] });
+      try {
+        return await admin.listTopics();
+      } finally {
+        await admin.close();
+      }
+    })()`);
+    expect(topics).toEqual(expect.arrayContaining(['from-kcat', 'from-page']));
+    expect(pageErrors).toEqual([]);
+  });
+
   it('shows records as they arrive when consuming without a group', async () => {
     await page.fill('#consume-topic', 'from-page');
     await page.fill('#consume-group', '');

@@ -125,6 +125,22 @@ describe('The WebSocket transport', () => {
     }
   });
 
+  it('settles connect and close when closed while the upgrade is pending', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const transport = new WebSocketTransport(`ws://127.0.0.1:${port}/kafka`, 'silent', OPTIONS, nodeWebSocketOpener);
+      const seen = recorder();
+      const connecting = transport.connect(seen.handlers).catch((error: unknown) => error);
+      await transport.close();
+      expect(await connecting).toBeInstanceOf(ConnectionError);
+      expect(seen.closes).toEqual([undefined]);
+    } finally {
+      silent.close();
+    }
+  });
+
   it('reports the gateway closing with 1009 for a request above socket.request.max.bytes', async () => {
     const transport = new WebSocketTransport(broker.kafkaUrl, broker.gatewayHostPort, OPTIONS, nodeWebSocketOpener);
     const seen = recorder();
