@@ -49,6 +49,7 @@ describe('broker-process helper', () => {
     expect(started?.overrides).toEqual({
       listeners: `PLAINTEXT://127.0.0.1:${broker.port}`,
       'log.dirs': broker.logDir,
+      'http.listeners': '',
       'num.partitions': '3',
     });
     await broker.close();

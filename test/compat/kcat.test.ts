@@ -158,7 +158,7 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 120_000 }, () => {
   ])('round-trips a %s-compressed batch and stores it as received (codec %i in the batch attributes)', async (codec, codecId) => {
     const topic = uniqueName(`kcat-${codec}`);
     const lines = Array.from({ length: 200 }, (_, i) => `k${i}:${codec} record ${i} ${'abcdefgh'.repeat(8)}`);
-    await kcat(['-P', '-t', topic, '-p', '0', '-K', ':', '-z', codec, '-X', 'linger.ms=100'], `${lines.join('\n')}\n`);
+    await kcat(['-P', '-t', topic, '-p', '0', '-K', ':', '-z', codec, '-X', 'linger.ms=500'], `${lines.join('\n')}\n`);
     const records = await consumeAll(topic, ['-p', '0']);
     expect(records.map((r) => `${r.key}:${r.payload}`)).toEqual(lines);
     expect(records.map((r) => r.offset)).toEqual(lines.map((_, i) => i));
@@ -238,8 +238,10 @@ describe('kcat (librdkafka 2.0.2)', { timeout: 120_000 }, () => {
 
   it('starts in the middle of a compressed batch: the broker returns the whole batch and the client skips to the offset (-z gzip, -o 5)', async () => {
     const topic = uniqueName('kcat-mid-batch');
-    const lines = Array.from({ length: 10 }, (_, i) => `in-batch-${i}`);
-    await kcat(['-P', '-t', topic, '-p', '0', '-z', 'gzip', '-X', 'linger.ms=100'], `${lines.join('\n')}\n`);
+    // compressible payloads and a long linger: librdkafka sends a batch uncompressed when gzip would not
+    // make it smaller, which a lone short record (split off by a slow, loaded machine) would trigger
+    const lines = Array.from({ length: 10 }, (_, i) => `in-batch-${i}-${'x'.repeat(200)}`);
+    await kcat(['-P', '-t', topic, '-p', '0', '-z', 'gzip', '-X', 'linger.ms=500'], `${lines.join('\n')}\n`);
     expect(firstBatchAttributes(topic) & 0x07).toBe(1);
     const fromFive = parseRecords((await kcat(['-C', '-t', topic, '-p', '0', '-o', '5', '-e', '-J'])).stdout);
     expect(fromFive.map((r) => [r.offset, r.payload])).toEqual(lines.slice(5).map((line, i) => [5 + i, line]));

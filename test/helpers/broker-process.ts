@@ -12,12 +12,14 @@
  *   created it).
  * - Ready means: a TCP connection succeeds AND an ApiVersions v0 request gets a
  *   well-formed answer with error code 0 (see {@link probeApiVersions}).
+ * - With TRIBUTARY_BROKER_LOG_DUMP=<dir> set, `close()` writes each broker's captured stdout and
+ *   stderr to `<dir>/broker-<port>-<time>.log`, to read warnings that clients tolerated.
  * - Every started process is kept in a registry; {@link stopAllBrokerProcesses}
  *   (call it from `afterAll`) kills leftovers, and a process 'exit' hook
  *   SIGKILLs anything still running if the test worker dies first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +37,10 @@ export const BROKER_CLI_PATH = process.env.TRIBUTARY_BROKER_CLI
 export type OverrideValue = string | number | boolean;
 
 export interface BrokerProcessOptions {
-  /** Extra broker configs by Kafka name, e.g. `{ 'num.partitions': 3 }`. `listeners` and `log.dirs` are set by the helper unless given here. */
+  /**
+   * Extra broker configs by Kafka name, e.g. `{ 'num.partitions': 3 }`. The helper sets `listeners`,
+   * `log.dirs` and `http.listeners` (empty: gateway off) unless given here.
+   */
   overrides?: Record<string, OverrideValue>;
   /** Use this `log.dirs` directory instead of a fresh temp one (it is then never deleted by the helper). */
   logDir?: string;
@@ -333,6 +338,9 @@ class BrokerProcessImpl implements BrokerProcess {
     const allOverrides: Record<string, OverrideValue> = {
       listeners: `PLAINTEXT://${this.host}:${this.port}`,
       'log.dirs': this.logDir,
+      // The HTTP/WebSocket gateway defaults to 127.0.0.1:8080, which concurrent test brokers
+      // would all share (SO_REUSEPORT); tests that want it set e.g. 'http.listeners': '127.0.0.1:<port>'.
+      'http.listeners': '',
       ...this.options.overrides,
       ...overrides,
     };
@@ -437,6 +445,12 @@ class BrokerProcessImpl implements BrokerProcess {
     if (this.running) await this.stop('SIGTERM');
     this.closed = true;
     registry.delete(this);
+    const dumpDir = process.env.TRIBUTARY_BROKER_LOG_DUMP;
+    if (dumpDir !== undefined && dumpDir !== '') {
+      mkdirSync(dumpDir, { recursive: true });
+      writeFileSync(join(dumpDir, `broker-${this.port}-${Date.now()}.log`),
+        [...this.stdoutLines, '--- stderr ---', ...this.stderrLines].join('\n'));
+    }
     if (this.ownsLogDir) rmSync(this.logDir, { recursive: true, force: true });
   }
 
