@@ -109,4 +109,27 @@ describe('mixed clients in one consumer group', { timeout: 120_000 }, () => {
       librdkafka.kill();
     }
   });
+
+  it('selects the one protocol every member supports: librdkafka (roundrobin only) with kafka-python (range, roundrobin) gets a roundrobin split', async () => {
+    const topic = uniqueName('mixed-select');
+    const group = uniqueName('mixed-select');
+    await createTopic(topic, 4);
+    const librdkafka = JsonLineProcess.python('ck_group_member.py', {
+      bootstrap: broker.bootstrap, topic, group, client_id: 'select-librdkafka', config: { 'partition.assignment.strategy': 'roundrobin' },
+    }, 90_000);
+    const kafkaPython = JsonLineProcess.python('kp_group_member.py', { bootstrap: broker.bootstrap, topic, group, client_id: 'select-kafka-python' }, 90_000);
+    try {
+      await eventually(async () => {
+        const split = [lastAssignment(librdkafka) ?? [], lastAssignment(kafkaPython) ?? []].map((p) => p.join(',')).sort();
+        // range would give 0,1 / 2,3; roundrobin over sorted partitions alternates members
+        expect(split, `${librdkafka.describe()}\n${kafkaPython.describe()}`).toEqual(['0,2', '1,3']);
+      }, 40_000);
+      const groups = await runPython<{ groups: { id: string; state: string; protocol: string }[] }>('ck_admin.py', { bootstrap: broker.bootstrap, op: 'list_groups' });
+      expect(groups.groups.find((g) => g.id === group)).toMatchObject({ state: 'Stable', protocol: 'roundrobin' });
+    } finally {
+      librdkafka.kill();
+      kafkaPython.kill();
+    }
+  });
 });
+
