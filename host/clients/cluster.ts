@@ -234,6 +234,17 @@ export class Cluster {
     });
   }
 
+  /**
+   * The cached metadata of a topic when it is fresh (younger than metadata.max.age.ms) and every
+   * partition has a leader; undefined otherwise (call topicMetadata). A synchronous fast path.
+   */
+  cachedTopic(topic: string): TopicInfo | undefined {
+    if (Date.now() - this.lastRefreshMs >= this.options.metadataMaxAgeMs) return undefined;
+    const info = this.topicMap.get(topic);
+    if (info === undefined || info.partitions.length === 0 || info.partitions.some((p) => p.leader < 0)) return undefined;
+    return info;
+  }
+
   /** Cached partition count of a topic, or undefined when unknown. */
   partitionCount(topic: string): number | undefined {
     return this.topicMap.get(topic)?.partitions.length;

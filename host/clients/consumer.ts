@@ -315,6 +315,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   private deserialize(record: FetchedRecord): ConsumerRecord<K, V> {
+    if (this.options.keyDeserializer === undefined && this.options.valueDeserializer === undefined) {
+      return record as unknown as ConsumerRecord<K, V>;
+    }
     const key = this.options.keyDeserializer ? this.options.keyDeserializer(record.key, record.topic) : (record.key as K);
     const value = this.options.valueDeserializer ? this.options.valueDeserializer(record.value, record.topic) : (record.value as V);
     return {

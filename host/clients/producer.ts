@@ -17,6 +17,7 @@ import type { RecordHeaderInput } from '../record/batch-builder.js';
 import { CompressionType } from '../record/compression.js';
 import { Cluster, type PartitionInfo } from './cluster.js';
 import { ClientClosedError, KafkaError } from './errors.js';
+import { murmur2Partition } from './producer/murmur2.js';
 import { DefaultPartitioner, type CustomPartitioner } from './producer/partitioner.js';
 import { estimateRecordBytes, RecordAccumulator, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
 import { Sender } from './producer/sender.js';
@@ -100,6 +101,13 @@ const COMPRESSION_IDS: Record<CompressionName, number> = {
 };
 
 const encoder = new TextEncoder();
+
+type PartitionInfoList = { partitions: PartitionInfo[] };
+
+/** A queued record's acknowledgement, boxed so an async function can return it unawaited. */
+interface Queued {
+  acknowledged: Promise<RecordMetadata>;
+}
 
 /** Default serializer: strings as UTF-8, bytes as they are, null/undefined as null. */
 export function defaultSerializer(data: unknown): Uint8Array | null {
@@ -202,7 +210,10 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
    */
   async send(request: { topic: string; messages: ProducerMessage<K, V>[] }): Promise<RecordMetadata[]> {
     const pending: Promise<RecordMetadata>[] = [];
-    for (const message of request.messages) pending.push((await this.enqueue({ ...message, topic: request.topic })).acknowledged);
+    for (const message of request.messages) {
+      const queued = this.enqueue(request.topic, message);
+      pending.push(('acknowledged' in queued ? queued : await queued).acknowledged);
+    }
     return Promise.all(pending);
   }
 
@@ -212,7 +223,8 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
    */
   async sendRecord(record: ProducerRecord<K, V>, callback?: (error: Error | null, metadata: RecordMetadata | null) => void): Promise<RecordMetadata> {
     try {
-      const metadata = await (await this.enqueue(record)).acknowledged;
+      const queued = this.enqueue(record.topic, record);
+      const metadata = await ('acknowledged' in queued ? queued : await queued).acknowledged;
       callback?.(null, metadata);
       return metadata;
     } catch (error) {
@@ -222,42 +234,91 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
   }
 
   /**
-   * Appends one record to the accumulator; resolves (after any back-pressure wait) with the
-   * promise of its acknowledgement, so callers keep the order of their appends.
+   * Appends one record to the accumulator and returns the promise of its acknowledgement. The
+   * append itself is synchronous when metadata is cached and buffer memory is free, so records
+   * keep the order of the calls; otherwise it waits (metadata, back-pressure) first and returns
+   * a promise of the box. @throws synchronously for invalid records and a closed producer
    */
-  private async enqueue(input: ProducerRecord<K, V>): Promise<{ acknowledged: Promise<RecordMetadata> }> {
+  private enqueue(topic: string, message: ProducerMessage<K, V>): Queued | Promise<Queued> {
     if (this.state !== 'open') throw new ClientClosedError('the producer is closed');
-    let record = input;
-    for (const interceptor of this.options.interceptors ?? []) if (interceptor.onSend) record = interceptor.onSend(record);
+    let record: ProducerMessage<K, V> & { topic?: string } = message;
+    const interceptors = this.options.interceptors;
+    if (interceptors !== undefined && interceptors.length > 0) {
+      let full: ProducerRecord<K, V> = { ...message, topic };
+      for (const interceptor of interceptors) if (interceptor.onSend) full = interceptor.onSend(full);
+      record = full;
+      topic = full.topic;
+    }
     const key = record.key === undefined || record.key === null ? null
-      : (this.options.keySerializer ?? (defaultSerializer as Serializer<K>))(record.key, record.topic);
+      : (this.options.keySerializer ?? (defaultSerializer as Serializer<K>))(record.key, topic);
     const value = record.value === null ? null
-      : (this.options.valueSerializer ?? (defaultSerializer as Serializer<V>))(record.value, record.topic);
+      : (this.options.valueSerializer ?? (defaultSerializer as Serializer<V>))(record.value, topic);
     const headers = normalizeHeaders(record.headers);
     const timestamp = record.timestamp ?? Date.now();
     const sizeBytes = estimateRecordBytes(key, value, headers);
     if (sizeBytes + 61 > this.maxRequestSize) {
-      throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `record of about ${sizeBytes} bytes for ${record.topic} (max.request.size ${this.maxRequestSize})`);
+      throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `record of about ${sizeBytes} bytes for ${topic} (max.request.size ${this.maxRequestSize})`);
     }
-    const [info] = await this.cluster.topicMetadata([record.topic], this.maxBlockMs);
-    const partitionCount = info!.partitions.length;
-    let partition = record.partition;
-    if (partition === undefined) {
-      const available = info!.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
-      const args = { topic: record.topic, key, value, partitionCount, availablePartitions: available };
+    const pendingRecord = this.pendingRecord(key, value, headers, timestamp, sizeBytes);
+    const cached = this.cluster.cachedTopic(topic);
+    if (cached !== undefined && this.accumulator.tryReserve(sizeBytes)) {
+      const partition = this.choosePartition(topic, record.partition, key, value, cached);
+      if (partition instanceof Error) {
+        this.accumulator.release(sizeBytes);
+        pendingRecord.record.reject(partition);
+        throw partition;
+      }
+      this.append(topic, partition, pendingRecord.record);
+      return { acknowledged: pendingRecord.acknowledged };
+    }
+    return (async () => {
+      try {
+        const [info] = await this.cluster.topicMetadata([topic], this.maxBlockMs);
+        const partition = this.choosePartition(topic, record.partition, key, value, info!);
+        if (partition instanceof Error) throw partition;
+        await this.accumulator.reserve(sizeBytes);
+        if (this.isClosed()) {
+          this.accumulator.release(sizeBytes);
+          throw new ClientClosedError('the producer is closed');
+        }
+        this.append(topic, partition, pendingRecord.record);
+        return { acknowledged: pendingRecord.acknowledged };
+      } catch (error) {
+        // Interceptors hear about records that never reached the accumulator too.
+        pendingRecord.record.reject(error as Error);
+        throw error;
+      }
+    })();
+  }
+
+  private append(topic: string, partition: number, record: PendingRecord): void {
+    this.accumulator.append(topic, partition, record, Date.now());
+    // The sender sends full batches at once and sets its timer for the others' linger.ms.
+    this.sender.wakeup();
+  }
+
+  /** The partition for a record (explicit, custom partitioner, or default), or the error to throw. */
+  private choosePartition(topic: string, explicit: number | undefined, key: Uint8Array | null, value: Uint8Array | null, info: PartitionInfoList): number | KafkaError {
+    const partitionCount = info.partitions.length;
+    let partition = explicit;
+    if (partition === undefined && key !== null && this.options.partitioner === undefined) {
+      partition = murmur2Partition(key, partitionCount);
+    } else if (partition === undefined) {
+      const available = info.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
+      const args = { topic, key, value, partitionCount, availablePartitions: available };
       partition = this.options.partitioner?.(args) ?? this.partitioner.partition(args);
     }
     if (!Number.isInteger(partition) || partition < 0 || partition >= partitionCount) {
-      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `partition ${partition} of ${record.topic} (it has ${partitionCount})`);
+      return new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `partition ${partition} of ${topic} (it has ${partitionCount})`);
     }
-    await this.accumulator.reserve(sizeBytes);
-    if (this.isClosed()) {
-      this.accumulator.release(sizeBytes);
-      throw new ClientClosedError('the producer is closed');
-    }
+    return partition;
+  }
+
+  private pendingRecord(key: Uint8Array | null, value: Uint8Array | null, headers: RecordHeaderInput[], timestamp: number, sizeBytes: number): { record: PendingRecord; acknowledged: Promise<RecordMetadata> } {
     const interceptors = this.options.interceptors ?? [];
+    let record!: PendingRecord;
     const acknowledged = new Promise<RecordMetadata>((resolve, reject) => {
-      const pendingRecord: PendingRecord = {
+      record = {
         key, value, headers, timestamp, sizeBytes,
         resolve: (metadata) => {
           for (const i of interceptors) i.onAcknowledgement?.(metadata, null);
@@ -268,13 +329,10 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
           reject(error);
         },
       };
-      this.accumulator.append(record.topic, partition!, pendingRecord, Date.now());
-      // The sender sends full batches at once and sets its timer for the others' linger.ms.
-      this.sender.wakeup();
     });
     // Callers that only await flush() must not see unhandled rejections; send() re-awaits it.
     acknowledged.catch(() => undefined);
-    return { acknowledged };
+    return { record, acknowledged };
   }
 
   private isClosed(): boolean {

@@ -55,6 +55,8 @@ interface PartitionState {
   paused: boolean;
   /** Records fetched and not yet handed out, in offset order. */
   buffer: FetchedRecord[];
+  /** Index of the next buffered record to hand out (records before it are spent). */
+  bufferIndex: number;
   /** Position after the buffer is drained (past skipped control / aborted records too). */
   bufferEndOffset: number;
   highWatermark: number;
@@ -90,7 +92,7 @@ export class Fetcher {
     for (const { topic, partition } of partitions) {
       const key = partitionKey(topic, partition);
       next.set(key, this.states.get(key) ?? {
-        topic, partition, position: null, paused: false, buffer: [], bufferEndOffset: -1,
+        topic, partition, position: null, paused: false, buffer: [], bufferIndex: 0, bufferEndOffset: -1,
         highWatermark: -1, logStartOffset: -1, lastStableOffset: -1, needsReset: false,
       });
     }
@@ -128,6 +130,7 @@ export class Fetcher {
     state.position = offset;
     state.needsReset = false;
     state.buffer = [];
+    state.bufferIndex = 0;
     state.bufferEndOffset = -1;
     this.wake();
   }
@@ -172,21 +175,25 @@ export class Fetcher {
     for (const state of this.states.values()) {
       if (out.length >= max) break;
       if (state.paused || state.position === null) continue;
-      while (state.buffer.length > 0 && out.length < max) {
-        const record = state.buffer.shift()!;
+      while (state.bufferIndex < state.buffer.length && out.length < max) {
+        const record = state.buffer[state.bufferIndex++]!;
         if (record.offset < state.position) continue;
         out.push(record);
         state.position = record.offset + 1;
       }
-      if (state.buffer.length === 0 && state.bufferEndOffset > state.position) state.position = state.bufferEndOffset;
-      if (state.buffer.length === 0) state.bufferEndOffset = -1;
+      if (state.bufferIndex >= state.buffer.length) {
+        if (state.bufferEndOffset > state.position) state.position = state.bufferEndOffset;
+        state.buffer = [];
+        state.bufferIndex = 0;
+        state.bufferEndOffset = -1;
+      }
     }
     return out;
   }
 
   /** True when some unpaused partition has records buffered. */
   hasBufferedRecords(): boolean {
-    for (const state of this.states.values()) if (!state.paused && state.buffer.length > 0) return true;
+    for (const state of this.states.values()) if (!state.paused && state.bufferIndex < state.buffer.length) return true;
     return false;
   }
 
@@ -329,11 +336,16 @@ export class Fetcher {
       if (readCommitted && header.isTransactional && abortedProducers.has(header.producerId)) continue;
       for (const record of batchRecords) {
         if (record.offset < position) continue;
+        // One object per record, shaped like ConsumerRecord so it can be handed out as is.
         state.buffer.push({
-          ...record,
           topic: state.topic,
           partition: state.partition,
+          offset: record.offset,
+          timestamp: record.timestamp,
           timestampType: header.timestampType,
+          key: record.key,
+          value: record.value,
+          headers: record.headers,
           leaderEpoch: header.partitionLeaderEpoch,
         });
       }

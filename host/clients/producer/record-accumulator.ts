@@ -101,6 +101,13 @@ export class RecordAccumulator {
     return this.incomplete.size;
   }
 
+  /** Reserves memory at once when available (no waiter queued); false = call reserve() and wait. */
+  tryReserve(bytes: number): boolean {
+    if (this.waiters.length > 0 || (this.usedBytes + bytes > this.options.bufferMemory && this.usedBytes > 0)) return false;
+    this.usedBytes += bytes;
+    return true;
+  }
+
   /**
    * Reserves memory for a record, waiting while buffer.memory is exhausted (a record bigger than
    * the whole buffer is let through when nothing else is held, so it can still be sent).
