@@ -20,3 +20,6 @@ export type {
 } from './broker.js';
 export { loadBrokerConfig } from './config/broker-config.js';
 export type { BrokerConfig } from './config/broker-config.js';
+
+// The client library (Producer, Consumer, Admin, transports): see host/clients/README.md.
+export * from './clients/node.js';

@@ -18,7 +18,7 @@ export type {
   AssignorName, ConsumerOptions, ConsumerRecord, Deserializer, EachBatchPayload, EachMessagePayload, RebalanceListener,
   RunOptions, TopicPartition,
 } from './consumer.js';
-export { BUILT_IN_ASSIGNORS, rangeAssignor, roundRobinAssignor, stickyAssignor } from './consumer/assignors.js';
+export { BUILT_IN_ASSIGNORS, cooperativeStickyAssignor, rangeAssignor, roundRobinAssignor, stickyAssignor } from './consumer/assignors.js';
 export type { Assignor, AssignorMember } from './consumer/assignors.js';
 export type { Subscription, Assignment, TopicPartitions } from './consumer/consumer-protocol.js';
 export { Cluster, CoordinatorType } from './cluster.js';
