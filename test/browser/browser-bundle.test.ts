@@ -1,5 +1,5 @@
 /**
- * `npm run build:browser` (scripts/build-browser.mjs): the client library bundles for browsers
+ * `npm run build:browser` (host/clients/browser/build-bundle.mjs): the client library bundles for browsers
  * with the Node-only modules swapped out, and the build fails when a Node built-in would reach
  * the bundle. Bundles go to a temp dir so the test never races a concurrent `npm run build`.
  */
@@ -19,7 +19,7 @@ afterAll(() => {
 
 async function buildBrowser(entry: string, outfile: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/build-browser.mjs', '--entry', entry, '--outfile', outfile], { timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['host/clients/browser/build-bundle.mjs', '--entry', entry, '--outfile', outfile], { timeout: 60_000 });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
