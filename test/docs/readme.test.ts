@@ -1,0 +1,35 @@
+/**
+ * README.md carries tables generated from the code (config reference, supported API versions):
+ * these tests fail when the code changes and the README was not regenerated, so the documentation
+ * a new user reads cannot drift from what the broker does.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createApiRegistry } from '../../host/api/api-handlers.js';
+import { brokerConfigReferenceMarkdown, topicConfigReferenceMarkdown } from '../../host/config/config-reference.js';
+import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README.md', () => {
+  it('lists every broker config exactly as the config definitions describe it', () => {
+    expect(readme).toContain(brokerConfigReferenceMarkdown());
+  });
+
+  it('lists every topic config exactly as the config definitions describe it', () => {
+    expect(readme).toContain(topicConfigReferenceMarkdown());
+  });
+
+  it('lists exactly the API versions that ApiVersions advertises', () => {
+    const rows = createApiRegistry()
+      .apiVersions()
+      .map((range) => `| ${range.apiKey} | ${apiKeyName(range.apiKey)} | ${range.minVersion}–${range.maxVersion} |`);
+    const table = readme.split('\n').filter((line) => /^\| \d+ \| \w+ \| \d+–\d+ \|$/.test(line));
+    expect(table).toEqual(rows);
+  });
+
+  it('gives the two-command quick start', () => {
+    expect(readme).toContain('npm install && npm start');
+    expect(readme).toMatch(/^npm test\b/m);
+  });
+});
