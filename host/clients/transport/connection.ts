@@ -251,7 +251,9 @@ export class Connection {
       const start = (): void => {
         if (!expectResponse) {
           try {
-            this.write(this.nextCorrelationId++, apiKey, version, encodeBody);
+            const correlationId = this.nextCorrelationId;
+            this.nextCorrelationId = (this.nextCorrelationId + 1) & 0x7fffffff;
+            this.write(correlationId, apiKey, version, encodeBody);
             resolve(null);
           } catch (error) {
             reject(error as Error);
