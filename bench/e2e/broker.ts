@@ -18,6 +18,8 @@ export interface BrokerStartOptions {
   logDir?: string;
   /** Extra broker configs by Kafka name. */
   overrides?: Record<string, string | number>;
+  /** Also listen for HTTP (and so the WebSocket gateway at /kafka) on a free port. */
+  http?: boolean;
   /** Extra node flags (e.g. --cpu-prof). */
   nodeFlags?: string[];
   startTimeoutMs?: number;
@@ -26,6 +28,8 @@ export interface BrokerStartOptions {
 export class BenchBroker {
   /** Spawn → first Metadata answer, ms. */
   readyMs = Number.NaN;
+  /** Port of the HTTP listener (WebSocket gateway), when asked for. */
+  httpPort: number | undefined;
 
   private constructor(
     readonly process: ServerProcess,
@@ -38,15 +42,21 @@ export class BenchBroker {
     return `${BENCH_HOST}:${this.port}`;
   }
 
+  /** The WebSocket gateway's URL (start with `http: true`). */
+  get gatewayUrl(): string | undefined {
+    return this.httpPort === undefined ? undefined : `ws://${BENCH_HOST}:${this.httpPort}/kafka`;
+  }
+
   /** Starts a broker and waits until it answers Metadata. @throws Error with the broker's output tail */
   static async start(snapshot: BuildSnapshot, options: BrokerStartOptions = {}): Promise<BenchBroker> {
     const ownsLogDir = options.logDir === undefined;
     const logDir = options.logDir ?? mkdtempSync(path.join(tmpdir(), 'tributary-bench-data-'));
     const port = await freePort();
+    const httpPort = options.http === true ? await freePort() : undefined;
     const overrides: Record<string, string | number> = {
       'log.dirs': logDir,
       listeners: `PLAINTEXT://${BENCH_HOST}:${port}`,
-      'http.listeners': '',
+      'http.listeners': httpPort === undefined ? '' : `${BENCH_HOST}:${httpPort}`,
       'log.level': 'warn',
       ...options.overrides,
     };
@@ -54,6 +64,7 @@ export class BenchBroker {
     for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${value}`);
     const server = new ServerProcess('broker', process.execPath, args, { cwd: snapshot.root });
     const broker = new BenchBroker(server, port, logDir, ownsLogDir);
+    broker.httpPort = httpPort;
     try {
       const readyAt = await Promise.race([
         waitForMetadata(BENCH_HOST, port, { timeoutMs: options.startTimeoutMs ?? 60_000 }),

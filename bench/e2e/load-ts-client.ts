@@ -23,6 +23,17 @@ export interface TsClientSpec {
   batchSize: number;
   /** A fixed partition; default: the client's partitioner (sticky for null keys). */
   partition?: number;
+  /** Reach the broker through its WebSocket gateway at this URL instead of TCP. */
+  gatewayUrl?: string;
+}
+
+/** `bootstrapServers` (and for the gateway a `transportFactory`) for a client's options. */
+async function connectionOptions(spec: { distRoot: string; bootstrap: string; gatewayUrl?: string }): Promise<Record<string, unknown>> {
+  if (spec.gatewayUrl === undefined) return { bootstrapServers: [spec.bootstrap] };
+  const module = (await import(pathToFileURL(path.join(spec.distRoot, 'host/clients/transport/websocket-node-transport.js')).href)) as {
+    viaNodeWebSocketGateway(url: string): Record<string, unknown>;
+  };
+  return module.viaNodeWebSocketGateway(spec.gatewayUrl);
 }
 
 interface ProducerLike {
@@ -66,9 +77,9 @@ async function loadConsumer(distRoot: string): Promise<ConsumerClass> {
  * Reads `records` records of partition 0 from the beginning with our Consumer (manual assign, no
  * group; max.poll.records 10,000, fetch.max.wait.ms 100). Timed from the first poll.
  */
-export async function runTsConsume(spec: Pick<TsClientSpec, 'distRoot' | 'bootstrap' | 'topic' | 'records'>): Promise<LoadResult> {
+export async function runTsConsume(spec: Pick<TsClientSpec, 'distRoot' | 'bootstrap' | 'topic' | 'records' | 'gatewayUrl'>): Promise<LoadResult> {
   const Consumer = await loadConsumer(spec.distRoot);
-  const consumer = new Consumer({ bootstrapServers: [spec.bootstrap], clientId: 'tributary-bench', maxPollRecords: 10_000, fetchMaxWaitMs: 100 });
+  const consumer = new Consumer({ ...(await connectionOptions(spec)), clientId: 'tributary-bench', maxPollRecords: 10_000, fetchMaxWaitMs: 100 });
   await consumer.connect();
   const partitions = [{ topic: spec.topic, partition: 0 }];
   consumer.assign(partitions);
@@ -133,7 +144,7 @@ export async function runTsLatency(spec: Pick<TsClientSpec, 'distRoot' | 'bootst
 export async function runTsProduce(spec: TsClientSpec): Promise<LoadResult> {
   const Producer = await loadProducer(spec.distRoot);
   const producer = new Producer({
-    bootstrapServers: [spec.bootstrap], acks: spec.acks, enableIdempotence: false,
+    ...(await connectionOptions(spec)), acks: spec.acks, enableIdempotence: false,
     lingerMs: spec.lingerMs, batchSize: spec.batchSize, clientId: 'tributary-bench',
   });
   await producer.connect();

@@ -38,6 +38,8 @@ export interface SuiteContext {
   /** Which generators/peers are available and wanted. */
   kcat: boolean;
   tsClient: boolean;
+  /** Our client through the WebSocket gateway. */
+  tsWebSocket: boolean;
   nats: boolean;
   redis: boolean;
   progress(message: string): void;
@@ -108,25 +110,29 @@ function expectAll(result: LoadResult, expected: number, what: string): void {
 // ---------------------------------------------------------------------------------------------
 // W1, W2, W5: produce everything, then read everything from the start.
 
-async function tributaryThroughput(context: SuiteContext, s: ThroughputShape, generator: 'kcat' | 'ts-client', run: number): Promise<void> {
+type TributaryGenerator = 'kcat' | 'ts-client' | 'ts-client over WebSocket';
+
+async function tributaryThroughput(context: SuiteContext, s: ThroughputShape, generator: TributaryGenerator, run: number): Promise<void> {
   const durability = s.fsync ? DURABILITY.tributaryFsync : DURABILITY.tributaryAcks1;
-  const broker = await BenchBroker.start(context.snapshot, { overrides: brokerOverrides(s) });
+  const overWebSocket = generator === 'ts-client over WebSocket';
+  const broker = await BenchBroker.start(context.snapshot, { overrides: brokerOverrides(s), http: overWebSocket });
+  const gateway = overWebSocket ? { gatewayUrl: broker.gatewayUrl } : {};
   try {
-    const topic = `${s.workload.toLowerCase()}-${generator}-${run}`;
+    const topic = `${s.workload.toLowerCase()}-${generator.replace(/\W+/g, '-')}-${run}`;
     const distRoot = path.join(context.snapshot.root, 'dist');
     if (context.kcat) await createTopicWithKcat(broker.bootstrap, topic);
     context.progress(`${s.workload} run ${run}: tributary ${generator} produce ${s.records} × ${s.size} B`);
     const produced = await measured(broker.process, () => generator === 'kcat'
       ? kcatProduce({ bootstrap: broker.bootstrap, topic, file: context.payloads.file(s.records, s.size), records: s.records, size: s.size, acks: s.acks, partition: 0, ...KCAT_BATCHING, timeoutMs: LOAD_TIMEOUT_MS })
-      : runLoad('ts-produce', { distRoot, bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, acks: s.acks, partition: 0, ...TS_BATCHING }, LOAD_TIMEOUT_MS));
+      : runLoad('ts-produce', { distRoot, bootstrap: broker.bootstrap, ...gateway, topic, records: s.records, size: s.size, acks: s.acks, partition: 0, ...TS_BATCHING }, LOAD_TIMEOUT_MS));
     const produceSample: Sample = { ...rates(produced.value), serverCpuSeconds: produced.cpuSeconds };
     let consumeSample: Sample | undefined;
-    const tsConsumer = generator === 'ts-client' && hasTsConsumer(distRoot);
+    const tsConsumer = generator !== 'kcat' && hasTsConsumer(distRoot);
     if (tsConsumer || context.kcat) {
-      const reader = tsConsumer ? 'ts-client' : 'kcat';
+      const reader = tsConsumer ? generator : 'kcat';
       context.progress(`${s.workload} run ${run}: tributary ${reader} consume ${s.records} records from the start`);
       const consumed = await measured(broker.process, () => (tsConsumer
-        ? runLoad('ts-consume', { distRoot, bootstrap: broker.bootstrap, topic, records: s.records }, LOAD_TIMEOUT_MS)
+        ? runLoad('ts-consume', { distRoot, bootstrap: broker.bootstrap, ...gateway, topic, records: s.records }, LOAD_TIMEOUT_MS)
         : kcatConsume({ bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, timeoutMs: LOAD_TIMEOUT_MS })));
       expectAll(consumed.value, s.records, `${s.workload} ${reader} consume after ${generator} produce`);
       consumeSample = { ...rates(consumed.value), serverCpuSeconds: consumed.cpuSeconds };
@@ -242,6 +248,7 @@ async function throughputWorkload(context: SuiteContext, workload: WorkloadId): 
     fsBaseline(context, workload, s.records * s.size, s.fsync);
     if (context.kcat) await tributaryThroughput(context, s, 'kcat', run);
     if (context.tsClient) await tributaryThroughput(context, s, 'ts-client', run);
+    if (context.tsWebSocket) await tributaryThroughput(context, s, 'ts-client over WebSocket', run);
     if (context.nats && workload !== 'W5') await natsThroughput(context, s, run);
     if (context.redis) await redisThroughput(context, s, run);
   }
