@@ -327,4 +327,29 @@ describe('Consumer against an in-process broker', () => {
     const records = await pollAtLeast(c, 5);
     expect(records.map((r) => r.offset)).toEqual([5, 6, 7, 8, 9]);
   });
+
+  it('applies producer serializers and consumer deserializers', async () => {
+    await createTopic('c-serde', 1);
+    const typed = new Producer<number, { n: number }>({
+      bootstrapServers: [broker.bootstrap],
+      keySerializer: (key) => Buffer.from(String(key)),
+      valueSerializer: (value) => Buffer.from(JSON.stringify(value)),
+    });
+    await typed.send({ topic: 'c-serde', messages: [{ key: 7, value: { n: 1 } }, { key: 8, value: { n: 2 } }] });
+    await typed.close();
+    const c = new Consumer<number, { n: number } | null>({
+      bootstrapServers: [broker.bootstrap],
+      keyDeserializer: (bytes) => Number(bytes!.toString()),
+      valueDeserializer: (bytes) => (bytes === null ? null : JSON.parse(bytes.toString()) as { n: number }),
+    });
+    try {
+      c.assign([{ topic: 'c-serde', partition: 0 }]);
+      await c.seekToBeginning();
+      const records: ConsumerRecord<number, { n: number } | null>[] = [];
+      while (records.length < 2) records.push(...await c.poll(200));
+      expect(records.map((r) => [r.key, r.value])).toEqual([[7, { n: 1 }], [8, { n: 2 }]]);
+    } finally {
+      await c.close();
+    }
+  });
 });
