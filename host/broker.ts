@@ -9,7 +9,8 @@
  *   → one SocketServer per client listener (port 0 binds a free port; requests wait for the end
  *   of start-up) and one WebSocketGateway per `http.listeners` entry → broker registration with the bound endpoints → one leader Partition per topic
  *   partition (logs created where missing) → GroupCoordinator loading `__consumer_offsets`
- *   → periodic housekeeping.
+ *   → periodic housekeeping (every min(log.retention.check.interval.ms, 5 s): flush, retention,
+ *   compaction, checkpoints, producer-id expiry).
  * Stop: stop accepting and reading, answer waiting long polls at once, let in-flight requests
  * finish, stop the coordinator's timers, then flush every log and write the checkpoints and the
  * clean-shutdown marker (LogManager.shutdown).
@@ -355,10 +356,19 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
 
   const tickIntervalMs = Math.max(MIN_TICK_INTERVAL_MS, Math.min(MAX_TICK_INTERVAL_MS, config.logRetentionCheckIntervalMs));
   const tick = setInterval(() => {
+    const nowMs = Date.now();
     try {
-      logManager.tick(Date.now());
+      logManager.tick(nowMs);
     } catch (error) {
       logger.error({ event: 'housekeeping.failed', err: error }, 'log housekeeping failed (bug)');
+    }
+    try {
+      // producer.id.expiration.ms: idle producer ids are forgotten (Kafka checks every
+      // producer.id.expiration.check.interval.ms; a pass over the in-memory entries is cheap).
+      const expired = replicaManager.removeExpiredProducers(nowMs);
+      if (expired > 0) logger.debug({ event: 'producers.expired', count: expired }, `${expired} idle producer id(s) expired`);
+    } catch (error) {
+      logger.error({ event: 'housekeeping.failed', err: error }, 'producer-state housekeeping failed (bug)');
     }
   }, tickIntervalMs);
   tick.unref();

@@ -197,6 +197,16 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }
 
   /**
+   * Forgets the producer ids idle for longer than producer.id.expiration.ms (by the timestamp of
+   * their last batch) and without an open transaction; a later batch of such a producer with a
+   * sequence other than 0 is refused with UNKNOWN_PRODUCER_ID (59), as in Kafka. Returns how
+   * many were removed (0 for a partition without producer state).
+   */
+  removeExpiredProducers(nowMs: number): number {
+    return this.producerState?.removeExpiredProducers(nowMs) ?? 0;
+  }
+
+  /**
    * Clean shutdown: snapshots the producer state at the log end so the next start replays
    * nothing. Call before the log closes. Throws the disk's error.
    */

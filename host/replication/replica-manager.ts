@@ -302,6 +302,17 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }
 
   /**
+   * Producer-id expiry over every partition (Kafka's periodic removeExpiredProducers, driven by
+   * the broker's housekeeping tick): see Partition.removeExpiredProducers. `nowMs` is wall-clock
+   * time, compared with batch timestamps. Returns how many producer entries were removed.
+   */
+  removeExpiredProducers(nowMs: number): number {
+    let removed = 0;
+    for (const partition of this.allPartitions()) removed += partition.removeExpiredProducers(nowMs);
+    return removed;
+  }
+
+  /**
    * Wakes what waits on a partition whose high watermark may have moved (after an append; later
    * also after a follower fetch): acks=all produces, and long-poll fetches with the byte count.
    */

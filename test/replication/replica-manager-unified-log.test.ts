@@ -192,6 +192,21 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect(log.logEndOffset).toBe(4);
   });
 
+  it('forgets a producer idle for longer than producer.id.expiration.ms (then UNKNOWN_PRODUCER_ID for its next sequence)', async () => {
+    const dir = tempPartitionDir();
+    const log = open(dir);
+    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler() });
+    const producerState = new ProducerStateManager({ dir, disk: new NodeDisk(), producerIdExpirationMs: 60_000 });
+    replicaManager.becomeLeader({ topic: 'idem', partition: 0, log, leaderEpoch: 0, producerState });
+    await produce(replicaManager, idempotentBatch(0, ['a']));
+    const lastBatchMs = 1_700_000_000_000;
+    expect(replicaManager.removeExpiredProducers(lastBatchMs + 59_999)).toBe(0);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(45);
+    expect(replicaManager.removeExpiredProducers(lastBatchMs + 60_000)).toBe(1);
+    expect(producerState.producerCount).toBe(0);
+    expect((await produce(replicaManager, idempotentBatch(1, ['b']))).errorCode).toBe(59);
+  });
+
   it('snapshots producer state when an append rolls the segment', async () => {
     const dir = tempPartitionDir();
     const log = open(dir, 200);
