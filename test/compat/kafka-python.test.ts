@@ -6,6 +6,8 @@
  *
  * The client programs are test/compat/py/kp_*.py (JSON in, JSON out).
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
 import { brokerTail, startCompatBroker } from './compat-broker.js';
@@ -175,6 +177,59 @@ describe('kafka-python 2.0.2', { timeout: 120_000 }, () => {
     expect(produced.delivered.map((d) => d.error)).toEqual(messages.map(() => null));
     const read = await py<{ records: ReadRecord[] }>('kp_consume.py', { topic, count: 20 });
     expect(read.records.map((r) => [r.offset, r.value])).toEqual(messages.map((m, i) => [i, m.value]));
+  });
+
+  it('looks up offsets by time inside batches with out-of-order CreateTimes, and the earliest and latest offsets (ListOffsets v1)', async () => {
+    const topic = uniqueName('kp-times');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [{ name: topic, num_partitions: 1 }] });
+    expect(created.errors).toEqual([[topic, 0]]);
+    // an hour ago: explicit CreateTimes older than retention.ms (7 days) would be deleted by retention
+    const base = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+    // one batch (linger) whose timestamps are not monotonic: the answer is the FIRST offset with timestamp >= target
+    const timestamps = [base + 1000, base + 5000, base + 2000, base + 3000, base + 4000, base + 6000];
+    const produced = await py<{ delivered: { offset: number; error: string | null }[] }>('kp_produce.py', {
+      topic, messages: timestamps.map((ts, i) => ({ key: `t${i}`, value: `at-${ts - base}`, partition: 0, timestamp_ms: ts })), config: { linger_ms: 50 },
+    });
+    expect(produced.delivered.map((d) => [d.offset, d.error])).toEqual(timestamps.map((_, i) => [i, null]));
+    const lookup = await py<{ beginning: Record<string, number>; end: Record<string, number>; for_times: Record<string, Record<string, [number, number] | null>> }>(
+      'kp_offsets.py', { topic, partitions: [0], times: [base, base + 2500, base + 5000, base + 5500, base + 7000] });
+    expect(lookup.beginning).toEqual({ 0: 0 });
+    expect(lookup.end).toEqual({ 0: 6 });
+    expect(lookup.for_times).toEqual({
+      [String(base)]: { 0: [0, base + 1000] },
+      [String(base + 2500)]: { 0: [1, base + 5000] },
+      [String(base + 5000)]: { 0: [1, base + 5000] },
+      [String(base + 5500)]: { 0: [5, base + 6000] },
+      [String(base + 7000)]: { 0: null },
+    });
+  });
+
+  it('finds offsets by time across many small segments (time index per segment)', async () => {
+    const topic = uniqueName('kp-times-segments');
+    const created = await py<{ errors: [string, number][] }>('kp_admin.py', { op: 'create_topics', topics: [
+      { name: topic, num_partitions: 1, config: { 'segment.bytes': '1024', 'index.interval.bytes': '100' } },
+    ] });
+    expect(created.errors).toEqual([[topic, 0]]);
+    // an hour ago: explicit CreateTimes older than retention.ms (7 days) would be deleted by retention
+    const base = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+    const count = 60;
+    // one record per batch (batch_size below two records: a batch over segment.bytes is refused with
+    // RECORD_LIST_TOO_LARGE, as in Kafka): ~60 batches of ~190 bytes roll a 1 KiB segment every few batches
+    const produced = await py<{ delivered: { offset: number; error: string | null }[] }>('kp_produce.py', {
+      topic, messages: Array.from({ length: count }, (_, i) => ({ key: `s${i}`, value: `${i}:${'s'.repeat(100)}`, partition: 0, timestamp_ms: base + i * 1000 })),
+      config: { linger_ms: 0, batch_size: 160, max_in_flight_requests_per_connection: 1 },
+    });
+    expect(produced.delivered.map((d) => d.error)).toEqual(Array.from({ length: count }, () => null));
+    const segments = readdirSync(join(broker.logDir, `${topic}-0`)).filter((name) => name.endsWith('.log'));
+    expect(segments.length, `segments: ${segments.join(', ')}`).toBeGreaterThanOrEqual(5);
+    const targets = [0, 1, 7, 23, 24, 41, 59].map((i) => base + i * 1000 - 500);
+    const lookup = await py<{ end: Record<string, number>; for_times: Record<string, Record<string, [number, number] | null>> }>(
+      'kp_offsets.py', { topic, partitions: [0], times: targets });
+    expect(lookup.end).toEqual({ 0: count });
+    for (const [index, target] of targets.entries()) {
+      const expectedOffset = [0, 1, 7, 23, 24, 41, 59][index]!;
+      expect(lookup.for_times[String(target)], `target ${target - base}`).toEqual({ 0: [expectedOffset, base + expectedOffset * 1000] });
+    }
   });
 });
 
