@@ -10,7 +10,7 @@
  */
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBrokerProcess, stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
 import { brokerTail, startCompatBroker } from './compat-broker.js';
 import { formatRun, JsonLineProcess, KCAT, killAllClientProcesses, run, runPython, uniqueName } from './processes.js';
 
@@ -182,6 +182,29 @@ describe('restarts', { timeout: 150_000 }, () => {
       const offsets = records.filter((r) => r.partition === partition).map((r) => r.offset);
       expect(offsets, `partition ${partition} offsets are contiguous from 0`).toEqual(offsets.map((_, i) => i));
     }
+  });
+
+  it('stops cleanly on SIGINT (Ctrl-C) with exit code 0 and restarts with its data', async () => {
+    const topic = uniqueName('restart-int');
+    await createTopic(topic, 1);
+    const acked = await produceAcked(topic, 5, 1, 'int', 'all');
+    expect(await broker.stop('SIGINT'), broker.outputTail(20)).toEqual({ code: 0, signal: null });
+    await broker.restart();
+    expectAllAcknowledgedPresent(await consumeAll(topic), acked);
+  });
+
+  // Kafka takes <log.dir>/.lock and refuses to start ("Failed to acquire lock on file .lock ... A Kafka
+  // instance in another process or thread is using this directory"): two writers would corrupt the logs.
+  // Kept last in the file: if the second broker does start, it writes into the first one's directory.
+  it('refuses to start a second broker on log.dirs that a running broker holds', async () => {
+    expect(broker.running).toBe(true);
+    const second = startBrokerProcess({ logDir: broker.logDir, overrides: { 'group.initial.rebalance.delay.ms': 0 }, startTimeoutMs: 15_000 });
+    const outcome = await second.then(async (intruder) => {
+      await intruder.kill9();
+      await intruder.close();
+      return 'started';
+    }, (error: unknown) => String(error));
+    expect(outcome, 'a second broker started on the same log.dirs').toMatch(/exited before it was ready/);
   });
 });
 
