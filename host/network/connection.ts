@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { FrameDecoder } from './frame-decoder.js';
+import { OrderedResponses } from './ordered-responses.js';
 import type {
   ConnectionContext,
   NetworkLogger,
@@ -19,16 +20,6 @@ export interface ConnectionLimits {
   maxPendingResponseBytes: number;
 }
 
-/**
- * One request slot in the connection's in-order response queue.
- * `response` is undefined until the handler completes.
- */
-interface Slot {
-  done: boolean;
-  response: ResponseBytes | null;
-  bytes: number;
-}
-
 const SIZE_PREFIX_BYTES = 4;
 
 /**
@@ -46,9 +37,8 @@ const SIZE_PREFIX_BYTES = 4;
  */
 export class Connection implements ConnectionContext {
   private readonly decoder: FrameDecoder;
-  private readonly queue: Slot[] = [];
-  /** Bytes of completed responses held in `queue` behind an unfinished earlier request. */
-  private heldResponseBytes = 0;
+  /** Dispatched requests and their responses, written in request order. */
+  private readonly responses: OrderedResponses;
   private readingPaused = false;
   /** Graceful server stop: nothing new is dispatched. */
   private stopping = false;
@@ -66,12 +56,18 @@ export class Connection implements ConnectionContext {
     readonly peer: string,
     readonly listenerName: string,
     private readonly socket: Socket,
-    private readonly handler: RequestHandler,
+    handler: RequestHandler,
     private readonly limits: ConnectionLimits,
     private readonly logger: NetworkLogger,
     private readonly onClose: (connection: Connection) => void,
   ) {
     this.decoder = new FrameDecoder(limits.socketRequestMaxBytes);
+    this.responses = new OrderedResponses(handler, this, {
+      onCompleted: () => this.pump(),
+      onHandlerFailed: (error) => this.handlerFailed(error),
+      canWrite: () => true,
+      write: (response, bytes) => this.writeResponse(response, bytes),
+    });
     socket.setNoDelay(true);
     socket.setKeepAlive(true);
     if (limits.connectionsMaxIdleMs > 0) socket.setTimeout(limits.connectionsMaxIdleMs);
@@ -91,7 +87,7 @@ export class Connection implements ConnectionContext {
 
   /** Requests dispatched to the handler whose response is not yet written (or skipped). */
   get inFlightRequests(): number {
-    return this.queue.length;
+    return this.responses.inFlightRequests;
   }
 
   close(reason: string): void {
@@ -128,7 +124,7 @@ export class Connection implements ConnectionContext {
   private onIdle(): void {
     // Node re-arms the timer on the next read or write; an in-flight request (say a long-poll
     // Fetch) keeps the connection alive until its response is written.
-    if (this.isClosed || this.queue.length > 0) return;
+    if (this.isClosed || this.responses.inFlightRequests > 0) return;
     this.logger.info(
       {
         event: 'connection.closed',
@@ -190,74 +186,37 @@ export class Connection implements ConnectionContext {
         }
         return;
       }
-      this.dispatch(frame);
+      this.responses.dispatch(frame);
     }
   }
 
-  private dispatch(frame: Buffer): void {
-    const slot: Slot = { done: false, response: null, bytes: 0 };
-    this.queue.push(slot);
-    let result: ResponseBytes | null | Promise<ResponseBytes | null>;
-    try {
-      result = this.handler(frame, this);
-    } catch (error) {
-      this.handlerFailed(error);
-      return;
-    }
-    if (isPromiseLike(result)) {
-      result.then(
-        (response) => this.complete(slot, response),
-        (error: unknown) => this.handlerFailed(error),
-      );
-    } else {
-      this.complete(slot, result);
-    }
-  }
-
-  private complete(slot: Slot, response: ResponseBytes | null): void {
-    if (this.isClosed) return;
-    const bytes = responseLength(response);
-    if (bytes < 0) {
-      this.handlerFailed(new Error(`request handler returned ${describe(response)}, expected Buffer, Buffer[] or null`));
-      return;
-    }
-    slot.done = true;
-    slot.response = response;
-    slot.bytes = bytes;
-    this.heldResponseBytes += bytes;
-    this.pump();
-  }
-
+  /** Writes every leading completed response, corked into one writev. */
   private writeCompletedResponses(): void {
-    if (this.queue.length === 0 || !this.queue[0]!.done) return;
-    let written = 0;
+    if (!this.responses.headCompleted) return;
     this.socket.cork();
     try {
-      while (written < this.queue.length && this.queue[written]!.done) {
-        const slot = this.queue[written]!;
-        written++;
-        this.heldResponseBytes -= slot.bytes;
-        const response = slot.response;
-        if (response === null) continue;
-        const prefix = Buffer.allocUnsafe(SIZE_PREFIX_BYTES);
-        prefix.writeInt32BE(slot.bytes, 0);
-        this.socket.write(prefix);
-        if (Buffer.isBuffer(response)) {
-          if (response.length > 0) this.socket.write(response);
-        } else {
-          for (const part of response as readonly Buffer[]) if (part.length > 0) this.socket.write(part);
-        }
-      }
+      this.responses.flush();
     } finally {
-      this.queue.splice(0, written);
       this.socket.uncork();
+    }
+  }
+
+  /** One response frame: the int32 size prefix, then the bytes as the handler returned them. */
+  private writeResponse(response: ResponseBytes, bytes: number): void {
+    const prefix = Buffer.allocUnsafe(SIZE_PREFIX_BYTES);
+    prefix.writeInt32BE(bytes, 0);
+    this.socket.write(prefix);
+    if (Buffer.isBuffer(response)) {
+      if (response.length > 0) this.socket.write(response);
+    } else {
+      for (const part of response as readonly Buffer[]) if (part.length > 0) this.socket.write(part);
     }
   }
 
   private overLimits(): boolean {
     return (
-      this.queue.length >= this.limits.maxInFlightRequests ||
-      this.heldResponseBytes + this.socket.writableLength > this.limits.maxPendingResponseBytes
+      this.responses.inFlightRequests >= this.limits.maxInFlightRequests ||
+      this.responses.heldResponseBytes + this.socket.writableLength > this.limits.maxPendingResponseBytes
     );
   }
 
@@ -277,7 +236,7 @@ export class Connection implements ConnectionContext {
   }
 
   private maybeFinishStop(): void {
-    if (this.isClosed || this.ending || this.queue.length > 0) return;
+    if (this.isClosed || this.ending || this.responses.inFlightRequests > 0) return;
     if (!this.stopping && !(this.peerEnded && this.inputExhausted)) return;
     if (this.peerEnded && !this.stopping && this.decoder.bufferedBytes > 0) {
       this.logger.warn(
@@ -308,32 +267,7 @@ export class Connection implements ConnectionContext {
   private markClosed(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.queue.length = 0;
-    this.heldResponseBytes = 0;
+    this.responses.clear();
     this.onClose(this);
   }
-}
-
-/** Total byte length of a handler result, or -1 when it is not a valid ResponseBytes. */
-function responseLength(response: unknown): number {
-  if (response === null) return 0;
-  if (Buffer.isBuffer(response)) return response.length;
-  if (Array.isArray(response)) {
-    let total = 0;
-    for (const part of response) {
-      if (!Buffer.isBuffer(part)) return -1;
-      total += part.length;
-    }
-    return total <= 0x7fffffff ? total : -1;
-  }
-  return -1;
-}
-
-function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  return typeof value === 'object' ? Object.prototype.toString.call(value) : typeof value;
 }

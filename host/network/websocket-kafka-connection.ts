@@ -26,6 +26,7 @@
  */
 import type { WebSocket } from 'uWebSockets.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
+import { OrderedResponses } from './ordered-responses.js';
 
 /** WebSocket close codes used by the gateway (RFC 6455 section 7.4.1). */
 export const WebSocketCloseCode = {
@@ -62,20 +63,13 @@ export type UwsSocket = Pick<
   'send' | 'sendFirstFragment' | 'sendFragment' | 'sendLastFragment' | 'getBufferedAmount' | 'end' | 'close' | 'cork'
 >;
 
-interface Slot {
-  done: boolean;
-  response: ResponseBytes | null;
-  bytes: number;
-}
-
 export class WebSocketKafkaConnection implements ConnectionContext {
   private ws: UwsSocket | null;
-  private readonly queue: Slot[] = [];
+  /** Dispatched requests and their responses, handed to uWS in request order. */
+  private readonly responses: OrderedResponses;
   /** Copied messages not yet dispatched (arrived while over the limits). */
   private readonly received: Buffer[] = [];
   private receivedBytes = 0;
-  /** Bytes of completed responses not yet handed to uWS. */
-  private heldResponseBytes = 0;
   private stopping = false;
   private isClosed = false;
   private pumping = false;
@@ -89,7 +83,7 @@ export class WebSocketKafkaConnection implements ConnectionContext {
     readonly peer: string,
     readonly listenerName: string,
     ws: UwsSocket,
-    private readonly handler: RequestHandler,
+    handler: RequestHandler,
     private readonly limits: WebSocketConnectionLimits,
     private readonly logger: NetworkLogger,
     private readonly nowMs: () => number,
@@ -97,6 +91,14 @@ export class WebSocketKafkaConnection implements ConnectionContext {
   ) {
     this.ws = ws;
     this.lastActivityMs = nowMs();
+    this.responses = new OrderedResponses(handler, this, {
+      onCompleted: () => {
+        if (!this.overHardLimit()) this.pump();
+      },
+      onHandlerFailed: (error) => this.handlerFailed(error),
+      canWrite: () => this.canSend(),
+      write: (response) => this.sendMessage(response),
+    });
   }
 
   get closed(): boolean {
@@ -105,7 +107,7 @@ export class WebSocketKafkaConnection implements ConnectionContext {
 
   /** Requests dispatched whose response is not yet handed to uWS. */
   get inFlightRequests(): number {
-    return this.queue.length;
+    return this.responses.inFlightRequests;
   }
 
   /** Bytes uWS holds for the kernel. */
@@ -115,7 +117,7 @@ export class WebSocketKafkaConnection implements ConnectionContext {
 
   /** Bytes this connection holds: undispatched messages, held responses, uWS's buffered amount. */
   get heldBytes(): number {
-    return this.receivedBytes + this.heldResponseBytes + this.bufferedAmount();
+    return this.receivedBytes + this.responses.heldResponseBytes + this.bufferedAmount();
   }
 
   /** ConnectionContext.close: the broker refuses this connection (1008 + reason). */
@@ -205,7 +207,7 @@ export class WebSocketKafkaConnection implements ConnectionContext {
       this.terminate(`peer read nothing for ${nowMs - this.outputBlockedSinceMs} ms with ${this.bufferedAmount()} response bytes buffered`);
       return;
     }
-    if (this.queue.length === 0 && this.received.length === 0 && nowMs - this.lastActivityMs >= idleMs) {
+    if (this.responses.inFlightRequests === 0 && this.received.length === 0 && nowMs - this.lastActivityMs >= idleMs) {
       this.end(WebSocketCloseCode.GoingAway, `idle for ${nowMs - this.lastActivityMs} ms (connections.max.idle.ms ${idleMs})`, 'info');
     }
   }
@@ -238,70 +240,34 @@ export class WebSocketKafkaConnection implements ConnectionContext {
     while (!this.isClosed && !this.stopping && this.received.length > 0 && !this.overSoftLimits()) {
       const frame = this.received.shift()!;
       this.receivedBytes -= frame.length;
-      this.dispatch(frame);
+      this.responses.dispatch(frame);
     }
-  }
-
-  private dispatch(frame: Buffer): void {
-    const slot: Slot = { done: false, response: null, bytes: 0 };
-    this.queue.push(slot);
-    let result: ResponseBytes | null | Promise<ResponseBytes | null>;
-    try {
-      result = this.handler(frame, this);
-    } catch (error) {
-      this.handlerFailed(error);
-      return;
-    }
-    if (isPromiseLike(result)) {
-      result.then(
-        (response) => this.complete(slot, response),
-        (error: unknown) => this.handlerFailed(error),
-      );
-    } else {
-      this.complete(slot, result);
-    }
-  }
-
-  private complete(slot: Slot, response: ResponseBytes | null): void {
-    if (this.isClosed) return;
-    const bytes = responseLength(response);
-    if (bytes < 0) {
-      this.handlerFailed(new Error('request handler returned something other than Buffer, Buffer[] or null'));
-      return;
-    }
-    slot.done = true;
-    slot.response = response;
-    slot.bytes = bytes;
-    this.heldResponseBytes += bytes;
-    if (this.overHardLimit()) return;
-    this.pump();
   }
 
   private sendCompletedResponses(): void {
     const ws = this.ws;
-    if (ws === null || this.queue.length === 0 || !this.queue[0]!.done) return;
+    if (ws === null || !this.responses.headCompleted) return;
     let sent = 0;
     ws.cork(() => {
-      while (sent < this.queue.length && this.queue[sent]!.done && !this.isClosed) {
-        if (ws.getBufferedAmount() > this.limits.maxPendingResponseBytes) {
-          if (this.outputBlockedSinceMs < 0) this.outputBlockedSinceMs = this.nowMs();
-          break;
-        }
-        const slot = this.queue[sent]!;
-        sent++;
-        this.heldResponseBytes -= slot.bytes;
-        if (slot.response !== null) this.sendMessage(ws, slot.response);
-      }
+      sent = this.responses.flush();
     });
-    this.queue.splice(0, sent);
     if (sent > 0) this.lastActivityMs = this.nowMs();
     if (this.outputBlockedSinceMs < 0 && !this.isClosed && ws.getBufferedAmount() > this.limits.maxPendingResponseBytes) {
       this.outputBlockedSinceMs = this.nowMs();
     }
   }
 
+  /** Responses wait while uWS buffers more than maxPendingResponseBytes (the peer reads slowly). */
+  private canSend(): boolean {
+    if (this.bufferedAmount() <= this.limits.maxPendingResponseBytes) return true;
+    if (this.outputBlockedSinceMs < 0) this.outputBlockedSinceMs = this.nowMs();
+    return false;
+  }
+
   /** One binary message; a Buffer[] goes out as fragments of one message, without concatenating. */
-  private sendMessage(ws: UwsSocket, response: ResponseBytes): void {
+  private sendMessage(response: ResponseBytes): void {
+    const ws = this.ws;
+    if (ws === null) return;
     if (Buffer.isBuffer(response)) {
       ws.send(response, true, false);
       return;
@@ -318,8 +284,8 @@ export class WebSocketKafkaConnection implements ConnectionContext {
 
   private overSoftLimits(): boolean {
     return (
-      this.queue.length >= this.limits.maxInFlightRequests ||
-      this.heldResponseBytes + this.bufferedAmount() > this.limits.maxPendingResponseBytes
+      this.responses.inFlightRequests >= this.limits.maxInFlightRequests ||
+      this.responses.heldResponseBytes + this.bufferedAmount() > this.limits.maxPendingResponseBytes
     );
   }
 
@@ -328,7 +294,7 @@ export class WebSocketKafkaConnection implements ConnectionContext {
     const held = this.heldBytes;
     if (held <= this.limits.maxBufferedBytes) return false;
     this.terminate(
-      `holds ${held} bytes (${this.receivedBytes} unprocessed requests, ${this.heldResponseBytes + this.bufferedAmount()} unsent responses), ` +
+      `holds ${held} bytes (${this.receivedBytes} unprocessed requests, ${this.responses.heldResponseBytes + this.bufferedAmount()} unsent responses), ` +
         `above the limit of ${this.limits.maxBufferedBytes}: the peer is not reading its responses`,
     );
     return true;
@@ -339,7 +305,7 @@ export class WebSocketKafkaConnection implements ConnectionContext {
   }
 
   private maybeFinishStop(): void {
-    if (this.isClosed || !this.stopping || this.queue.length > 0) return;
+    if (this.isClosed || !this.stopping || this.responses.inFlightRequests > 0) return;
     this.end(WebSocketCloseCode.GoingAway, 'broker shutting down', 'info');
   }
 
@@ -359,29 +325,11 @@ export class WebSocketKafkaConnection implements ConnectionContext {
   private markClosed(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.queue.length = 0;
+    this.responses.clear();
     this.received.length = 0;
     this.receivedBytes = 0;
-    this.heldResponseBytes = 0;
     this.onClosed(this);
   }
-}
-
-function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-/** Byte length of a response, or -1 when it is not a Buffer, Buffer[] or null. */
-function responseLength(response: unknown): number {
-  if (response === null) return 0;
-  if (Buffer.isBuffer(response)) return response.length;
-  if (!Array.isArray(response)) return -1;
-  let total = 0;
-  for (const part of response) {
-    if (!Buffer.isBuffer(part)) return -1;
-    total += part.length;
-  }
-  return total;
 }
 
 /** `text` cut to at most `maxBytes` of UTF-8 without splitting a character. */
