@@ -363,6 +363,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       logger.error({ event: 'housekeeping.failed', err: error }, 'log housekeeping failed (bug)');
     }
     try {
+      // Retention just moved log start offsets: the Partitions (owners of the producer state)
+      // forget producers whose batches are gone, on the same turn, before any append is checked.
+      replicaManager.onLogStartOffsetsMaybeIncremented();
       // producer.id.expiration.ms: idle producer ids are forgotten (Kafka checks every
       // producer.id.expiration.check.interval.ms; a pass over the in-memory entries is cheap).
       const expired = replicaManager.removeExpiredProducers(nowMs);

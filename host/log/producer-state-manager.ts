@@ -19,7 +19,9 @@
  *       restarts sequences at 0);
  *     same epoch and baseSequence != lastSequence + 1 → OUT_OF_ORDER_SEQUENCE_NUMBER (45).
  *
- * Lifecycle with the log (the log owns the calls; everything is synchronous):
+ * Lifecycle with the log (everything is synchronous). The replication Partition owns the state
+ * and makes these calls (UnifiedLog knows nothing of producers); retention in LogManager.tick
+ * reaches truncateHead through the broker's tick (ReplicaManager.onLogStartOffsetsMaybeIncremented):
  * ```
  *   recover(logStartOffset, logEndOffset, readBatches)  at open and after truncation: load() the
  *                                                       newest snapshot, then replay the log tail
@@ -29,7 +31,7 @@
  *   onAppended(batches)                                 after the append, with real offsets
  *   takeSnapshot()                                      at segment roll and clean shutdown
  *   truncateHead(logStartOffset)                        when the log start offset moves
- *   removeExpiredProducers(nowMs)                       periodically (producer.id.expiration.ms)
+ *   removeExpiredProducers(nowMs)                       every broker tick (producer.id.expiration.ms)
  * ```
  * Snapshots are `<20-digit offset>.snapshot` files in the partition directory (format in
  * producer-state-snapshot.ts), written atomically; the newest `maxSnapshots` are kept.

@@ -3,9 +3,11 @@
  * CONTRACTS.md) that Partition and ReplicaManager call. Declared here structurally so a real
  * UnifiedLog and the small fakes of tests both fit.
  *
- * Idempotence lives in the log (Kafka's UnifiedLog consults its ProducerStateManager before
- * writing): for a retried batch `appendAsLeader` returns errorCode 0 with the ORIGINAL offsets
- * and appends nothing; sequence and epoch errors (45, 47, 59) come back as its errorCode.
+ * Idempotence: Kafka's UnifiedLog consults its own ProducerStateManager; ours does not, so the
+ * Partition owns one (PartitionOptions.producerState) and checks appends before they reach the
+ * log. A log that did deduplicate itself would answer a retried batch from `appendAsLeader` with
+ * errorCode 0 and the ORIGINAL offsets, appending nothing, and sequence and epoch errors (45, 47,
+ * 59) as its errorCode; such a log must not be given a producerState as well.
  */
 
 /** Header facts of one appended batch (a subset of BatchSummary in host/wasm/core.ts). */

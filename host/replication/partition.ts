@@ -55,7 +55,8 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
    * keeps it inside UnifiedLog). Given one, the partition recovers it from its snapshots and the
    * log tail now, checks every append against it (duplicates → original offsets, nothing
    * written; 45/47/59 refused), snapshots it at segment rolls and at `onCleanShutdown()`, and
-   * trims it on DeleteRecords. Never pass one for a log that deduplicates itself: both would
+   * trims it when the log start offset moves (`onLogStartOffsetMaybeIncremented`, called on
+   * DeleteRecords and by the broker after retention). Never pass one for a log that deduplicates itself: both would
    * write the same `.snapshot` files.
    */
   producerState?: ProducerStateManager;
@@ -77,6 +78,8 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private readonly inSyncReplicaIds: Set<number>;
   private readonly producerState: ProducerStateManager | null;
   private lastActiveSegmentBaseOffset: number;
+  /** The log start offset the producer state was last trimmed to (truncateHead). */
+  private producerStateLogStartOffset: number;
   private readonly logger: { error(fields: object, message: string): void } | undefined;
 
   constructor(options: PartitionOptions<L>) {
@@ -97,6 +100,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       this.producerState.recover(log.logStartOffset, log.logEndOffset, (fetchOffset, maxBytes) =>
         log.read(fetchOffset, maxBytes, log.logEndOffset, true).records);
     }
+    this.producerStateLogStartOffset = this.log.logStartOffset;
     this.maybeIncrementLeaderHighWatermark();
   }
 
@@ -207,6 +211,25 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }
 
   /**
+   * Kafka's onLogStartOffsetIncremented: when the log start offset moved up since the last call
+   * (DeleteRecords, or retention in LogManager.tick, which knows nothing of producer state),
+   * forgets the producers whose last batch now lies below it and deletes the snapshots below it
+   * (ProducerStateManager.truncateHead). The Partition stays the only owner of the producer
+   * state; the log is only read. Returns true when it trimmed. Throws the disk's error (snapshot
+   * deletion); the next call retries.
+   */
+  onLogStartOffsetMaybeIncremented(): boolean {
+    if (this.producerState === null) return false;
+    const logStartOffset = this.log.logStartOffset;
+    if (logStartOffset === this.producerStateLogStartOffset) return false;
+    // A lower start (a truncation below it) leaves nothing to trim.
+    const moved = logStartOffset > this.producerStateLogStartOffset;
+    if (moved) this.producerState.truncateHead(logStartOffset);
+    this.producerStateLogStartOffset = logStartOffset;
+    return moved;
+  }
+
+  /**
    * Clean shutdown: snapshots the producer state at the log end so the next start replays
    * nothing. Call before the log closes. Throws the disk's error.
    */
@@ -262,7 +285,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     }
     const errorCode = this.log.deleteRecordsBefore(target);
     if (errorCode !== ErrorCode.NONE) return { errorCode, lowWatermark: -1 };
-    this.producerState?.truncateHead(this.log.logStartOffset);
+    this.onLogStartOffsetMaybeIncremented();
     return { errorCode: ErrorCode.NONE, lowWatermark: this.log.logStartOffset };
   }
 

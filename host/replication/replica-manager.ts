@@ -302,6 +302,24 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }
 
   /**
+   * Call after log housekeeping (LogManager.tick: retention may have moved log start offsets):
+   * trims each partition's producer state to its log start offset (see
+   * Partition.onLogStartOffsetMaybeIncremented). A disk error deleting a snapshot is logged and
+   * retried at the next call. Returns how many partitions were trimmed.
+   */
+  onLogStartOffsetsMaybeIncremented(): number {
+    let trimmed = 0;
+    for (const partition of this.allPartitions()) {
+      try {
+        if (partition.onLogStartOffsetMaybeIncremented()) trimmed++;
+      } catch (error) {
+        this.errorCodeFor(error, partition.topic, partition.partition, 'producer-state truncateHead');
+      }
+    }
+    return trimmed;
+  }
+
+  /**
    * Producer-id expiry over every partition (Kafka's periodic removeExpiredProducers, driven by
    * the broker's housekeeping tick): see Partition.removeExpiredProducers. `nowMs` is wall-clock
    * time, compared with batch timestamps. Returns how many producer entries were removed.

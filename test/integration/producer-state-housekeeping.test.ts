@@ -50,4 +50,22 @@ describe('producer state housekeeping in a running broker', () => {
       expect(await produceError(raw, 'expiring', gap)).toBe(ErrorCode.UNKNOWN_PRODUCER_ID);
     }, EVENTUALLY);
   });
+
+  it('forgets a producer whose batches retention deleted (retention.bytes)', async () => {
+    broker = await startTestBroker(FAST_TICK);
+    client = await RawKafkaClient.connect(broker.broker.port);
+    const raw = client;
+    expect(await createTopic(raw, 'retained', 1, [
+      { name: 'segment.bytes', value: '200' },
+      { name: 'retention.bytes', value: '400' },
+    ])).toBe(ErrorCode.NONE);
+    const ids = await initProducerId(raw);
+    expect(await produceError(raw, 'retained', batch(['x'.repeat(60)], { ...ids, baseSequence: 0 }))).toBe(ErrorCode.NONE);
+    const gap = batch(['gap'], { ...ids, baseSequence: 7 });
+    expect(await produceError(raw, 'retained', gap)).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    for (let i = 0; i < 8; i++) expect(await produceError(raw, 'retained', batch(['y'.repeat(60)]))).toBe(ErrorCode.NONE);
+    await vi.waitFor(async () => {
+      expect(await produceError(raw, 'retained', gap)).toBe(ErrorCode.UNKNOWN_PRODUCER_ID);
+    }, EVENTUALLY);
+  });
 });

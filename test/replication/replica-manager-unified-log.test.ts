@@ -132,8 +132,9 @@ describe('idempotent produce through Partition-held producer state over a real U
     });
   }
 
-  function open(dir: string, segmentBytes = defaultLogConfig.segmentBytes): UnifiedLog {
-    const log = UnifiedLog.open({ dir, topic: 'idem', partition: 0, config: { ...defaultLogConfig, segmentBytes }, context: createStorageContext() });
+  function open(dir: string, segmentBytes = defaultLogConfig.segmentBytes, retentionBytes = defaultLogConfig.retentionBytes): UnifiedLog {
+    const config = { ...defaultLogConfig, segmentBytes, retentionBytes };
+    const log = UnifiedLog.open({ dir, topic: 'idem', partition: 0, config, context: createStorageContext() });
     logs.push(log);
     return log;
   }
@@ -205,6 +206,43 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect(replicaManager.removeExpiredProducers(lastBatchMs + 60_000)).toBe(1);
     expect(producerState.producerCount).toBe(0);
     expect((await produce(replicaManager, idempotentBatch(1, ['b']))).errorCode).toBe(59);
+  });
+
+  it('forgets producers whose batches retention deleted once the log start offset moved, and their snapshots below it', async () => {
+    const dir = tempPartitionDir();
+    const log = open(dir, 200, 400);
+    const replicaManager = leader(dir, log);
+    expect((await produce(replicaManager, idempotentBatch(0, ['x'.repeat(60)]))).errorCode).toBe(0);
+    for (let i = 0; i < 8; i++) {
+      const plain = buildRecordBatch({ records: [{ value: 'y'.repeat(60), timestamp: 1_700_000_000_000 }] });
+      expect((await produce(replicaManager, plain)).errorCode).toBe(0);
+    }
+    const partition = replicaManager.getPartition('idem', 0)!;
+    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
+    // LogManager.tick's retention, which knows nothing of producer state.
+    expect(log.maintain(Date.now())).toBeGreaterThan(0);
+    expect(log.logStartOffset).toBeGreaterThan(0);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(45);
+    const snapshotOffsets = (): number[] =>
+      readdirSync(dir).filter((name) => name.endsWith('.snapshot')).map((name) => Number(name.slice(0, 20)));
+    expect(snapshotOffsets().some((offset) => offset < partition.logStartOffset)).toBe(true);
+    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(1);
+    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(59);
+    expect(snapshotOffsets().every((offset) => offset >= partition.logStartOffset)).toBe(true);
+  });
+
+  it('forgets producers whose batches DeleteRecords removed', async () => {
+    const dir = tempPartitionDir();
+    const log = open(dir);
+    const replicaManager = leader(dir, log);
+    await produce(replicaManager, idempotentBatch(0, ['a']));
+    await produce(replicaManager, buildRecordBatch({ records: [{ value: 'b', timestamp: 1_700_000_000_000 }] }));
+    expect(replicaManager.deleteRecords([{ topic: 'idem', partition: 0, offset: 1 }])).toEqual([
+      { topic: 'idem', partition: 0, errorCode: 0, lowWatermark: 1 },
+    ]);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(59);
+    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
   });
 
   it('snapshots producer state when an append rolls the segment', async () => {
