@@ -162,11 +162,25 @@ export class ClassicGroupCoordinator {
     this.scheduleRetentionCheck();
   }
 
-  /** Loads every `__consumer_offsets` partition from the OffsetsTopic (single-broker start-up). */
+  /**
+   * Loads every `__consumer_offsets` partition not owned yet from the OffsetsTopic (single-broker
+   * start-up, or the topic's creation). Logs one info line with the totals (each partition's own
+   * line is at debug). Returns one summary per partition loaded now.
+   */
   loadAllPartitions(): LoadSummary[] {
     const summaries: LoadSummary[] = [];
     for (let partition = 0; partition < this.config.offsetsTopicNumPartitions; partition++) {
       if (!this.groupManager.isPartitionOwned(partition)) summaries.push(this.loadPartition(partition));
+    }
+    if (summaries.length > 0) {
+      const total = { partitions: summaries.length, groupsLoaded: 0, offsetsLoaded: 0, recordsSkipped: 0 };
+      for (const summary of summaries) {
+        total.groupsLoaded += summary.groupsLoaded;
+        total.offsetsLoaded += summary.offsetsLoaded;
+        total.recordsSkipped += summary.recordsSkipped;
+      }
+      this.logger?.info({ event: 'coordinator.loaded', ...total },
+        `loaded ${total.partitions} __consumer_offsets partitions: ${total.groupsLoaded} groups, ${total.offsetsLoaded} committed offsets`);
     }
     return summaries;
   }

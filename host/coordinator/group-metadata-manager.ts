@@ -299,7 +299,9 @@ export class GroupMetadataManager {
       onGroupLoaded(group);
     }
     const summary = { partition, groupsLoaded, offsetsLoaded, recordsSkipped };
-    this.logger?.info(summary, 'loaded __consumer_offsets partition');
+    // One line per partition at debug: a start-up loads all of them (50 by default) and
+    // loadAllPartitions logs their sum once at info.
+    this.logger?.debug(summary, 'loaded __consumer_offsets partition');
     return summary;
   }
 
