@@ -392,5 +392,18 @@ describe('confluent-kafka-python 1.7.0 (librdkafka 2.0.2)', { timeout: 180_000 }
       expect(list.map((r) => r.value)).toEqual(messages.filter((m) => m.partition === partition).map((m) => m.value));
     }
   });
+
+  it('serves a 64-partition topic: metadata lists every partition and a record sent to each comes back from each', async () => {
+    const topic = uniqueName('ck-wide');
+    await createTopic(topic, 64);
+    const listed = await admin<TopicListing>({ op: 'list_topics', topic });
+    expect(Object.keys(listed.topics[topic]?.partitions ?? {}).map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+    const messages: Message[] = Array.from({ length: 64 }, (_, i) => ({ key: `w${i}`, value: `wide-${i}`, partition: i }));
+    const delivered = await produce(topic, messages);
+    expect(delivered.map((d) => [d.partition, d.offset])).toEqual(messages.map((_, i) => [i, 0]));
+    const consumed = await consume({ topic, count: 64, partitions: Array.from({ length: 64 }, (_, i) => i) });
+    expect(consumed.records.map((r) => [r.partition, r.offset, r.value]).sort((a, b) => (a[0] as number) - (b[0] as number)))
+      .toEqual(messages.map((m, i) => [i, 0, m.value]));
+  });
 });
 
