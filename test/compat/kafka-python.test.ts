@@ -6,7 +6,7 @@
  *
  * The client programs are test/compat/py/kp_*.py (JSON in, JSON out).
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses, type BrokerProcess } from '../helpers/broker-process.js';
@@ -129,6 +129,11 @@ describe('kafka-python 2.0.2', { timeout: 120_000 }, () => {
     const produced = await py<{ delivered: { offset: number; error: string | null }[] }>(
       'kp_produce.py', { topic, messages, config: { compression_type: 'gzip', acks: 'all', linger_ms: 50 } });
     expect(produced.delivered.map((d) => [d.offset, d.error])).toEqual(messages.map((_, i) => [i, null]));
+    // kafka-python inferred a broker >= 0.11 from ApiVersions v0 (CLIENTS.md K2): magic-2 batches, gzip codec
+    const dir = join(broker.logDir, `${topic}-0`);
+    const segment = readFileSync(join(dir, readdirSync(dir).filter((name) => name.endsWith('.log')).sort()[0] ?? ''));
+    expect(segment.readInt8(16), 'magic of the first stored batch').toBe(2);
+    expect(segment.readInt16BE(21) & 0x07, 'codec of the first stored batch').toBe(1);
     const scenario = await py<GroupScenario>('kp_group_scenario.py', { topic, group, count: 50, timeout_s: 25 }, 60_000);
     expect(scenario.records.map((r) => [r.offset, r.key, r.value])).toEqual(messages.map((m, i) => [i, m.key, m.value]));
     expect(scenario.offsets).toEqual({ 0: 50 });
