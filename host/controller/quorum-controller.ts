@@ -246,6 +246,23 @@ function emptyRecord(): Record<string, string> {
   return Object.create(null) as Record<string, string>;
 }
 
+/** The keys that occur more than once in `items` (Kafka answers every copy INVALID_REQUEST). */
+function duplicateKeys<T>(items: readonly T[], key: (item: T) => string): Set<string> {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const item of items) {
+    const k = key(item);
+    if (seen.has(k)) duplicates.add(k);
+    else seen.add(k);
+  }
+  return duplicates;
+}
+
+/** A config resource's identity within one request. */
+function resourceKey(resource: { readonly resourceType: number; readonly resourceName: string }): string {
+  return `${resource.resourceType}:${resource.resourceName}`;
+}
+
 /** What one committed batch changed, for the listeners. */
 interface BatchEffects {
   deleted: TopicImage[];
@@ -447,18 +464,16 @@ export class QuorumController {
    */
   createTopics(topics: readonly CreateTopicRequest[], options: { validateOnly?: boolean } = {}): CreateTopicResult[] {
     const validateOnly = options.validateOnly ?? false;
-    const counts = new Map<string, number>();
-    for (const t of topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const duplicates = duplicateKeys(topics, (t) => t.name);
     const pendingCollisionKeys = new Map<string, string>();
     const records: MetadataRecord[] = [];
     const results: CreateTopicResult[] = [];
-    const committedIndexes: number[] = [];
     let newPartitions = 0;
     for (const topic of topics) {
       const failed = (r: ControllerResult): CreateTopicResult => ({
         ...r, name: topic.name, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord(),
       });
-      if (counts.get(topic.name)! > 1) {
+      if (duplicates.has(topic.name)) {
         results.push(failed(fail(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in the request.`)));
         continue;
       }
@@ -476,20 +491,16 @@ export class QuorumController {
           records.push(metadataRecord('ConfigRecord', 0, { resourceType: ConfigResourceType.TOPIC, resourceName: topic.name, name, value }));
         }
         plan.assignments.forEach((replicas, partitionId) => records.push(this.partitionRecord(topicId, partitionId, replicas)));
-        committedIndexes.push(results.length);
       }
       results.push({
         ...NONE, name: topic.name, topicId, numPartitions: plan.assignments.length,
         replicationFactor: plan.assignments[0]!.length, configs: plan.configs,
       });
     }
-    if (records.length === 0) return results;
-    const commit = this.commit(records);
-    if (commit.errorCode === ErrorCode.NONE) return results;
-    for (const i of committedIndexes) {
-      results[i] = { ...results[i]!, ...commit, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord() };
-    }
-    return results;
+    // With records to commit (not validateOnly), every successful result is a topic in the batch.
+    return this.commitPlanned(results, records, (r, commit) => (
+      { ...r, ...commit, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord() }
+    ));
   }
 
   /**
@@ -499,8 +510,7 @@ export class QuorumController {
    * UNKNOWN_TOPIC_OR_PARTITION (3), KAFKA_STORAGE_ERROR (56).
    */
   deleteTopics(names: readonly string[]): DeleteTopicResult[] {
-    const counts = new Map<string, number>();
-    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+    const duplicates = duplicateKeys(names, (name) => name);
     const results: DeleteTopicResult[] = [];
     const records: MetadataRecord[] = [];
     for (const name of names) {
@@ -509,7 +519,7 @@ export class QuorumController {
         results.push(failed(fail(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled (delete.topic.enable=false).')));
         continue;
       }
-      if (counts.get(name)! > 1) {
+      if (duplicates.has(name)) {
         results.push(failed(fail(ErrorCode.INVALID_REQUEST, `Topic '${name}' appears more than once in the request.`)));
         continue;
       }
@@ -521,10 +531,7 @@ export class QuorumController {
       records.push(metadataRecord('RemoveTopicRecord', 0, { topicId: topic.topicId }));
       results.push({ ...NONE, name, topicId: topic.topicId });
     }
-    if (records.length === 0) return results;
-    const commit = this.commit(records);
-    if (commit.errorCode === ErrorCode.NONE) return results;
-    return results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...commit, topicId: ZERO_TOPIC_ID } : r));
+    return this.commitPlanned(results, records, (r, commit) => ({ ...r, ...commit, topicId: ZERO_TOPIC_ID }));
   }
 
   /**
@@ -537,15 +544,14 @@ export class QuorumController {
    */
   createPartitions(topics: readonly CreatePartitionsRequest[], options: { validateOnly?: boolean } = {}): CreatePartitionsResult[] {
     const validateOnly = options.validateOnly ?? false;
-    const counts = new Map<string, number>();
-    for (const t of topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const duplicates = duplicateKeys(topics, (t) => t.name);
     const results: CreatePartitionsResult[] = [];
     const records: MetadataRecord[] = [];
     let newPartitions = 0;
     for (const request of topics) {
       const name = request.name;
       const result = ((): ControllerResult => {
-        if (counts.get(name)! > 1) return fail(ErrorCode.INVALID_REQUEST, `Topic '${name}' appears more than once in the request.`);
+        if (duplicates.has(name)) return fail(ErrorCode.INVALID_REQUEST, `Topic '${name}' appears more than once in the request.`);
         const topic = this.metadataImage.topic(name);
         if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
         const current = topic.partitions.length;
@@ -578,10 +584,7 @@ export class QuorumController {
       })();
       results.push({ ...result, name });
     }
-    if (records.length === 0) return results;
-    const commit = this.commit(records);
-    if (commit.errorCode === ErrorCode.NONE) return results;
-    return results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...commit } : r));
+    return this.commitPlanned(results, records);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -601,26 +604,12 @@ export class QuorumController {
    * - KAFKA_STORAGE_ERROR (56)
    */
   alterConfigs(resources: readonly AlterConfigsRequest[], options: { validateOnly?: boolean } = {}): AlterConfigsResult[] {
-    const validateOnly = options.validateOnly ?? false;
-    const counts = new Map<string, number>();
-    const key = (r: AlterConfigsRequest): string => `${r.resourceType}:${r.resourceName}`;
-    for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
-    const results: AlterConfigsResult[] = [];
-    const records: MetadataRecord[] = [];
-    for (const resource of resources) {
-      const result = ((): ControllerResult => {
-        if (counts.get(key(resource))! > 1) return fail(ErrorCode.INVALID_REQUEST, 'The resource appears more than once in the request.');
-        if (resource.resourceType === ConfigResourceType.TOPIC) return this.planTopicConfigs(resource, validateOnly ? null : records);
-        if (resource.resourceType === ConfigResourceType.BROKER) return this.checkBrokerConfigs(resource);
-        return fail(ErrorCode.INVALID_REQUEST,
-          `AlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
-      })();
-      results.push({ ...result, resourceType: resource.resourceType, resourceName: resource.resourceName });
-    }
-    if (records.length === 0) return results;
-    const commit = this.commit(records);
-    if (commit.errorCode === ErrorCode.NONE) return results;
-    return results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...commit } : r));
+    return this.alterResourceConfigs(resources, options.validateOnly ?? false, (resource, records) => {
+      if (resource.resourceType === ConfigResourceType.TOPIC) return this.planTopicConfigs(resource, records);
+      if (resource.resourceType === ConfigResourceType.BROKER) return this.checkBrokerConfigs(resource);
+      return fail(ErrorCode.INVALID_REQUEST,
+        `AlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
+    });
   }
 
   /**
@@ -631,65 +620,89 @@ export class QuorumController {
    * non-LIST config, INVALID_REQUEST (42) for an unknown operation or a config named twice.
    */
   incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsRequest[], options: { validateOnly?: boolean } = {}): AlterConfigsResult[] {
-    const validateOnly = options.validateOnly ?? false;
-    const counts = new Map<string, number>();
-    const key = (r: IncrementalAlterConfigsRequest): string => `${r.resourceType}:${r.resourceName}`;
-    for (const r of resources) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+    return this.alterResourceConfigs(resources, options.validateOnly ?? false, (resource, records) => {
+      const names = new Set<string>();
+      for (const c of resource.configs) {
+        if (names.has(c.name)) return fail(ErrorCode.INVALID_REQUEST, `Config ${c.name} appears more than once for the resource.`);
+        names.add(c.name);
+        if (!Object.values(AlterConfigOp).includes(c.configOperation as 0)) {
+          return fail(ErrorCode.INVALID_REQUEST, `Unknown config operation ${c.configOperation} for ${c.name}.`);
+        }
+      }
+      if (resource.resourceType === ConfigResourceType.BROKER) {
+        return this.checkBrokerConfigs({ ...resource, configs: resource.configs.map((c) => ({ name: c.name, value: c.value })) });
+      }
+      if (resource.resourceType !== ConfigResourceType.TOPIC) {
+        return fail(ErrorCode.INVALID_REQUEST,
+          `IncrementalAlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
+      }
+      const topic = resource.resourceName;
+      if (this.metadataImage.topic(topic) === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
+      const next = new Map(this.metadataImage.topicConfigs(topic));
+      for (const c of resource.configs) {
+        if (c.configOperation === AlterConfigOp.DELETE) {
+          next.delete(c.name);
+          continue;
+        }
+        if (c.value === null) return fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic config ${c.name}; give a value.`);
+        if (c.configOperation === AlterConfigOp.SET) {
+          next.set(c.name, c.value);
+          continue;
+        }
+        const def = TOPIC_CONFIG_DEF_BY_NAME.get(c.name);
+        if (def !== undefined && def.type !== 'LIST') {
+          return fail(ErrorCode.INVALID_CONFIG, `Can't ${c.configOperation === AlterConfigOp.APPEND ? 'APPEND' : 'SUBTRACT'} to key ${c.name} because its type is not LIST.`);
+        }
+        const parts = (text: string | null | undefined): string[] => (text ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+        const list = parts(next.get(c.name) ?? def?.defaultValue);
+        for (const element of parts(c.value)) {
+          const at = list.indexOf(element);
+          if (c.configOperation === AlterConfigOp.APPEND && at < 0) list.push(element);
+          if (c.configOperation === AlterConfigOp.SUBTRACT && at >= 0) list.splice(at, 1);
+        }
+        next.set(c.name, list.join(','));
+      }
+      const entries = [...next].map(([name, value]) => ({ name, value }));
+      return this.planTopicConfigs({ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }, records);
+    });
+  }
+
+  /**
+   * The frame of AlterConfigs and IncrementalAlterConfigs: per resource in request order, a
+   * resource given twice answers INVALID_REQUEST (42), any other is `plan`ned (ConfigRecords go
+   * to `records`, null under validateOnly); then the planned records are committed as one batch.
+   */
+  private alterResourceConfigs<R extends AlterConfigsRequest | IncrementalAlterConfigsRequest>(
+    resources: readonly R[],
+    validateOnly: boolean,
+    plan: (resource: R, records: MetadataRecord[] | null) => ControllerResult,
+  ): AlterConfigsResult[] {
+    const duplicates = duplicateKeys(resources, resourceKey);
     const results: AlterConfigsResult[] = [];
     const records: MetadataRecord[] = [];
     for (const resource of resources) {
-      const result = ((): ControllerResult => {
-        if (counts.get(key(resource))! > 1) return fail(ErrorCode.INVALID_REQUEST, 'The resource appears more than once in the request.');
-        const names = new Set<string>();
-        for (const c of resource.configs) {
-          if (names.has(c.name)) return fail(ErrorCode.INVALID_REQUEST, `Config ${c.name} appears more than once for the resource.`);
-          names.add(c.name);
-          if (!Object.values(AlterConfigOp).includes(c.configOperation as 0)) {
-            return fail(ErrorCode.INVALID_REQUEST, `Unknown config operation ${c.configOperation} for ${c.name}.`);
-          }
-        }
-        if (resource.resourceType === ConfigResourceType.BROKER) {
-          return this.checkBrokerConfigs({ ...resource, configs: resource.configs.map((c) => ({ name: c.name, value: c.value })) });
-        }
-        if (resource.resourceType !== ConfigResourceType.TOPIC) {
-          return fail(ErrorCode.INVALID_REQUEST,
-            `IncrementalAlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
-        }
-        const topic = resource.resourceName;
-        if (this.metadataImage.topic(topic) === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
-        const next = new Map(this.metadataImage.topicConfigs(topic));
-        for (const c of resource.configs) {
-          if (c.configOperation === AlterConfigOp.DELETE) {
-            next.delete(c.name);
-            continue;
-          }
-          if (c.value === null) return fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic config ${c.name}; give a value.`);
-          if (c.configOperation === AlterConfigOp.SET) {
-            next.set(c.name, c.value);
-            continue;
-          }
-          const def = TOPIC_CONFIG_DEF_BY_NAME.get(c.name);
-          if (def !== undefined && def.type !== 'LIST') {
-            return fail(ErrorCode.INVALID_CONFIG, `Can't ${c.configOperation === AlterConfigOp.APPEND ? 'APPEND' : 'SUBTRACT'} to key ${c.name} because its type is not LIST.`);
-          }
-          const parts = (text: string | null | undefined): string[] => (text ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
-          const list = parts(next.get(c.name) ?? def?.defaultValue);
-          for (const element of parts(c.value)) {
-            const at = list.indexOf(element);
-            if (c.configOperation === AlterConfigOp.APPEND && at < 0) list.push(element);
-            if (c.configOperation === AlterConfigOp.SUBTRACT && at >= 0) list.splice(at, 1);
-          }
-          next.set(c.name, list.join(','));
-        }
-        const entries = [...next].map(([name, value]) => ({ name, value }));
-        return this.planTopicConfigs({ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }, validateOnly ? null : records);
-      })();
+      const result = duplicates.has(resourceKey(resource))
+        ? fail(ErrorCode.INVALID_REQUEST, 'The resource appears more than once in the request.')
+        : plan(resource, validateOnly ? null : records);
       results.push({ ...result, resourceType: resource.resourceType, resourceName: resource.resourceName });
     }
+    return this.commitPlanned(results, records);
+  }
+
+  /**
+   * Commits the records a multi-item request planned as one batch (nothing to do without any).
+   * When the commit fails, every result that had succeeded becomes `failed(result, commitError)`
+   * (by default the result with the commit's error code and message): the batch is all or none.
+   */
+  private commitPlanned<T extends ControllerResult>(
+    results: T[],
+    records: readonly MetadataRecord[],
+    failed: (result: T, commit: ControllerResult) => T = (result, commit) => ({ ...result, ...commit }),
+  ): T[] {
     if (records.length === 0) return results;
     const commit = this.commit(records);
     if (commit.errorCode === ErrorCode.NONE) return results;
-    return results.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...commit } : r));
+    return results.map((r) => (r.errorCode === ErrorCode.NONE ? failed(r, commit) : r));
   }
 
   // ---------------------------------------------------------------------------------------------
