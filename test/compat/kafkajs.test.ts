@@ -241,6 +241,9 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain(groupId);
     const [afterDelete] = await admin.fetchOffsets({ groupId, topics: [topic] });
     expect(afterDelete?.partitions.map((p) => p.offset)).toEqual(['-1']);
+    // Kafka describes a group it does not know as Dead with no members, not as an error
+    const [unknown] = (await admin.describeGroups([groupId])).groups;
+    expect(unknown).toMatchObject({ groupId, state: 'Dead', protocol: '', protocolType: '', members: [], errorCode: 0 });
   });
 
   it('refuses a record larger than the topic\'s max.message.bytes with MESSAGE_TOO_LARGE and keeps accepting smaller ones', async () => {
