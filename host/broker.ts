@@ -3,7 +3,8 @@
  * order, binds the listeners and returns a handle whose `stop()` shuts everything down cleanly.
  *
  * Start-up order (each step logs one line):
- *   config → logger → meta.properties (cluster id) → LogManager.open (loads and, after an
+ *   config → logger → log.dirs locks (`.lock`: a second broker on the same directories is
+ *   refused) → meta.properties (cluster id) → LogManager.open (loads and, after an
  *   unclean stop, recovers every log) → QuorumController replaying `__cluster_metadata-0`
  *   (topics, configs, producer ids) → ReplicaManager, GroupCoordinator, API dispatcher
  *   → one SocketServer per client listener (port 0 binds a free port; requests wait for the end
@@ -13,7 +14,7 @@
  *   compaction, checkpoints, producer-id expiry).
  * Stop: stop accepting and reading, answer waiting long polls at once, let in-flight requests
  * finish, stop the coordinator's timers, then flush every log and write the checkpoints and the
- * clean-shutdown marker (LogManager.shutdown).
+ * clean-shutdown marker (LogManager.shutdown), and release the log.dirs locks.
  *
  * Two call shapes are accepted:
  * - the CLI's `startBroker({ config: BrokerConfig, logger })` (host/cli/broker-command.ts);
@@ -29,6 +30,7 @@ import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { SystemScheduler } from './coordinator/scheduler.js';
 import { NodeDisk } from './io/disk.js';
+import { lockLogDirs } from './log/log-dir-lock.js';
 import { LogManager } from './log/log-manager.js';
 import { ProducerStateManager } from './log/producer-state-manager.js';
 import type { UnifiedLog } from './log/unified-log.js';
@@ -121,8 +123,9 @@ export function libraryBrokerConfig(options: StartBrokerLibraryOptions): BrokerC
 
 /**
  * Starts a broker in this process.
- * @throws ConfigError for a bad configuration, and the listener's error (EADDRINUSE, ...) when a
- *   port cannot be bound (everything started so far is stopped first)
+ * @throws ConfigError for a bad configuration; LogDirInUseError when a log directory is locked
+ *   by a live process (another broker, in this process or not); and the listener's error
+ *   (EADDRINUSE, ...) when a port cannot be bound (everything started so far is stopped first)
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
   const config = isConfigShape(options) ? options.config : libraryBrokerConfig(options);
@@ -130,15 +133,26 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const logger = componentLogger(rootLogger, 'broker');
   logger.info({ event: LogEvent.BrokerStarting, nodeId: config.nodeId, logDirs: config.logDirs }, 'broker starting');
 
-  const { clusterId } = ensureMetaProperties(config.logDirs, config.nodeId);
-  // Topic overrides are known only once the controller has replayed the metadata log, which
-  // LogManager itself opens; the logs get their real configs in applyTopic below.
-  const logManager = LogManager.open({ logDirs: [...config.logDirs], defaults: brokerLogConfigDefaults(config) });
+  // First of all: a second broker on the same log.dirs is refused before it reads or writes
+  // anything there (Kafka's `.lock`); the locks are released after the logs close.
+  const logDirLocks = lockLogDirs(config.logDirs, logger);
+  let clusterId: string;
+  let logManager: LogManager;
+  try {
+    ({ clusterId } = ensureMetaProperties(config.logDirs, config.nodeId));
+    // Topic overrides are known only once the controller has replayed the metadata log, which
+    // LogManager itself opens; the logs get their real configs in applyTopic below.
+    logManager = LogManager.open({ logDirs: [...config.logDirs], defaults: brokerLogConfigDefaults(config) });
+  } catch (error) {
+    logDirLocks.release();
+    throw error;
+  }
   let controller: QuorumController;
   try {
     controller = new QuorumController({ config, log: UnifiedLogMetadataLog.open(logManager) });
   } catch (error) {
     logManager.shutdown();
+    logDirLocks.release();
     throw error;
   }
   let brokerEpoch = -1;
@@ -283,6 +297,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     groupCoordinator.shutdown();
     await listenersStopped;
     logManager.shutdown();
+    logDirLocks.release();
   };
   try {
     for (const listener of clientListeners) {
