@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { CoalescingPump } from './coalescing-pump.js';
 import { FrameDecoder } from './frame-decoder.js';
 import { OrderedResponses } from './ordered-responses.js';
 import type {
@@ -48,8 +49,13 @@ export class Connection implements ConnectionContext {
   private inputExhausted = true;
   private ending = false;
   private isClosed = false;
-  private pumping = false;
-  private pumpAgain = false;
+  private readonly pumpLoop = new CoalescingPump(
+    () => this.pumpPass(),
+    () => {
+      this.updateReading();
+      this.maybeFinishStop();
+    },
+  );
 
   constructor(
     readonly id: number,
@@ -147,28 +153,19 @@ export class Connection implements ConnectionContext {
 
   /**
    * Writes every leading completed response, then dispatches buffered frames while the limits
-   * allow. Re-entrant calls (a synchronous handler completing inside dispatch) are folded into
-   * the running loop.
+   * allow; then resumes or pauses reading. Re-entrant calls are folded into the running loop.
    */
   private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      do {
-        this.pumpAgain = false;
-        if (this.isClosed) return;
-        this.writeCompletedResponses();
-        if (this.isClosed) return;
-        this.dispatchBufferedFrames();
-      } while (this.pumpAgain);
-      this.updateReading();
-      this.maybeFinishStop();
-    } finally {
-      this.pumping = false;
-    }
+    this.pumpLoop.run();
+  }
+
+  /** One pass of the pump; false once the connection is closed. */
+  private pumpPass(): boolean {
+    if (this.isClosed) return false;
+    this.writeCompletedResponses();
+    if (this.isClosed) return false;
+    this.dispatchBufferedFrames();
+    return true;
   }
 
   private dispatchBufferedFrames(): void {

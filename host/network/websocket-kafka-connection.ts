@@ -26,6 +26,7 @@
  */
 import type { WebSocket } from 'uWebSockets.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
+import { CoalescingPump } from './coalescing-pump.js';
 import { OrderedResponses } from './ordered-responses.js';
 
 /** WebSocket close codes used by the gateway (RFC 6455 section 7.4.1). */
@@ -72,8 +73,10 @@ export class WebSocketKafkaConnection implements ConnectionContext {
   private receivedBytes = 0;
   private stopping = false;
   private isClosed = false;
-  private pumping = false;
-  private pumpAgain = false;
+  private readonly pumpLoop = new CoalescingPump(
+    () => this.pumpPass(),
+    () => this.maybeFinishStop(),
+  );
   private lastActivityMs: number;
   /** When uWS's buffered amount last crossed maxPendingResponseBytes with nothing drained since, or -1. */
   private outputBlockedSinceMs = -1;
@@ -217,23 +220,16 @@ export class WebSocketKafkaConnection implements ConnectionContext {
    * the limits allow. Re-entrant calls (a handler completing synchronously) fold into the loop.
    */
   private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      do {
-        this.pumpAgain = false;
-        if (this.isClosed) return;
-        this.sendCompletedResponses();
-        if (this.isClosed) return;
-        this.dispatchReceived();
-      } while (this.pumpAgain);
-      this.maybeFinishStop();
-    } finally {
-      this.pumping = false;
-    }
+    this.pumpLoop.run();
+  }
+
+  /** One pass of the pump; false once the connection is closed. */
+  private pumpPass(): boolean {
+    if (this.isClosed) return false;
+    this.sendCompletedResponses();
+    if (this.isClosed) return false;
+    this.dispatchReceived();
+    return true;
   }
 
   private dispatchReceived(): void {
