@@ -3,13 +3,16 @@
  * already clipped to the versions we generate, and the TypeScript names and defaults resolved.
  * Shared by the code emitter and by tests (which build sample messages from it).
  */
+import type { FieldDefault, PrimitiveTypeName } from '../message-schema.js';
 import {
   intersect, isEmpty, parseVersions, type RawField, type RawMessage, type RawStruct, type VersionRange,
 } from './schema.js';
 
-export type PrimitiveType =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'bytes' | 'records' | 'uuid';
+/**
+ * The schema catalog's types (host/protocol/message-schema.ts): the generator writes its model's
+ * primitives and defaults into generated/schemas.ts as they are, so both sides share one union.
+ */
+export type PrimitiveType = PrimitiveTypeName;
 
 const PRIMITIVES = new Set<string>([
   'bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'records', 'uuid',
@@ -52,15 +55,8 @@ export interface FieldModel {
   defaultValue: DefaultValue;
 }
 
-export type DefaultValue =
-  | { kind: 'number'; value: number }
-  | { kind: 'bool'; value: boolean }
-  | { kind: 'string'; value: string }
-  | { kind: 'null' }
-  | { kind: 'emptyBytes' }
-  | { kind: 'zeroUuid' }
-  | { kind: 'emptyArray' }
-  | { kind: 'defaultStruct' };
+/** A field's default (see message-schema.ts's FieldDefault). */
+export type DefaultValue = FieldDefault;
 
 export interface StructModel {
   /** TypeScript interface name (the schema's struct type name, or the message name at the top). */
