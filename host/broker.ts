@@ -328,6 +328,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         socketRequestMaxBytes: config.socketRequestMaxBytes,
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
         maxConnections: Math.max(1, config.maxConnections),
+        allowedOrigins: config.httpAllowedOrigins,
         logger: componentLogger(rootLogger, 'websocket-gateway'),
       });
       try {

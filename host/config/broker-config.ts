@@ -34,6 +34,7 @@ import {
   parseQuorumVoter,
 } from './listeners.js';
 import { parsePropertiesEntries } from './server-properties.js';
+import { parseAllowedOrigin } from '../network/websocket-origin-policy.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -65,6 +66,18 @@ function listCheck(parse: (item: string) => unknown): (value: ConfigValue) => st
     }
     return null;
   };
+}
+
+/** http.allowed.origins: each entry an origin, `null` or `*` (parseAllowedOrigin). */
+function originListCheck(value: ConfigValue): string | null {
+  for (const item of value as readonly string[]) {
+    try {
+      parseAllowedOrigin(item);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  return null;
 }
 
 function securityMapEntry(item: string): [string, SecurityProtocol] {
@@ -112,6 +125,9 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'http.listeners', type: 'LIST', defaultValue: '127.0.0.1:8080',
     check: listCheck((item) => parseHostPort(item)), accepted: 'a comma-separated list of host:port, or empty to disable',
     doc: 'Tributary-only: host:port endpoints of the HTTP server (health, metrics, WebSocket gateway); empty disables it.' },
+  { name: 'http.allowed.origins', type: 'LIST', defaultValue: '',
+    check: originListCheck, accepted: 'a comma-separated list of origins scheme://host[:port], null, or *',
+    doc: 'Tributary-only: browser pages (Origin header) allowed to open WebSockets on http.listeners besides those on localhost, 127.0.0.1, [::1] or the listener\'s own host; other origins get HTTP 403; clients sending no Origin are always allowed; * allows every origin.' },
 
   // Network limits
   { name: 'socket.request.max.bytes', type: 'INT', defaultValue: '104857600', min: 1,
@@ -268,6 +284,8 @@ export interface BrokerConfig {
   /** Listener name -> protocol, for every listener (controller listeners default to PLAINTEXT). */
   readonly listenerSecurityProtocolMap: Readonly<Record<string, SecurityProtocol>>;
   readonly httpListeners: readonly HostPort[];
+  /** http.allowed.origins, normalized (see host/network/websocket-origin-policy.ts); empty = local pages only. */
+  readonly httpAllowedOrigins: readonly string[];
   readonly socketRequestMaxBytes: number;
   readonly connectionsMaxIdleMs: number;
   readonly maxConnections: number;
@@ -529,6 +547,7 @@ function assemble(
     advertisedListeners,
     listenerSecurityProtocolMap: protocolMap,
     httpListeners: get<string[]>('http.listeners').map((item) => parseHostPort(item)),
+    httpAllowedOrigins: get<string[]>('http.allowed.origins').map(parseAllowedOrigin),
     socketRequestMaxBytes: get('socket.request.max.bytes'),
     connectionsMaxIdleMs: get('connections.max.idle.ms'),
     maxConnections: get('max.connections'),

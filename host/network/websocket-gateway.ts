@@ -20,6 +20,11 @@
  * framing end the TCP connection (uWS's choice; logged). Upgrades beyond max.connections, or while
  * stopping, get HTTP 503.
  *
+ * Upgrades from a browser page whose `Origin` is neither local (localhost, 127.0.0.0/8, [::1], the
+ * gateway's own host) nor listed in `http.allowed.origins` get HTTP 403, so that a page on any
+ * site cannot drive a local broker (websocket-origin-policy.ts). Clients that send no Origin
+ * (Node, command-line tools) are not affected.
+ *
  * Lifecycle: `new` → `start()` → `stop()`; not restartable. Memory: every socket's holdings are
  * bounded (maxBufferedBytesPerConnection) and so is the number of sockets (maxConnections).
  */
@@ -30,6 +35,7 @@ import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
 import { createJsonSessionFactory, type JsonSessionOptions } from './json-protocol/json-session.js';
 import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-protocol/json-socket.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
+import { OriginPolicy } from './websocket-origin-policy.js';
 import {
   DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   DEFAULT_MAX_CONNECTIONS,
@@ -96,6 +102,11 @@ export interface WebSocketGatewayOptions {
   maxPendingResponseBytesPerConnection?: number;
   /** Hard bound, bytes: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
   maxBufferedBytesPerConnection?: number;
+  /**
+   * http.allowed.origins: browser origins (`scheme://host[:port]`, `null`, or `*` for all) allowed
+   * to upgrade besides local pages; see websocket-origin-policy.ts. Default: none listed.
+   */
+  allowedOrigins?: readonly string[];
   /** Called once per closed WebSocket (both routes). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -142,7 +153,9 @@ export class WebSocketGateway {
   private timer: NodeJS.Timeout | null = null;
   private onAllClosed: (() => void) | null = null;
   private readonly jsonEnabled: boolean;
+  private readonly originPolicy: OriginPolicy;
 
+  /** @throws Error for a bad limit or an `allowedOrigins` entry that is not an origin */
   constructor(private readonly options: WebSocketGatewayOptions) {
     this.logger = options.logger ?? componentLogger(createLogger(), 'websocket-gateway');
     this.listenerName = options.listenerName ?? 'WEBSOCKET';
@@ -165,6 +178,7 @@ export class WebSocketGateway {
     };
     this.jsonMaxMessageBytes = positiveInteger(options.jsonMaxMessageBytes, DEFAULT_JSON_MAX_MESSAGE_BYTES, 'jsonMaxMessageBytes');
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
+    this.originPolicy = new OriginPolicy({ allowedOrigins: options.allowedOrigins ?? [], gatewayHost: options.host });
     this.app = uWS.App();
     this.registerKafkaRoute();
     const jsonSessions = options.jsonSessions === undefined
@@ -348,11 +362,23 @@ export class WebSocketGateway {
     });
   }
 
-  /** Synchronous upgrade: enforce max.connections and the stopping state, capture the peer address. */
+  /**
+   * Synchronous upgrade: enforce the stopping state, the Origin policy and max.connections,
+   * capture the peer address.
+   */
   private upgrade(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, route: 'kafka' | 'json'): void {
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('utf8');
     if (this.state !== 'listening') {
-      refuseUpgrade(res, '503 Service Unavailable', 'the broker is stopping');
+      refuseUpgrade(res, '503 Service Unavailable', 'UNAVAILABLE', 'the broker is stopping');
+      return;
+    }
+    const origin = this.originPolicy.check(req.getHeader('origin'));
+    if (!origin.allowed) {
+      this.logger.warn(
+        { event: LogEvent.ConnectionRefused, peer: remoteAddress, route, reason: 'origin', origin: req.getHeader('origin').slice(0, 200) },
+        `refusing WebSocket from ${remoteAddress}: ${origin.reason}`,
+      );
+      refuseUpgrade(res, '403 Forbidden', 'FORBIDDEN', origin.reason);
       return;
     }
     if (this.connectionCount >= this.maxConnections) {
@@ -360,7 +386,7 @@ export class WebSocketGateway {
         { event: LogEvent.ConnectionRefused, peer: remoteAddress, reason: 'max.connections', maxConnections: this.maxConnections },
         `refusing WebSocket from ${remoteAddress}: max.connections (${this.maxConnections}) reached`,
       );
-      refuseUpgrade(res, '503 Service Unavailable', `max.connections (${this.maxConnections}) reached`);
+      refuseUpgrade(res, '503 Service Unavailable', 'UNAVAILABLE', `max.connections (${this.maxConnections}) reached`);
       return;
     }
     // uWS echoes the first offered subprotocol, if any (browsers may offer one, e.g. "kafka").
@@ -577,9 +603,9 @@ class JsonConnection implements JsonSocket {
   }
 }
 
-function refuseUpgrade(res: HttpResponse, status: string, reason: string): void {
+function refuseUpgrade(res: HttpResponse, status: string, error: 'UNAVAILABLE' | 'FORBIDDEN', reason: string): void {
   res.cork(() => {
-    res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'UNAVAILABLE', message: reason }));
+    res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error, message: reason }));
   });
 }
 

@@ -1,6 +1,20 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker } from '../../host/broker.js';
+import { TestWebSocket, UpgradeRefused } from '../network/websocket-test-client.js';
 import { startTestBroker, type TestBroker } from './in-process-broker.js';
+
+/** The HTTP status of a /kafka upgrade sent with `origin` (101 when it opened). */
+async function upgradeStatus(port: number, origin: string): Promise<number> {
+  try {
+    const socket = await TestWebSocket.open(port, '/kafka', { origin });
+    socket.destroy();
+    return 101;
+  } catch (error) {
+    if (error instanceof UpgradeRefused) return error.status;
+    throw error;
+  }
+}
 
 describe('the broker\'s http.listeners', () => {
   let broker: TestBroker;
@@ -43,5 +57,24 @@ describe('the broker\'s http.listeners', () => {
       await crowded.close();
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
+  });
+
+  it('refuses WebSocket upgrades from foreign pages with 403 unless http.allowed.origins lists them', async () => {
+    const { port } = broker.broker.httpListeners[0]!;
+    expect(await upgradeStatus(port, 'https://evil.example')).toBe(403);
+    expect(await upgradeStatus(port, 'http://localhost:5173')).toBe(101);
+    const listed = await startTestBroker({ 'http.listeners': '127.0.0.1:0', 'http.allowed.origins': 'https://app.example.com' });
+    try {
+      const listedPort = listed.broker.httpListeners[0]!.port;
+      expect(await upgradeStatus(listedPort, 'https://app.example.com')).toBe(101);
+      expect(await upgradeStatus(listedPort, 'https://evil.example')).toBe(403);
+    } finally {
+      await listed.close();
+    }
+  });
+
+  it('refuses to start with an http.allowed.origins entry that is not an origin', async () => {
+    await expect(startBroker({ logDirs: [], overrides: { 'http.allowed.origins': 'example.com' } }))
+      .rejects.toThrow(/http\.allowed\.origins.*not an origin/);
   });
 });

@@ -70,10 +70,11 @@ export class TestWebSocket {
   }
 
   /**
-   * Connects and upgrades `ws://host:port{path}`.
+   * Connects and upgrades `ws://host:port{path}` (with an `Origin` header when `origin` is given,
+   * as a browser page would).
    * @throws UpgradeRefused when the server answers anything but 101
    */
-  static open(port: number, path: string, options: { host?: string; protocol?: string } = {}): Promise<TestWebSocket> {
+  static open(port: number, path: string, options: { host?: string; protocol?: string; origin?: string } = {}): Promise<TestWebSocket> {
     const host = options.host ?? '127.0.0.1';
     const key = randomBytes(16).toString('base64');
     const expectedAccept = createHash('sha1').update(key + HANDSHAKE_GUID).digest('base64');
@@ -116,6 +117,8 @@ export class TestWebSocket {
           'Sec-WebSocket-Version: 13',
         ];
         if (options.protocol !== undefined) lines.push(`Sec-WebSocket-Protocol: ${options.protocol}`);
+        // Browsers always send the page's origin on an upgrade; other clients usually do not.
+        if (options.origin !== undefined) lines.push(`Origin: ${options.origin}`);
         socket.write(`${lines.join('\r\n')}\r\n\r\n`);
       });
     });
