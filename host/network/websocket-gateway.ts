@@ -69,6 +69,13 @@ export const OVERSIZE_GRACE_BYTES = 1024 * 1024;
  * nothing for this long (dead peers, half-open TCP). Kafka's idle rule is separate (ms, below).
  */
 const LIVENESS_TIMEOUT_SECONDS = 120;
+/**
+ * uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: bind without SO_REUSEPORT. By default uWS shares the port
+ * with any other process listening on it and the kernel spreads connections between them, so a
+ * second broker on the same `http.listeners` would silently answer half of the /kafka, /json and
+ * /health connections of the first; exclusive, the second bind fails like a TCP listener's.
+ */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 export interface WebSocketGatewayOptions {
   /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
@@ -200,8 +207,12 @@ export class WebSocketGateway {
     if (this.state !== 'new') throw new Error(`WebSocketGateway.start: already ${this.state}`);
     this.state = 'listening';
     const { host, port } = this.options;
+    // The typings lack the (host, port, options, callback) form the native binding accepts.
+    const listen = this.app.listen.bind(this.app) as unknown as (
+      host: string, port: number, options: number, callback: (listenSocket: us_listen_socket | false) => void,
+    ) => void;
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (listenSocket) => {
+      listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
         if (listenSocket === false) {
           this.state = 'stopped';
           reject(new Error(`WebSocketGateway: cannot listen on ${formatHostPort(host, port)} (address in use or not available)`));

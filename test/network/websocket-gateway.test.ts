@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from '../../host/network/network-types.js';
 import { OVERSIZE_GRACE_BYTES, WebSocketCloseCode, WebSocketGateway, type WebSocketGatewayOptions } from '../../host/network/websocket-gateway.js';
@@ -112,6 +113,18 @@ async function startGateway(
   gateways.push(gateway);
   const { port } = await gateway.start();
   return { gateway, port, logs, closed };
+}
+
+/** A port that was free a moment ago (bound to 0 by node:net, then released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function open(port: number, path = '/kafka'): Promise<TestWebSocket> {
@@ -340,6 +353,15 @@ describe('WebSocketGateway /kafka', () => {
     expect(busy.closeInfo).toBeNull();
     gates.get('slow')!.resolve();
     expect(parse(await busy.next())).toEqual({ correlationId: 1, text: 'ok:wait:slow' });
+  });
+
+  it('does not share its port with another listener (no SO_REUSEPORT): the second start fails', async () => {
+    // A port asked for by number (port 0 binds differ: the kernel never joins them to a group).
+    const { port } = await startGateway({ port: await freePort() });
+    const second = new WebSocketGateway({ host: '127.0.0.1', port, handler: scripted(), logger: recordingLogger([]) });
+    await expect(second.start()).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+/);
+    // The first still answers every connection.
+    for (let i = 0; i < 4; i++) expect(await roundTripElsewhere(port)).toBe('ok:elsewhere');
   });
 
   it('refuses upgrades beyond max.connections with HTTP 503', async () => {
