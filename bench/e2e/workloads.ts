@@ -299,7 +299,7 @@ async function w3(context: SuiteContext): Promise<void> {
       const file = context.payloads.file(perProducer, size, 'half');
       const cpuBefore = broker.process.stats().cpuSeconds;
       const startedAtMs = performance.now();
-      const produced = await Promise.all([0, 1].map(() => kcatProduce({ bootstrap: broker.bootstrap, topic, file, records: perProducer, size, acks: 1, ...KCAT_BATCHING, timeoutMs: LOAD_TIMEOUT_MS })));
+      await Promise.all([0, 1].map(() => kcatProduce({ bootstrap: broker.bootstrap, topic, file, records: perProducer, size, acks: 1, ...KCAT_BATCHING, timeoutMs: LOAD_TIMEOUT_MS })));
       const producedAtMs = performance.now();
       const cpuProduced = broker.process.stats().cpuSeconds;
       const deadline = performance.now() + 120_000;
@@ -309,7 +309,6 @@ async function w3(context: SuiteContext): Promise<void> {
       }
       const cpuConsumed = broker.process.stats().cpuSeconds;
       const peak = broker.process.stats().peakRssBytes;
-      void produced;
       const key = { workload: 'W3', system: 'tributary' as SystemName, durability: DURABILITY.tributaryAcks1, bytes: records * size };
       const produceSeconds = (producedAtMs - startedAtMs) / 1000;
       const consumeSeconds = (consumedAtMs - startedAtMs) / 1000;
