@@ -78,9 +78,12 @@ export class BenchBroker {
     return broker;
   }
 
-  /** Stops the process (SIGTERM, clean shutdown) and keeps the data directory. */
-  async stop(): Promise<void> {
-    await this.process.stop();
+  /**
+   * Stops the process (SIGTERM, clean shutdown; SIGKILL after `graceMs`) and keeps the data
+   * directory. @returns whether the kill was needed and how long the stop took
+   */
+  stop(graceMs?: number): Promise<{ forced: boolean; elapsedMs: number }> {
+    return this.process.stop(graceMs);
   }
 
   /** Stops and removes the data directory if this broker created it. */

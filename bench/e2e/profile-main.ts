@@ -22,6 +22,9 @@ const SHAPES: Record<string, { records: number; size: number }> = {
   W2: { records: 100_000, size: 1024 },
 };
 
+/** Clean stops of a broker with many partitions take long. */
+const STOP_GRACE_MS = 600_000;
+
 /** Start-up: what the broker does between spawn and the first Metadata answer. */
 const STARTUP_INCLUSIVE = [
   'broker.js:startBroker', 'log-manager.js', 'LogManager.open', 'unified-log.js', 'log-segment.js', 'log-loader.js', 'quorum-controller.js',
@@ -45,7 +48,7 @@ async function profileStartup(snapshot: BuildSnapshot, partitions: number, outDi
         try {
           await runLoad('ts-create-topic', { distRoot: path.join(snapshot.root, 'dist'), bootstrap: broker.bootstrap, topic: 'w6-many', partitions, timeoutMs: 900_000 }, 900_000);
         } finally {
-          await broker.stop();
+          await broker.stop(STOP_GRACE_MS);
         }
       }
       const label = many ? `start-up-${partitions}-partitions` : 'start-up-empty';
@@ -75,7 +78,9 @@ async function profiled(snapshot: BuildSnapshot, logDir: string, profileDir: str
   try {
     await phase(broker);
   } finally {
-    await broker.stop();
+    // A profile is written only by a process that exits on its own: wait for the clean stop.
+    const stopped = await broker.stop(STOP_GRACE_MS);
+    if (stopped.forced) process.stderr.write(`[profile] the broker did not stop within ${STOP_GRACE_MS} ms and was killed: no profile\n`);
   }
   const files = readdirSync(profileDir).filter((file) => file.endsWith('.cpuprofile'));
   if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${profileDir}, found ${files.length}`);

@@ -83,12 +83,21 @@ export class ServerProcess {
     });
   }
 
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once exited. */
-  async stop(graceMs = 20_000): Promise<void> {
-    if (!this.running) return;
+  /**
+   * SIGTERM, then SIGKILL after `graceMs`; resolves once exited, saying whether the kill was
+   * needed (an unclean stop: the next start recovers) and how long the stop took.
+   */
+  async stop(graceMs = 20_000): Promise<{ forced: boolean; elapsedMs: number }> {
+    if (!this.running) return { forced: false, elapsedMs: 0 };
+    const startedAtMs = performance.now();
+    let forced = false;
     this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => {
+      forced = true;
+      this.child.kill('SIGKILL');
+    }, graceMs);
     await this.exited;
     clearTimeout(timer);
+    return { forced, elapsedMs: performance.now() - startedAtMs };
   }
 }

@@ -389,14 +389,22 @@ async function w4(context: SuiteContext): Promise<void> {
 
 const IDLE_SETTLE_MS = 1_000;
 
-async function startAndIdle(context: SuiteContext, logDir: string | undefined): Promise<Sample> {
+/** Clean stops of a broker with many partitions take long; a forced stop would make the next start a recovery. */
+const W6_STOP_GRACE_MS = 600_000;
+
+async function startAndIdle(context: SuiteContext, logDir: string | undefined, stops?: string[]): Promise<Sample> {
   const broker = await BenchBroker.start(context.snapshot, logDir === undefined ? {} : { logDir, startTimeoutMs: 300_000 });
   try {
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
     const stats = broker.process.stats();
     return { readyMs: broker.readyMs, idleRssBytes: stats.rssBytes, serverCpuSeconds: stats.cpuSeconds, serverPeakRssBytes: stats.peakRssBytes };
   } finally {
-    await (logDir === undefined ? broker.close() : broker.stop());
+    if (logDir === undefined) {
+      await broker.close();
+    } else {
+      const stopped = await broker.stop(W6_STOP_GRACE_MS);
+      stops?.push(`${Math.round(stopped.elapsedMs)} ms${stopped.forced ? ' (killed)' : ''}`);
+    }
   }
 }
 
@@ -418,14 +426,17 @@ async function w6(context: SuiteContext): Promise<void> {
     try {
       createdMs = (await runLoad('ts-create-topic', { distRoot: path.join(context.snapshot.root, 'dist'), bootstrap: broker.bootstrap, topic: 'w6-many', partitions, timeoutMs: 900_000 }, 900_000)).elapsedMs;
     } finally {
-      await broker.stop();
+      const stopped = await broker.stop(W6_STOP_GRACE_MS);
+      if (stopped.forced) throw new Error(`W6: the broker with ${partitions} partitions did not stop cleanly within ${W6_STOP_GRACE_MS} ms`);
     }
     const row = context.results.row({ workload: 'W6', system: 'tributary', generator: 'Metadata v1 probe', phase: `start-up, ${partitions} partitions`, durability: DURABILITY.tributaryAcks1 });
     row.notes.push(`CreateTopics of ${partitions} partitions took ${Math.round(createdMs)} ms`);
+    const stops: string[] = [];
     for (let run = 1; run <= context.runs; run++) {
       context.progress(`W6 run ${run}/${context.runs}: start-up with ${partitions} partitions on disk`);
-      row.samples.push(await startAndIdle(context, logDir));
+      row.samples.push(await startAndIdle(context, logDir, stops));
     }
+    row.notes.push(`clean stops (SIGTERM → exit) took ${stops.join(', ')}`);
   } finally {
     rmSync(logDir, { recursive: true, force: true });
   }
