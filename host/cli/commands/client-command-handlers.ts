@@ -13,7 +13,7 @@ import { topicHandlers } from './topic-commands.js';
 
 export type ClientCommandDeps = ProduceDeps & ConsumeDeps;
 
-/** Lines of process.stdin, and SIGINT/SIGTERM as the interrupt. */
+/** Lines of process.stdin, SIGINT/SIGTERM as the interrupt, and an 'error' of process.stdout (EPIPE) as its close. */
 export const processClientCommandDeps: ClientCommandDeps = {
   lines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
   onInterrupt(stop) {
@@ -23,6 +23,17 @@ export const processClientCommandDeps: ClientCommandDeps = {
     return () => {
       process.off('SIGINT', handler);
       process.off('SIGTERM', handler);
+    };
+  },
+  onOutputClosed(stop) {
+    // Without a listener the stream's EPIPE 'error' is an uncaught exception with a stack trace.
+    // Any write error means nobody reads what we print any more, so every error stops the consumer.
+    const handler = (): void => stop();
+    process.stdout.on('error', handler);
+    // Left attached on unregister as a no-op sink: writes still queued may fail after the consumer stopped.
+    return () => {
+      process.stdout.off('error', handler);
+      process.stdout.on('error', () => undefined);
     };
   },
 };

@@ -3,11 +3,13 @@
  * partitions directly (assign) and commits nothing; with --group it joins the group (or, with
  * --partition, reads those partitions as a simple consumer of the group) and commits what it
  * printed when it exits. Start: --from beginning|end|offset:N|timestamp:MS (default: the committed
- * offset in a group, else the end). Stops after --count records, or on SIGINT/SIGTERM.
+ * offset in a group, else the end). Stops after --count records, on SIGINT/SIGTERM, or when the
+ * reader of stdout goes away (EPIPE, e.g. `| head -1`): then it closes the consumer (leaving the
+ * group) and exits 0 without a message, as kcat and rpk do.
  */
 import { Consumer, type TopicPartition } from '../../clients/consumer.js';
 import type { ConsumeOptions } from '../client-commands.js';
-import type { CliIo } from '../output.js';
+import { ExitCode, type CliIo } from '../output.js';
 import { explain } from './client-errors.js';
 import { CLI_CONNECT_TIMEOUT_MS, CLI_REQUEST_TIMEOUT_MS } from './client-session.js';
 import { recordFormatter } from './record-format.js';
@@ -15,6 +17,11 @@ import { recordFormatter } from './record-format.js';
 export interface ConsumeDeps {
   /** Calls `stop` on SIGINT/SIGTERM; returns the unregister function. */
   onInterrupt(stop: () => void): () => void;
+  /**
+   * Calls `stop` once stdout can no longer be written (its reader closed the pipe: EPIPE);
+   * returns the unregister function. Absent: stdout never closes (tests' buffers).
+   */
+  onOutputClosed?(stop: () => void): () => void;
 }
 
 export function consumeHandler(io: CliIo, deps: ConsumeDeps): (topic: string, options: ConsumeOptions) => Promise<void> {
@@ -33,7 +40,12 @@ export function consumeHandler(io: CliIo, deps: ConsumeDeps): (topic: string, op
       ...(options.count === undefined ? {} : { maxPollRecords: Math.min(500, options.count) }),
     });
     let printed = 0;
+    let outputClosed = false;
     const unregister = deps.onInterrupt(() => consumer.stop());
+    const unregisterOutput = deps.onOutputClosed?.(() => {
+      outputClosed = true;
+      consumer.stop();
+    }) ?? (() => undefined);
     try {
       await explain(`consume "${topic}"`, options.bootstrapServer, async () => {
         await consumer.connect();
@@ -66,6 +78,8 @@ export function consumeHandler(io: CliIo, deps: ConsumeDeps): (topic: string, op
           await consumer.run({
             pollTimeoutMs: 500,
             eachMessage: ({ message }) => {
+              // The rest of a fetched batch after EPIPE has nowhere to go.
+              if (outputClosed) return;
               io.stdout.write(format(message));
               printed++;
               if (options.count !== undefined && printed >= options.count) consumer.stop();
@@ -74,9 +88,14 @@ export function consumeHandler(io: CliIo, deps: ConsumeDeps): (topic: string, op
         }
         await consumer.close();
       });
+    } catch (error) {
+      // A failure caused by the closed pipe (e.g. the stop interrupting a request) is not one to report.
+      if (!outputClosed) throw error;
     } finally {
       unregister();
       await consumer.close().catch(() => undefined);
+      unregisterOutput();
     }
+    if (outputClosed) io.exit(ExitCode.OK);
   };
 }

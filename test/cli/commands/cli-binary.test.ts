@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Consumer } from '../../../host/clients/consumer.js';
 import { startTestBroker, type TestBroker } from '../../clients/broker-harness.js';
-import { assertBuilt, runBinary } from './cli-harness.js';
+import { spawn } from 'node:child_process';
+import { assertBuilt, MAIN_JS, runBinary } from './cli-harness.js';
 
 // The compiled CLI (dist/host/cli/main.js, built by `npm test`) against a broker in this process.
 let broker: TestBroker;
@@ -56,6 +57,32 @@ describe('the compiled tributary client commands', () => {
     while (resumed.length < 3) resumed.push(...(await consumer.poll(200)).map((r) => r.value!.toString()));
     await consumer.close();
     expect(resumed).toEqual(['three', 'four', 'five']);
+  });
+
+  it('stops quietly with exit 0 and leaves its group when the reader of stdout goes away', async () => {
+    await runBinary(['topic', 'create', 'bin-epipe', '-p', '1', ...b]);
+    await runBinary(['produce', 'bin-epipe', ...b], 'first\nsecond\n');
+    const child = spawn(process.execPath, [MAIN_JS, 'consume', 'bin-epipe', '-g', 'bin-epipe-group', '--from', 'beginning',
+      '--count', '5000', '--format', 'value', ...b], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Like `| head -1`: read the first output, then close the pipe.
+    const first = await new Promise<string>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdout.destroy();
+    expect(first.startsWith('first\n')).toBe(true);
+    // The next write is the one that meets EPIPE; keep records coming until the consumer exits.
+    let status: number | null | undefined;
+    void exited.then((code) => { status = code; });
+    while (status === undefined) {
+      await runBinary(['produce', 'bin-epipe', ...b], 'more\n');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const described = await runBinary(['group', 'describe', 'bin-epipe-group', '--json', ...b]);
+    expect(described.status).toBe(0);
+    expect(described.stdout).toMatch(/"state": "Empty"/);
   });
 
   it('exits 1 with the problem and the fix when no broker listens', async () => {
