@@ -21,7 +21,8 @@
  */
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
-import { readRecords } from '../record/records.js';
+import { CompressionError, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
+import { BatchLayout, CorruptRecordError, readRecords } from '../record/records.js';
 import type { BatchSummary, PreparedAppend } from '../wasm/core.js';
 import { LOG_OVERHEAD, type StoredBatchHeader } from './batch-header.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
@@ -203,6 +204,12 @@ export class UnifiedLog {
     if (prepared.validBytes !== records.length || prepared.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
     for (const batch of prepared.batches) {
       if (batch.sizeInBytes > this.config.maxMessageBytes) return this.failedAppend(LogErrorCode.MESSAGE_TOO_LARGE);
+      // Clients may not write control batches (Kafka: INVALID_RECORD); markers come from the broker.
+      if (batch.isControl) return this.failedAppend(LogErrorCode.INVALID_RECORD);
+      if (batch.compression !== 0) {
+        const errorCode = validateCompressedBatch(records.subarray(batch.position, batch.position + batch.sizeInBytes), batch);
+        if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
+      }
     }
     const errorCode = this.appendPrepared(prepared, nowMs);
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
@@ -706,4 +713,42 @@ function firstRecordAtOrAfter(batch: Buffer, header: StoredBatchHeader, timestam
     if (record.offset >= startingOffset && record.timestamp >= timestampMs) return { offset: record.offset, timestamp: record.timestamp };
   }
   return null;
+}
+
+/**
+ * Kafka's leader-side check of a compressed client batch (LogValidator): the core walks only
+ * uncompressed records, so here the records section is decompressed (bounded by
+ * DEFAULT_MAX_DECOMPRESSED_BYTES) and decoded as an uncompressed copy of the batch. Returns
+ * CORRUPT_MESSAGE (2) when the section does not decompress, INVALID_RECORD (87) when the records
+ * do not parse or disagree with the header (count, lastOffsetDelta, offset deltas not 0..n-1),
+ * else NONE. Never throws for bad client bytes.
+ */
+function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary): number {
+  let section: Buffer;
+  try {
+    section = decompress(batch.compression, bytes.subarray(BatchLayout.RECORDS), DEFAULT_MAX_DECOMPRESSED_BYTES);
+  } catch (error) {
+    if (error instanceof CompressionError) return LogErrorCode.CORRUPT_MESSAGE;
+    throw error;
+  }
+  const plain = Buffer.allocUnsafe(BatchLayout.RECORDS + section.length);
+  plain.set(bytes.subarray(0, BatchLayout.RECORDS), 0);
+  plain.set(section, BatchLayout.RECORDS);
+  plain.writeInt32BE(plain.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
+  plain.writeInt16BE(batch.attributes & ~0x07, BatchLayout.ATTRIBUTES);
+  let records: ReturnType<typeof readRecords>;
+  try {
+    records = readRecords(plain, { verifyCrc: false });
+  } catch (error) {
+    if (error instanceof CorruptRecordError) return LogErrorCode.INVALID_RECORD;
+    throw error;
+  }
+  if (records.length === 0 || records.length !== batch.recordCount || batch.lastOffsetDelta !== records.length - 1) {
+    return LogErrorCode.INVALID_RECORD;
+  }
+  const baseOffset = plain.readInt32BE(BatchLayout.BASE_OFFSET) * 4294967296 + plain.readUInt32BE(BatchLayout.BASE_OFFSET + 4);
+  for (let i = 0; i < records.length; i++) {
+    if (records[i]!.offset !== baseOffset + i) return LogErrorCode.INVALID_RECORD;
+  }
+  return LogErrorCode.NONE;
 }
