@@ -100,7 +100,7 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'node.id', type: 'INT', defaultValue: '1', min: 0,
     doc: 'The node id of this server in the cluster (Tributary default 1; Kafka requires it to be set).' },
   { name: 'broker.id', type: 'INT', defaultValue: null, min: 0,
-    doc: 'Legacy name for the node id; if set it must equal node.id.' },
+    doc: 'Legacy name for the node id: without node.id it sets node.id (as Kafka does); if both are set they must be equal.' },
   { name: 'process.roles', type: 'LIST', defaultValue: 'broker,controller', oneOf: ['broker', 'controller'], nonEmpty: true,
     doc: 'The roles this node plays: broker, controller, or both (combined mode, Tributary default).' },
   { name: 'controller.quorum.voters', type: 'LIST', defaultValue: '',
@@ -258,7 +258,19 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     noEffect: 'transactions are not supported yet', doc: 'Replication factor of __transaction_state; no effect yet.' },
   { name: 'transaction.state.log.min.isr', type: 'INT', defaultValue: '2', min: 1,
     noEffect: 'transactions are not supported yet', doc: 'min.insync.replicas of __transaction_state; no effect yet.' },
+  // ZooKeeper mode: a stock ZooKeeper-mode server.properties sets these; other zookeeper.* keys
+  // are accepted the same way (ZOOKEEPER_CONFIG_PREFIX).
+  { name: 'zookeeper.connect', type: 'STRING', defaultValue: null,
+    noEffect: 'Tributary has no ZooKeeper mode', doc: 'ZooKeeper connection string of ZooKeeper mode; no effect in Tributary (as every zookeeper.* config).' },
+  { name: 'zookeeper.connection.timeout.ms', type: 'INT', defaultValue: null,
+    noEffect: 'Tributary has no ZooKeeper mode', doc: 'ZooKeeper connection timeout (ms) of ZooKeeper mode; no effect in Tributary.' },
 ];
+
+/**
+ * Prefix of ZooKeeper-mode configs (Kafka's zookeeper.*, KafkaConfig before KIP-500 removed them):
+ * an unlisted key with it is accepted without effect, so a ZooKeeper-mode server.properties loads.
+ */
+export const ZOOKEEPER_CONFIG_PREFIX = 'zookeeper.';
 
 /** The definitions by name. */
 export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map(
@@ -392,6 +404,10 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
   const ignoredConfigs: string[] = [];
   for (const [key, { text, origin }] of raw) {
     const def = BROKER_CONFIG_DEF_BY_NAME.get(key);
+    if (!def && key.startsWith(ZOOKEEPER_CONFIG_PREFIX)) {
+      ignoredConfigs.push(key);
+      continue;
+    }
     if (!def) throw unknownBrokerConfig(key, origin);
     values.set(key, parseConfigValue(def, text, origin));
     originals.set(key, def.type === 'PASSWORD' ? text : text.trim());
@@ -402,6 +418,9 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
       values.set(def.name, def.defaultValue === null ? null : parseConfigValue(def, def.defaultValue));
     }
   }
+  // Kafka: broker.id alone sets node.id (a ZooKeeper-mode server.properties has only broker.id);
+  // only an explicit node.id that differs is refused, in assemble.
+  if (originals.has('broker.id') && !originals.has('node.id')) values.set('node.id', values.get('broker.id')!);
   return assemble(values, originals, ignoredConfigs);
 }
 

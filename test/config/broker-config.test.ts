@@ -218,9 +218,29 @@ describe('loadBrokerConfig errors', () => {
     expect(config.autoCreateTopicsEnable).toBe(false);
   });
 
+  it('takes node.id from broker.id when node.id is not set, as Kafka does', () => {
+    const config = loadBrokerConfig({ overrides: { 'broker.id': '0' } });
+    expect(config.nodeId).toBe(0);
+    expect(config.values.get('node.id')).toBe(0);
+    expect(loadBrokerConfig({ overrides: { 'broker.id': '3', 'node.id': '3' } }).nodeId).toBe(3);
+  });
+
+  it('loads a stock ZooKeeper-mode server.properties, its zookeeper.* keys accepted without effect', () => {
+    const config = loadBrokerConfig({ properties: [
+      'broker.id=0', 'num.network.threads=3', 'log.dirs=/tmp/kafka-logs', 'num.partitions=1',
+      'offsets.topic.replication.factor=1', 'zookeeper.connect=localhost:2181',
+      'zookeeper.connection.timeout.ms=18000', 'zookeeper.session.timeout.ms=18000',
+      'group.initial.rebalance.delay.ms=0',
+    ].join('\n') });
+    expect(config.nodeId).toBe(0);
+    expect(config.ignoredConfigs).toEqual(['num.network.threads', 'zookeeper.connect',
+      'zookeeper.connection.timeout.ms', 'zookeeper.session.timeout.ms']);
+    expect(configError(() => loadBrokerConfig({ overrides: { 'zookeper.connect': 'x' } })).message).toContain('Unknown broker config');
+  });
+
   it('rejects inconsistent combinations, naming the key and the fix', () => {
     const message = (overrides: Record<string, string>): string => configError(() => loadBrokerConfig({ overrides })).message;
-    expect(message({ 'broker.id': '2' })).toContain('broker.id: it differs from node.id 1');
+    expect(message({ 'broker.id': '2', 'node.id': '1' })).toContain('broker.id: it differs from node.id 1');
     expect(message({ 'controller.quorum.voters': '2@h:9093' })).toContain('is not a voter');
     expect(message({ 'controller.quorum.voters': '1@h:9093,1@g:9093' })).toContain('voter id 1 appears twice');
     expect(message({ listeners: 'PLAINTEXT://a:1,plaintext://b:2' })).toContain('the listener name PLAINTEXT is used twice');
