@@ -354,9 +354,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       throw new Error(`the controller refused this broker's registration: ${registration.errorMessage ?? registration.errorCode}`);
     }
     brokerEpoch = registration.brokerEpoch;
-    // Logs found on disk whose topic the metadata does not know (e.g. a crash between a metadata
-    // change and the matching log change) are adopted rather than silently deleted.
-    await adoptOrphanLogs(metadata, logManager.allLogs(), config, topicLogger);
+    // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
+    // adopted, so a deleted topic is never resurrected.
+    setAsideStrayLogs(metadata, logManager, topicLogger);
     for (const topic of metadata.topics()) applyTopic(topic);
     groupCoordinator.startup();
     // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
@@ -423,23 +423,24 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   };
 }
 
-async function adoptOrphanLogs(
-  metadata: ClusterMetadata,
-  logs: readonly UnifiedLog[],
-  config: BrokerConfig,
-  logger: Logger,
-): Promise<void> {
-  const partitionCounts = new Map<string, number>();
-  for (const log of logs) {
+/**
+ * Sets aside every log on disk whose topic the metadata image does not hold (e.g. a crash after a
+ * topic deletion was committed but before its logs were removed): KRaft treats such logs as stray,
+ * renaming them `<topic>-<partition>.<timestampMs>-stray` and never serving them. Nothing is
+ * created. One warning per topic.
+ */
+function setAsideStrayLogs(metadata: ClusterMetadata, logManager: LogManager, logger: Logger): void {
+  const stray = new Map<string, number[]>();
+  for (const log of logManager.allLogs()) {
     if (log.topic === CLUSTER_METADATA_TOPIC_NAME || metadata.topic(log.topic) !== undefined) continue;
-    partitionCounts.set(log.topic, Math.max(partitionCounts.get(log.topic) ?? 0, log.partition + 1));
+    const partitions = stray.get(log.topic) ?? [];
+    partitions.push(log.partition);
+    stray.set(log.topic, partitions);
   }
-  for (const [name, numPartitions] of partitionCounts) {
-    logger.warn({ event: 'topic.adopted', topic: name, partitions: numPartitions },
-      `logs of topic ${name} exist without metadata; adopting them as a topic with ${numPartitions} partitions`);
-    const configs: Record<string, string> = name === OFFSETS_TOPIC_NAME
-      ? { 'cleanup.policy': 'compact', 'segment.bytes': String(config.offsetsTopicSegmentBytes) }
-      : {};
-    await metadata.createTopic({ name, numPartitions, replicationFactor: 1, configs }, false);
+  const nowMs = Date.now();
+  for (const [topic, partitions] of stray) {
+    for (const partition of partitions) logManager.markStray(topic, partition, nowMs);
+    logger.warn({ event: 'topic.stray_logs', topic, count: partitions.length },
+      `${partitions.length} log(s) of topic ${topic} are not in the metadata; renamed with the -stray suffix and not served`);
   }
 }

@@ -36,6 +36,8 @@ import { UnifiedLog } from './unified-log.js';
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
 /** Suffix of partition directories being deleted (Kafka: `<topic>-<partition>.<id>-delete`). */
 export const DELETE_DIR_SUFFIX = '-delete';
+/** Suffix of a log directory set aside as stray (not in the metadata image; Kafka KRaft's `-stray`). */
+export const STRAY_DIR_SUFFIX = '-stray';
 
 /** Thrown when no online log directory can take a new log (Kafka's KafkaStorageException). */
 export class KafkaStorageException extends Error {
@@ -75,10 +77,15 @@ interface DirectoryState {
   lastWritten: Map<string, string>;
 }
 
-/** Parses `<topic>-<partition>`; null for anything else. */
+/**
+ * Parses `<topic>-<partition>` where topic is a legal Kafka topic name (1..249 of
+ * [a-zA-Z0-9._-], not `.` or `..`); null for anything else.
+ */
 export function parseTopicPartitionDir(name: string): { topic: string; partition: number } | null {
   const dash = name.lastIndexOf('-');
   if (dash <= 0) return null;
+  const topic = name.slice(0, dash);
+  if (topic.length > 249 || topic === '.' || topic === '..' || !/^[a-zA-Z0-9._-]+$/.test(topic)) return null;
   const digits = name.slice(dash + 1);
   if (!/^\d+$/.test(digits)) return null;
   const partition = Number(digits);
@@ -198,6 +205,37 @@ export class LogManager {
     }
   }
 
+  /**
+   * Sets a log aside as stray (its partition is not in the metadata image): the log is closed and
+   * its directory renamed (durably) to `<topic>-<partition>.<timestampMs>-stray`, which later
+   * starts skip; nothing is deleted (KRaft's stray-log handling, Kafka's `.<uuid>-stray`).
+   * Returns the new path, or undefined when the log is unknown or its directory is offline.
+   */
+  markStray(topic: string, partition: number, nowMs: number): string | undefined {
+    const key = topicPartitionKey(topic, partition);
+    const log = this.logs.get(key);
+    const state = this.logDirOf.get(key);
+    if (log === undefined || state === undefined) return undefined;
+    this.logs.delete(key);
+    this.logDirOf.delete(key);
+    this.cleaner.forget(log);
+    log.closeWithoutFlush();
+    this.context.files.releaseUnder(log.dir + path.sep);
+    if (state.directory.isOffline) return undefined;
+    const disk = this.context.disk;
+    try {
+      const stray = path.join(state.directory.path, `${key}.${nowMs}${STRAY_DIR_SUFFIX}`);
+      disk.rename(log.dir, stray);
+      disk.fsyncDir(state.directory.path);
+      this.writeCheckpoints(state);
+      return stray;
+    } catch (error) {
+      if (!isDiskError(error)) throw error;
+      state.directory.markOffline(error);
+      return undefined;
+    }
+  }
+
   allLogs(): UnifiedLog[] {
     return [...this.logs.values()];
   }
@@ -288,8 +326,13 @@ export class LogManager {
           removeDirectory(disk, full);
           continue;
         }
+        if (name.endsWith(STRAY_DIR_SUFFIX)) continue;
         const parsed = parseTopicPartitionDir(name);
         if (parsed === null) continue;
+        // A non-empty directory holding no segment file is not a partition log (e.g. `backup-2024`):
+        // opening it would write a segment into someone else's directory.
+        const entries = disk.list(full);
+        if (entries.length > 0 && !entries.some((entry) => entry.endsWith('.log'))) continue;
         const key = topicPartitionKey(parsed.topic, parsed.partition);
         if (this.logs.has(key)) throw new Error(`duplicate log directory for ${key} in ${dir}`);
         const config = { ...options.defaults, ...(options.topicConfigs?.(parsed.topic) ?? {}) };
