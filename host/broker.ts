@@ -235,10 +235,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       return;
     }
     if (change.before !== null) {
-      for (const partition of change.before.partitions) {
-        replicaManager.removePartition(change.name, partition.partition);
-        logManager.deleteLog(change.name, partition.partition);
-      }
+      for (const partition of change.before.partitions) replicaManager.removePartition(change.name, partition.partition);
+      // One checkpoint write for the whole topic, not one per partition.
+      logManager.deleteLogs(change.before.partitions.map((partition) => ({ topic: change.name, partition: partition.partition })));
       groupCoordinator.onTopicsDeleted([change.name]);
       topicLogger.info({ event: 'topic.deleted', topic: change.name }, `topic ${change.name} deleted`);
     }

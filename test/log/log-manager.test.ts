@@ -88,6 +88,35 @@ describe('LogManager', () => {
     reopened.shutdown();
   });
 
+  it('deletes a whole topic in one batch, dropping its partitions from the checkpoint files', () => {
+    const dir = tempDir();
+    const manager = openManager([dir]);
+    for (let p = 0; p < 3; p++) manager.getOrCreateLog('big', p, testConfig()).appendAsLeader(makeBatch(1), 0);
+    manager.getOrCreateLog('kept', 0, testConfig()).appendAsLeader(makeBatch(1), 0);
+    manager.checkpointAll();
+    manager.deleteLogs([0, 1, 2, 7].map((partition) => ({ topic: 'big', partition })));
+    expect(manager.allLogs().map((log) => log.topic)).toEqual(['kept']);
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('big'))).toEqual([]);
+    const checkpoint = fs.readFileSync(path.join(dir, 'recovery-point-offset-checkpoint'), 'utf8');
+    expect(checkpoint).not.toContain('big');
+    expect(checkpoint).toContain('kept 0');
+    manager.shutdown();
+  });
+
+  it('skips -stray directories, illegal topic names and non-empty directories without a segment file', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'backup-2024'));
+    fs.writeFileSync(path.join(dir, 'backup-2024', 'notes.txt'), 'x');
+    fs.mkdirSync(path.join(dir, 'old-0.123-stray'));
+    fs.writeFileSync(path.join(dir, 'old-0.123-stray', '00000000000000000000.log'), '');
+    fs.mkdirSync(path.join(dir, 'bad name-0'));
+    const manager = openManager([dir]);
+    expect(manager.allLogs()).toEqual([]);
+    expect(fs.readdirSync(path.join(dir, 'backup-2024'))).toEqual(['notes.txt']);
+    expect(parseTopicPartitionDir('bad name-0')).toBeNull();
+    manager.shutdown();
+  });
+
   it('applies retention and compaction on tick', () => {
     const dir = tempDir();
     const clock = new ManualClock(0);
