@@ -279,20 +279,17 @@ export class LogManager {
       log.maintain(nowMs);
       if (!log.isOffline && hasCompactPolicy(log.config)) this.cleaner.maybeClean(log, nowMs);
     }
-    for (const state of this.directories) {
-      if (state.directory.isOffline) continue;
-      try {
-        this.writeCheckpoints(state);
-      } catch (error) {
-        if (!isDiskError(error)) throw error;
-        state.directory.markOffline(error);
-      }
-    }
+    this.writeOnlineCheckpoints();
   }
 
   /** Flushes every log and writes the checkpoints now (e.g. before a controlled restart). */
   checkpointAll(): void {
     for (const log of this.logs.values()) if (!log.isOffline) log.flush();
+    this.writeOnlineCheckpoints();
+  }
+
+  /** Writes the checkpoints of every online directory; a disk error takes that directory offline. */
+  private writeOnlineCheckpoints(): void {
     for (const state of this.directories) {
       if (state.directory.isOffline) continue;
       try {
