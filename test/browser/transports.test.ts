@@ -9,7 +9,7 @@ import { Admin } from '../../host/clients/admin.js';
 import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../host/clients/consumer.js';
 import { Producer, type ProducerOptions } from '../../host/clients/producer.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
-import { ResponseDropper } from './fault-transport.js';
+import { ResponseDropper } from '../clients/fault-transport.js';
 import { startGatewayBroker, TCP, WEBSOCKET, type GatewayBroker, type TransportUnderTest } from './gateway-broker.js';
 
 let broker: GatewayBroker;
