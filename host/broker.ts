@@ -35,7 +35,7 @@ import { LogManager } from './log/log-manager.js';
 import { ProducerStateManager } from './log/producer-state-manager.js';
 import type { UnifiedLog } from './log/unified-log.js';
 import { SocketServer } from './network/socket-server.js';
-import { WebSocketGateway, type GatewayAddress } from './network/websocket-gateway.js';
+import type { GatewayAddress, WebSocketGateway } from './network/websocket-gateway.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from './observability/logger.js';
 import { ErrorCode } from './protocol/generated/error-codes.js';
 import { ReplicaManager } from './replication/replica-manager.js';
@@ -317,8 +317,11 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     // The HTTP side (WebSocket gateway: /kafka, /json, /health, /ready) is auxiliary: a port it
     // cannot bind is logged at error and the broker serves Kafka clients without it, rather than
     // refusing to start (the default 127.0.0.1:8080 is often taken on developer machines).
+    // Loaded only when configured: uWebSockets.js and the JSON protocol (which brings the client
+    // library) are a large part of start-up time and memory.
+    const gatewayModule = config.httpListeners.length === 0 ? null : await import('./network/websocket-gateway.js');
     for (const endpoint of config.httpListeners) {
-      const gateway = new WebSocketGateway({
+      const gateway = new gatewayModule!.WebSocketGateway({
         host: endpoint.host === '' ? '0.0.0.0' : endpoint.host,
         port: endpoint.port,
         handler,

@@ -8,7 +8,7 @@
  * await broker.stop();
  * ```
  */
-export const TRIBUTARY_VERSION = '0.1.0';
+export { TRIBUTARY_VERSION } from './cli/version.js';
 
 export { startBroker, libraryBrokerConfig } from './broker.js';
 export type {

@@ -7,7 +7,7 @@
  * `--help` and `--version` exit 0.
  */
 import { Command, CommanderError } from 'commander';
-import { TRIBUTARY_VERSION } from '../index.js';
+import { TRIBUTARY_VERSION } from './version.js';
 import { BrokerCommandDeps, defaultBrokerCommandDeps, registerBrokerCommand } from './broker-command.js';
 import { ClientCommandHandlers, registerClientCommands } from './client-commands.js';
 import { CliIo, ExitCode, processIo } from './output.js';

@@ -11,18 +11,22 @@
  *  3 lz4     lz4-napi, LZ4 frames
  *  4 zstd    @bokuweb/zstd-wasm
  *
- * Initialisation: the zstd codec is WebAssembly that must be instantiated asynchronously. This
- * module does it with a top-level `await initCompression()`, so once `import` resolves every
- * function here is synchronous and ready. `initCompression()` stays exported (idempotent) for
- * callers that want to await it explicitly.
+ * Loading: each codec's library is loaded on its first use, synchronously (snappy and lz4-napi
+ * are native addons loaded through `require`; zstd's WebAssembly is compiled and instantiated
+ * with the synchronous WebAssembly API through the Emscripten `instantiateWasm` hook). A broker
+ * that never sees a compressed batch loads none of them, which keeps its start-up short and its
+ * memory small; the first compressed batch of a codec pays its load once (tens of ms for zstd).
+ * `initCompression()` stays exported (idempotent) for callers that want the zstd load done
+ * ahead of time.
  *
- * Errors: compress throws only for an unknown codec (a caller bug). decompress throws
- * CompressionError (Kafka CORRUPT_MESSAGE, 2) for damaged input or output above the limit.
+ * Errors: compress throws only for an unknown codec (a caller bug) or when a codec library cannot
+ * be loaded (an installation problem). decompress throws CompressionError (Kafka CORRUPT_MESSAGE,
+ * 2) for damaged input or output above the limit.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { compressSync as snappyCompress, uncompressSync as snappyUncompress } from 'snappy';
-import { compressFrameSync as lz4CompressFrame, decompressFrameSync as lz4DecompressFrame } from 'lz4-napi';
-import { compress as zstdCompress, decompress as zstdDecompress, init as zstdInit } from '@bokuweb/zstd-wasm';
 import { asBuffer, compressWith, decompressWith, DEFAULT_MAX_DECOMPRESSED_BYTES, type CompressionCodecs } from './compression-codecs.js';
 
 export {
@@ -32,16 +36,79 @@ export {
   type CompressionCodec,
 } from './compression-codecs.js';
 
-let initialized: Promise<void> | undefined;
-let zstdReady = false;
+const require = createRequire(import.meta.url);
 
-/** Instantiates the zstd WebAssembly codec once; safe to call many times. */
-export function initCompression(): Promise<void> {
-  initialized ??= zstdInit().then(() => { zstdReady = true; });
-  return initialized;
+interface SnappyLibrary {
+  compressSync(data: Uint8Array): Buffer;
+  uncompressSync(data: Uint8Array, options: { asBuffer: true }): Buffer | string;
+}
+interface Lz4Library {
+  compressFrameSync(data: Buffer): Buffer;
+  decompressFrameSync(data: Buffer): Buffer;
+}
+interface ZstdLibrary {
+  compress(data: Uint8Array, level: number): Uint8Array;
+  decompress(data: Uint8Array, options?: { defaultHeapSize: number }): Uint8Array;
+}
+/** The Emscripten module object behind @bokuweb/zstd-wasm (its dist/common/module.js). */
+interface EmscriptenModule {
+  instantiateWasm?: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => unknown) => WebAssembly.Exports;
+  init(): unknown;
+  calledRun?: boolean;
 }
 
-await initCompression();
+let snappyLibrary: SnappyLibrary | undefined;
+let lz4Library: Lz4Library | undefined;
+let zstdLibrary: ZstdLibrary | undefined;
+
+function snappy(): SnappyLibrary {
+  snappyLibrary ??= require('snappy') as SnappyLibrary;
+  return snappyLibrary;
+}
+
+function lz4(): Lz4Library {
+  lz4Library ??= require('lz4-napi') as Lz4Library;
+  return lz4Library;
+}
+
+/**
+ * @bokuweb/zstd-wasm with its WebAssembly instantiated synchronously. The package only offers an
+ * asynchronous `init()`; its Emscripten glue accepts an `instantiateWasm` hook, through which we
+ * compile zstd.wasm (next to the package entry) with `new WebAssembly.Module`, so the runtime is
+ * initialised before `init()` returns.
+ * @throws Error when the package cannot be loaded or its runtime did not initialise
+ */
+function zstd(): ZstdLibrary {
+  if (zstdLibrary !== undefined) return zstdLibrary;
+  const entry = require.resolve('@bokuweb/zstd-wasm');
+  const library = require(entry) as ZstdLibrary;
+  // The package's `exports` hide module.js; by absolute path it is the same instance (one
+  // require cache entry) that the entry uses.
+  const { Module } = require(path.join(path.dirname(entry), 'module.js')) as { Module: EmscriptenModule };
+  const initialised = (): boolean => Module.calledRun === true;
+  if (!initialised()) {
+    const bytes = readFileSync(path.join(path.dirname(entry), 'zstd.wasm'));
+    Module.instantiateWasm = (imports, receive) => {
+      const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), imports);
+      receive(instance);
+      return instance.exports;
+    };
+    Module.init();
+    if (!initialised()) throw new Error('zstd: the WebAssembly runtime did not initialise synchronously');
+  }
+  zstdLibrary = library;
+  return library;
+}
+
+/** Loads the zstd codec now rather than on its first use; safe to call many times. */
+export function initCompression(): Promise<void> {
+  try {
+    zstd();
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
 
 const NODE_CODECS: CompressionCodecs = {
   gzip: {
@@ -49,18 +116,15 @@ const NODE_CODECS: CompressionCodecs = {
     decompress: (data, maxBytes) => gunzipSync(data, { maxOutputLength: maxBytes }),
   },
   snappy: {
-    compress: (data) => snappyCompress(data),
-    uncompressBlock: (block) => snappyUncompress(block, { asBuffer: true }) as Buffer,
+    compress: (data) => snappy().compressSync(data),
+    uncompressBlock: (block) => snappy().uncompressSync(block, { asBuffer: true }) as Buffer,
   },
   lz4: {
-    compress: (data) => lz4CompressFrame(asBuffer(data)),
-    decompress: (data) => lz4DecompressFrame(asBuffer(data)),
+    compress: (data) => lz4().compressFrameSync(asBuffer(data)),
+    decompress: (data) => lz4().decompressFrameSync(asBuffer(data)),
   },
   zstd: {
-    compress: (data, level) => {
-      assertZstdReady();
-      return zstdCompress(data, level ?? 3);
-    },
+    compress: (data, level) => zstd().compress(data, level ?? 3),
     decompress: decompressZstd,
   },
 };
@@ -78,18 +142,14 @@ export function decompress(codec: number, data: Uint8Array, maxBytes = DEFAULT_M
   return decompressWith(NODE_CODECS, codec, data, maxBytes);
 }
 
-function assertZstdReady(): void {
-  if (!zstdReady) throw new Error('zstd is not initialised: await initCompression() first');
-}
-
 function decompressZstd(input: Uint8Array, maxBytes: number, declaredBytes: number): Uint8Array {
-  assertZstdReady();
-  if (declaredBytes >= 0) return zstdDecompress(input);
+  const library = zstd();
+  if (declaredBytes >= 0) return library.decompress(input);
   // Streaming producers (e.g. the Java client's zstd-jni stream) leave the size out: grow the
   // output bound until it fits or reaches the limit.
   for (let bound = Math.min(maxBytes, Math.max(1 << 16, input.length * 8)); ; bound = Math.min(maxBytes, bound * 4)) {
     try {
-      return zstdDecompress(input, { defaultHeapSize: bound });
+      return library.decompress(input, { defaultHeapSize: bound });
     } catch (error) {
       // Only ZSTD_error_dstSize_tooSmall (70) is worth a larger bound; anything else is damage.
       if (bound >= maxBytes || !/code -70\b/.test((error as Error).message)) throw error;
