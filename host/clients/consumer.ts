@@ -305,6 +305,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       if (fetched.length > 0) {
         // Prefetch the next round while the caller works on this one.
         this.fetcher.sendFetches();
+        if (this.options.keyDeserializer === undefined && this.options.valueDeserializer === undefined) return fetched as unknown as ConsumerRecord<K, V>[];
         return fetched.map((r) => this.deserialize(r));
       }
       const remaining = deadline - Date.now();
@@ -600,7 +601,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       const byPartition = new Map<string, ConsumerRecord<K, V>[]>();
       for (const record of records) {
         const key = partitionKey(record.topic, record.partition);
-        byPartition.set(key, [...(byPartition.get(key) ?? []), record]);
+        const list = byPartition.get(key);
+        if (list === undefined) byPartition.set(key, [record]);
+        else list.push(record);
       }
       const lists = [...byPartition.values()];
       for (let i = 0; i < lists.length; i++) {

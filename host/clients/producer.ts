@@ -19,7 +19,7 @@ import { Cluster, type PartitionInfo } from './cluster.js';
 import { ClientClosedError, KafkaError } from './errors.js';
 import { murmur2Partition } from './producer/murmur2.js';
 import { DefaultPartitioner, type CustomPartitioner } from './producer/partitioner.js';
-import { estimateRecordBytes, RecordAccumulator, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
+import { estimateRecordBytes, RecordAccumulator, type AcknowledgementTarget, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
 import { Sender } from './producer/sender.js';
 import type { TransportFactory } from './transport/transport.js';
 
@@ -104,10 +104,55 @@ const encoder = new TextEncoder();
 
 type PartitionInfoList = { partitions: PartitionInfo[] };
 
-/** A queued record's acknowledgement, boxed so an async function can return it unawaited. */
-interface Queued {
-  acknowledged: Promise<RecordMetadata>;
+/**
+ * One send() (or sendRecord()) call: a single promise for all its records instead of one per
+ * record, resolved with their metadata in order once every record is acknowledged, rejected with
+ * the first failure (as Promise.all over per-record promises would be).
+ */
+class SendCall<K, V> implements AcknowledgementTarget {
+  readonly promise: Promise<RecordMetadata[]>;
+  private readonly results: RecordMetadata[];
+  private remaining: number;
+  private resolve!: (results: RecordMetadata[]) => void;
+  private reject!: (error: Error) => void;
+
+  constructor(count: number, private readonly interceptors: ProducerInterceptor<K, V>[] | undefined) {
+    this.results = new Array<RecordMetadata>(count);
+    this.remaining = count;
+    this.promise = new Promise<RecordMetadata[]>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // send() may throw before returning the promise; a later failure must not go unhandled.
+    this.promise.catch(() => undefined);
+    if (count === 0) this.resolve(this.results);
+  }
+
+  acknowledge(index: number, metadata: RecordMetadata): void {
+    if (this.interceptors !== undefined) for (const i of this.interceptors) i.onAcknowledgement?.(metadata, null);
+    this.results[index] = metadata;
+    if (--this.remaining === 0) this.resolve(this.results);
+  }
+
+  fail(_index: number, error: Error): void {
+    if (this.interceptors !== undefined) for (const i of this.interceptors) i.onAcknowledgement?.(null, error);
+    this.reject(error);
+  }
 }
+
+/** Per topic-metadata object: the partitions with a leader (metadata objects are replaced, never mutated). */
+const availableCache = new WeakMap<PartitionInfoList, number[]>();
+
+function availablePartitions(info: PartitionInfoList): number[] {
+  let available = availableCache.get(info);
+  if (available === undefined) {
+    available = info.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
+    availableCache.set(info, available);
+  }
+  return available;
+}
+
+const NO_HEADERS: RecordHeaderInput[] = [];
 
 /** Default serializer: strings as UTF-8, bytes as they are, null/undefined as null. */
 export function defaultSerializer(data: unknown): Uint8Array | null {
@@ -117,8 +162,8 @@ export function defaultSerializer(data: unknown): Uint8Array | null {
   throw new TypeError(`cannot serialize a ${typeof data} without a serializer: give a string, a Uint8Array, or a keySerializer/valueSerializer`);
 }
 
-function normalizeHeaders(headers: MessageHeaders | undefined): RecordHeaderInput[] {
-  if (headers === undefined) return [];
+function normalizeHeaders(headers: MessageHeaders | undefined): readonly RecordHeaderInput[] {
+  if (headers === undefined) return NO_HEADERS;
   if (Array.isArray(headers)) return headers;
   return Object.entries(headers).map(([key, value]) => ({ key, value }));
 }
@@ -171,7 +216,8 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
       maxBlockMs: this.maxBlockMs,
     }, (batch) => {
       const partitions = this.cluster.topics.get(batch.topic)?.partitions ?? [];
-      this.partitioner.onBatchClosed(batch.topic, batch.partition, partitions.length, partitions.filter((p) => p.leader >= 0).map((p) => p.partition));
+      const info = this.cluster.topics.get(batch.topic);
+      this.partitioner.onBatchClosed(batch.topic, batch.partition, partitions.length, info === undefined ? [] : availablePartitions(info));
       this.sender.wakeup();
     });
     this.sender = new Sender(this.cluster, this.accumulator, {
@@ -209,12 +255,13 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
    *   produce error), KafkaTimeoutError (max.block.ms / delivery.timeout.ms), ClientClosedError
    */
   async send(request: { topic: string; messages: ProducerMessage<K, V>[] }): Promise<RecordMetadata[]> {
-    const pending: Promise<RecordMetadata>[] = [];
-    for (const message of request.messages) {
-      const queued = this.enqueue(request.topic, message);
-      pending.push(('acknowledged' in queued ? queued : await queued).acknowledged);
+    const { messages } = request;
+    const call = new SendCall<K, V>(messages.length, this.interceptorList);
+    for (let index = 0; index < messages.length; index++) {
+      const waiting = this.enqueue(request.topic, messages[index]!, call, index);
+      if (waiting !== undefined) await waiting;
     }
-    return Promise.all(pending);
+    return call.promise;
   }
 
   /**
@@ -223,23 +270,32 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
    */
   async sendRecord(record: ProducerRecord<K, V>, callback?: (error: Error | null, metadata: RecordMetadata | null) => void): Promise<RecordMetadata> {
     try {
-      const queued = this.enqueue(record.topic, record);
-      const metadata = await ('acknowledged' in queued ? queued : await queued).acknowledged;
-      callback?.(null, metadata);
-      return metadata;
+      const call = new SendCall<K, V>(1, this.interceptorList);
+      const waiting = this.enqueue(record.topic, record, call, 0);
+      if (waiting !== undefined) await waiting;
+      const [metadata] = await call.promise;
+      callback?.(null, metadata!);
+      return metadata!;
     } catch (error) {
       callback?.(error as Error, null);
       throw error;
     }
   }
 
+  private get interceptorList(): ProducerInterceptor<K, V>[] | undefined {
+    const interceptors = this.options.interceptors;
+    return interceptors !== undefined && interceptors.length > 0 ? interceptors : undefined;
+  }
+
   /**
-   * Appends one record to the accumulator and returns the promise of its acknowledgement. The
-   * append itself is synchronous when metadata is cached and buffer memory is free, so records
-   * keep the order of the calls; otherwise it waits (metadata, back-pressure) first and returns
-   * a promise of the box. @throws synchronously for invalid records and a closed producer
+   * Appends one record to the accumulator as record `index` of `target`. The append itself is
+   * synchronous (undefined is returned) when metadata is cached and buffer memory is free, so
+   * records keep the order of the calls; otherwise it waits (metadata, back-pressure) first and
+   * returns the promise of the append. Failures after the record was accepted for sending reach
+   * `target.fail` (and interceptors) too.
+   * @throws synchronously for invalid records and a closed producer
    */
-  private enqueue(topic: string, message: ProducerMessage<K, V>): Queued | Promise<Queued> {
+  private enqueue(topic: string, message: ProducerMessage<K, V>, target: AcknowledgementTarget, index: number): Promise<void> | undefined {
     if (this.state !== 'open') throw new ClientClosedError('the producer is closed');
     let record: ProducerMessage<K, V> & { topic?: string } = message;
     const interceptors = this.options.interceptors;
@@ -259,17 +315,21 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
     if (sizeBytes + 61 > this.maxRequestSize) {
       throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `record of about ${sizeBytes} bytes for ${topic} (max.request.size ${this.maxRequestSize})`);
     }
-    const pendingRecord = this.pendingRecord(key, value, headers, timestamp, sizeBytes);
     const cached = this.cluster.cachedTopic(topic);
     if (cached !== undefined && this.accumulator.tryReserve(sizeBytes)) {
       const partition = this.choosePartition(topic, record.partition, key, value, cached);
       if (partition instanceof Error) {
         this.accumulator.release(sizeBytes);
-        pendingRecord.record.reject(partition);
+        target.fail(index, partition);
         throw partition;
       }
-      this.append(topic, partition, pendingRecord.record);
-      return { acknowledged: pendingRecord.acknowledged };
+      try {
+        this.append(topic, partition, key, value, headers, timestamp, sizeBytes, target, index);
+      } catch (error) {
+        target.fail(index, error as Error);
+        throw error;
+      }
+      return undefined;
     }
     return (async () => {
       try {
@@ -281,18 +341,40 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
           this.accumulator.release(sizeBytes);
           throw new ClientClosedError('the producer is closed');
         }
-        this.append(topic, partition, pendingRecord.record);
-        return { acknowledged: pendingRecord.acknowledged };
+        this.append(topic, partition, key, value, headers, timestamp, sizeBytes, target, index);
       } catch (error) {
         // Interceptors hear about records that never reached the accumulator too.
-        pendingRecord.record.reject(error as Error);
+        target.fail(index, error as Error);
         throw error;
       }
     })();
   }
 
-  private append(topic: string, partition: number, record: PendingRecord): void {
-    this.accumulator.append(topic, partition, record, Date.now());
+  /** One reused carrier for append(): the accumulator copies records at once and keeps none. */
+  private readonly scratch: PendingRecord = {
+    key: null, value: null, headers: NO_HEADERS, timestamp: 0, sizeBytes: 0, target: { acknowledge() {}, fail() {} }, index: 0,
+  };
+
+  private append(topic: string, partition: number, key: Uint8Array | null, value: Uint8Array | null, headers: readonly RecordHeaderInput[],
+    timestamp: number, sizeBytes: number, target: AcknowledgementTarget, index: number): void {
+    const scratch = this.scratch;
+    scratch.key = key;
+    scratch.value = value;
+    scratch.headers = headers;
+    scratch.timestamp = timestamp;
+    scratch.sizeBytes = sizeBytes;
+    scratch.target = target;
+    scratch.index = index;
+    try {
+      this.accumulator.append(topic, partition, scratch, Date.now());
+    } catch (error) {
+      this.accumulator.release(sizeBytes);
+      throw error;
+    } finally {
+      scratch.key = null;
+      scratch.value = null;
+      scratch.headers = NO_HEADERS;
+    }
     // The sender sends full batches at once and sets its timer for the others' linger.ms.
     this.sender.wakeup();
   }
@@ -304,7 +386,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
     if (partition === undefined && key !== null && this.options.partitioner === undefined) {
       partition = murmur2Partition(key, partitionCount);
     } else if (partition === undefined) {
-      const available = info.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
+      const available = availablePartitions(info);
       const args = { topic, key, value, partitionCount, availablePartitions: available };
       partition = this.options.partitioner?.(args) ?? this.partitioner.partition(args);
     }
@@ -312,27 +394,6 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
       return new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `partition ${partition} of ${topic} (it has ${partitionCount})`);
     }
     return partition;
-  }
-
-  private pendingRecord(key: Uint8Array | null, value: Uint8Array | null, headers: RecordHeaderInput[], timestamp: number, sizeBytes: number): { record: PendingRecord; acknowledged: Promise<RecordMetadata> } {
-    const interceptors = this.options.interceptors ?? [];
-    let record!: PendingRecord;
-    const acknowledged = new Promise<RecordMetadata>((resolve, reject) => {
-      record = {
-        key, value, headers, timestamp, sizeBytes,
-        resolve: (metadata) => {
-          for (const i of interceptors) i.onAcknowledgement?.(metadata, null);
-          resolve(metadata);
-        },
-        reject: (error) => {
-          for (const i of interceptors) i.onAcknowledgement?.(null, error);
-          reject(error);
-        },
-      };
-    });
-    // Callers that only await flush() must not see unhandled rejections; send() re-awaits it.
-    acknowledged.catch(() => undefined);
-    return { record, acknowledged };
   }
 
   private isClosed(): boolean {

@@ -238,3 +238,191 @@ export function buildControlBatch(options: {
     ...(options.partitionLeaderEpoch === undefined ? {} : { partitionLeaderEpoch: options.partitionLeaderEpoch }),
   });
 }
+
+/** Bytes of a zig-zag varint of a safe integer (bit operations while it fits 31 bits). */
+function zigzagVarintSize(value: number): number {
+  const zz = value >= 0 ? value * 2 : -value * 2 - 1;
+  if (zz < 0x80) return 1;
+  if (zz < 0x4000) return 2;
+  if (zz < 0x200000) return 3;
+  if (zz < 0x10000000) return 4;
+  return varintSize(zz);
+}
+
+const EMPTY_HEADERS: readonly RecordHeaderInput[] = Object.freeze([]);
+
+/** Producer-side fields a writer stamps into its header when it is (re)built. */
+export interface RecordBatchWriterBuildOptions {
+  /** CompressionType id 0-4. */
+  compression: number;
+  compressionLevel?: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
+/**
+ * Appends records one at a time straight into one growing batch buffer (Kafka's
+ * MemoryRecordsBuilder for magic 2): no per-record objects are kept, and `build()` only writes the
+ * 61-byte header and the CRC-32C in front of the records already in place. For the producer's
+ * accumulator: a batch is written while records arrive and built once when drained (again only
+ * when a retry needs a new producer id or sequence).
+ *
+ * Output is byte-identical to buildRecordBatch() given the same records (offsetDelta = index,
+ * baseTimestamp = the first record's timestamp, maxTimestamp = the largest, CreateTime).
+ */
+export class RecordBatchWriter {
+  private buffer: Buffer;
+  private position: number = BatchLayout.RECORDS;
+  private recordCount = 0;
+  private baseTimestamp = 0;
+  private maxTimestamp = -1;
+
+  /** @param initialCapacity bytes of records to allocate room for at first (grows as needed). */
+  constructor(initialCapacity = 1024) {
+    this.buffer = Buffer.allocUnsafe(BatchLayout.RECORDS + Math.max(64, initialCapacity));
+  }
+
+  /** Records appended so far. */
+  get count(): number {
+    return this.recordCount;
+  }
+
+  /** Bytes of the uncompressed batch so far (header included). */
+  get sizeInBytes(): number {
+    return this.position;
+  }
+
+  /**
+   * Appends one record with offsetDelta = its index.
+   * @param timestamp CreateTime, ms since epoch (a safe integer)
+   * @returns the record's encoded size, bytes (length prefix included)
+   * @throws RangeError for a timestamp that is not a safe integer
+   */
+  append(key: Uint8Array | null, value: Uint8Array | null, headers: readonly RecordHeaderInput[], timestamp: number): number {
+    assertInt(timestamp, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'timestamp');
+    const offsetDelta = this.recordCount;
+    if (offsetDelta === 0) this.baseTimestamp = timestamp;
+    const timestampDelta = timestamp - this.baseTimestamp;
+    let encodedHeaders: { key: Uint8Array; value: Uint8Array | null }[] | null = null;
+    let bodySize = 1 + zigzagVarintSize(timestampDelta) + zigzagVarintSize(offsetDelta);
+    bodySize += key === null ? 1 : zigzagVarintSize(key.length) + key.length;
+    bodySize += value === null ? 1 : zigzagVarintSize(value.length) + value.length;
+    bodySize += zigzagVarintSize(headers.length);
+    if (headers.length > 0) {
+      encodedHeaders = headers.map((header) => ({ key: encoder.encode(header.key), value: header.value === null ? null : toBytes(header.value) }));
+      for (const header of encodedHeaders) {
+        bodySize += zigzagVarintSize(header.key.length) + header.key.length;
+        bodySize += header.value === null ? 1 : zigzagVarintSize(header.value.length) + header.value.length;
+      }
+    }
+    const recordSize = zigzagVarintSize(bodySize) + bodySize;
+    this.ensure(recordSize);
+    this.varint(bodySize);
+    this.buffer[this.position++] = 0; // attributes
+    this.varint(timestampDelta);
+    this.varint(offsetDelta);
+    this.bytes(key);
+    this.bytes(value);
+    this.varint(headers.length);
+    if (encodedHeaders !== null) {
+      for (const header of encodedHeaders) {
+        this.bytes(header.key);
+        this.bytes(header.value);
+      }
+    }
+    this.recordCount++;
+    if (timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
+    return recordSize;
+  }
+
+  /**
+   * The finished batch (baseOffset 0, partitionLeaderEpoch -1, CreateTime, valid CRC-32C).
+   * Uncompressed, it is a view of the writer's own buffer, rewritten by the next build(): build
+   * again only once the previous result is no longer in use (a retry after the answer).
+   * @throws RangeError for fields outside their Kafka types or an unknown codec; an empty writer
+   */
+  build(options: RecordBatchWriterBuildOptions): Buffer {
+    if (this.recordCount === 0) throw new RangeError('RecordBatchWriter.build: no records');
+    const { compression } = options;
+    assertInt(compression, 0, 4, 'compression');
+    assertInt(options.producerId, -1, Number.MAX_SAFE_INTEGER, 'producerId');
+    assertInt(options.producerEpoch, -32768, 32767, 'producerEpoch');
+    assertInt(options.baseSequence, -2147483648, 2147483647, 'baseSequence');
+    let batch: Buffer;
+    if (compression === CompressionType.NONE) {
+      batch = this.buffer.subarray(0, this.position);
+    } else {
+      const compressed = compress(compression, this.buffer.subarray(BatchLayout.RECORDS, this.position), options.compressionLevel);
+      batch = Buffer.allocUnsafe(BatchLayout.RECORDS + compressed.length);
+      batch.set(compressed, BatchLayout.RECORDS);
+    }
+    batch.writeInt32BE(0, BatchLayout.BASE_OFFSET);
+    batch.writeInt32BE(0, BatchLayout.BASE_OFFSET + 4);
+    batch.writeInt32BE(batch.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
+    batch.writeInt32BE(-1, BatchLayout.PARTITION_LEADER_EPOCH);
+    batch[BatchLayout.MAGIC] = 2;
+    batch.writeInt16BE(compression, BatchLayout.ATTRIBUTES);
+    batch.writeInt32BE(this.recordCount - 1, BatchLayout.LAST_OFFSET_DELTA);
+    writeInt64(batch, this.baseTimestamp, BatchLayout.BASE_TIMESTAMP);
+    writeInt64(batch, this.maxTimestamp, BatchLayout.MAX_TIMESTAMP);
+    writeInt64(batch, options.producerId, BatchLayout.PRODUCER_ID);
+    batch.writeInt16BE(options.producerEpoch, BatchLayout.PRODUCER_EPOCH);
+    batch.writeInt32BE(options.baseSequence, BatchLayout.BASE_SEQUENCE);
+    batch.writeInt32BE(this.recordCount, BatchLayout.RECORDS_COUNT);
+    batch.writeUInt32BE(getCore().crc32c(batch.subarray(BatchLayout.ATTRIBUTES)), BatchLayout.CRC);
+    return batch;
+  }
+
+  private ensure(bytes: number): void {
+    const needed = this.position + bytes;
+    if (needed <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
+    this.buffer.copy(grown, 0, 0, this.position);
+    this.buffer = grown;
+  }
+
+  private varint(value: number): void {
+    const buffer = this.buffer;
+    let zz = value >= 0 ? value * 2 : -value * 2 - 1;
+    if (zz < 0x80000000) {
+      while (zz >= 0x80) {
+        buffer[this.position++] = (zz & 0x7f) | 0x80;
+        zz >>>= 7;
+      }
+      buffer[this.position++] = zz;
+      return;
+    }
+    while (zz >= 128) {
+      buffer[this.position++] = (zz % 128) | 0x80;
+      zz = Math.floor(zz / 128);
+    }
+    buffer[this.position++] = zz;
+  }
+
+  private bytes(value: Uint8Array | null): void {
+    if (value === null) {
+      this.buffer[this.position++] = 1; // zig-zag -1
+      return;
+    }
+    this.varint(value.length);
+    const length = value.length;
+    if (length < 32) {
+      const buffer = this.buffer;
+      const at = this.position;
+      for (let i = 0; i < length; i++) buffer[at + i] = value[i]!;
+    } else {
+      this.buffer.set(value, this.position);
+    }
+    this.position += length;
+  }
+}
+
+/** Writes a safe integer as a big-endian int64 without BigInt. */
+function writeInt64(buffer: Buffer, value: number, at: number): void {
+  const high = Math.floor(value / 4294967296);
+  buffer.writeInt32BE(high, at);
+  buffer.writeUInt32BE(value - high * 4294967296, at + 4);
+}
+
+export { EMPTY_HEADERS };

@@ -198,12 +198,20 @@ function recordsSection(bytes: Buffer, header: RecordBatchHeader, options: ReadR
 }
 
 /**
- * Decodes one batch: its header and its records (decompressed if needed), with absolute offsets
- * and effective timestamps. Extra bytes after the batch are ignored.
+ * Receives each decoded record of a batch (see decodeRecords); returns nothing. `headers` is a
+ * fresh array per record; `key`/`value` are views into the batch (or its decompressed section).
+ */
+export type RecordVisitor = (offset: number, timestamp: number, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]) => void;
+
+/**
+ * Decodes one batch and hands each record to `visit` in offset order, without building an
+ * intermediate record list (the consumer builds its own record objects directly). Every record
+ * is parsed and checked, exactly as readBatch does.
+ * @returns the batch header
  * @throws CorruptRecordError (CORRUPT_MESSAGE) for a short batch, bad magic, CRC mismatch (when
  *   verifyCrc), damaged compression, or records that do not parse exactly.
  */
-export function readBatch(batch: Uint8Array, options: ReadRecordsOptions = {}): { header: RecordBatchHeader; records: KafkaRecord[] } {
+export function decodeRecords(batch: Uint8Array, options: ReadRecordsOptions, visit: RecordVisitor): RecordBatchHeader {
   const bytes = asBuffer(batch);
   const header = readBatchHeader(bytes);
   if (header.sizeInBytes > bytes.length) throw new CorruptRecordError(`batch of ${header.sizeInBytes} bytes cut at ${bytes.length}`);
@@ -216,7 +224,6 @@ export function readBatch(batch: Uint8Array, options: ReadRecordsOptions = {}): 
   // Every record takes at least 7 bytes: reject absurd counts before allocating anything.
   if (header.recordCount > section.length / 7) throw new CorruptRecordError(`record count ${header.recordCount} exceeds the records' size`);
   const reader = new RecordReader(section, section.length);
-  const records: KafkaRecord[] = new Array(header.recordCount);
   const logAppendTime = header.timestampType === 1;
   for (let i = 0; i < header.recordCount; i++) {
     const length = reader.zigzag(5);
@@ -237,15 +244,23 @@ export function readBatch(batch: Uint8Array, options: ReadRecordsOptions = {}): 
     }
     if (reader.position !== recordEnd) throw new CorruptRecordError(`record ${i} has ${recordEnd - reader.position} unread bytes`);
     reader.limit(outer);
-    records[i] = {
-      offset: header.baseOffset + offsetDelta,
-      timestamp: logAppendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta,
-      key,
-      value,
-      headers,
-    };
+    visit(header.baseOffset + offsetDelta, logAppendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta, key, value, headers);
   }
   if (reader.position !== section.length) throw new CorruptRecordError(`${section.length - reader.position} bytes after the last record`);
+  return header;
+}
+
+/**
+ * Decodes one batch: its header and its records (decompressed if needed), with absolute offsets
+ * and effective timestamps. Extra bytes after the batch are ignored.
+ * @throws CorruptRecordError (CORRUPT_MESSAGE) for a short batch, bad magic, CRC mismatch (when
+ *   verifyCrc), damaged compression, or records that do not parse exactly.
+ */
+export function readBatch(batch: Uint8Array, options: ReadRecordsOptions = {}): { header: RecordBatchHeader; records: KafkaRecord[] } {
+  const records: KafkaRecord[] = [];
+  const header = decodeRecords(batch, options, (offset, timestamp, key, value, headers) => {
+    records.push({ offset, timestamp, key, value, headers });
+  });
   return { header, records };
 }
 

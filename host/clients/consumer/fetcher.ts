@@ -12,7 +12,7 @@
 import { ApiKey } from '../../protocol/generated/api-keys.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { FetchResponse } from '../../protocol/generated/fetch.js';
-import { ControlRecordType, iterateBatches, readBatch, readControlRecordType, type KafkaRecord } from '../../record/records.js';
+import { ControlRecordType, decodeRecords, iterateBatches, readBatchHeader, readControlRecordType, type KafkaRecord } from '../../record/records.js';
 import type { Cluster } from '../cluster.js';
 import { KafkaError } from '../errors.js';
 
@@ -320,35 +320,38 @@ export class Fetcher {
     const pendingAborts = [...aborted].sort((a, b) => a.firstOffset - b.firstOffset);
     const abortedProducers = new Set<number>();
     let endOffset = position;
+    const buffer = state.buffer;
+    const { topic, partition } = state;
+    const verify = { verifyCrc: this.options.checkCrcs };
     for (const bytes of iterateBatches(records)) {
-      const { header, records: batchRecords } = readBatch(bytes, { verifyCrc: this.options.checkCrcs });
-      if (header.lastOffset < position) continue;
-      endOffset = Math.max(endOffset, header.lastOffset + 1);
-      if (readCommitted) {
-        while (pendingAborts.length > 0 && pendingAborts[0]!.firstOffset <= header.lastOffset) abortedProducers.add(pendingAborts.shift()!.producerId);
+      const peek = readBatchHeader(bytes);
+      if (readCommitted && peek.lastOffset >= position) {
+        while (pendingAborts.length > 0 && pendingAborts[0]!.firstOffset <= peek.lastOffset) abortedProducers.add(pendingAborts.shift()!.producerId);
       }
-      if (header.isControl) {
-        if (readCommitted && batchRecords[0] !== undefined && readControlRecordType(batchRecords[0]) === ControlRecordType.ABORT) {
-          abortedProducers.delete(header.producerId);
-        }
-        continue;
-      }
-      if (readCommitted && header.isTransactional && abortedProducers.has(header.producerId)) continue;
-      for (const record of batchRecords) {
-        if (record.offset < position) continue;
-        // One object per record, shaped like ConsumerRecord so it can be handed out as is.
-        state.buffer.push({
-          topic: state.topic,
-          partition: state.partition,
-          offset: record.offset,
-          timestamp: record.timestamp,
-          timestampType: header.timestampType,
-          key: record.key,
-          value: record.value,
-          headers: record.headers,
-          leaderEpoch: header.partitionLeaderEpoch,
+      // Batches below the position or of aborted transactions are still decoded (and so checked),
+      // but none of their records is kept.
+      const keep = !peek.isControl && peek.lastOffset >= position &&
+        !(readCommitted && peek.isTransactional && abortedProducers.has(peek.producerId));
+      const { timestampType, partitionLeaderEpoch: leaderEpoch } = peek;
+      let controlType: number | null | undefined;
+      const mark = buffer.length;
+      try {
+        decodeRecords(bytes, verify, (offset, timestamp, key, value, headers) => {
+          if (keep) {
+            // One object per record, shaped like ConsumerRecord so it can be handed out as is.
+            if (offset >= position) buffer.push({ topic, partition, offset, timestamp, timestampType, key, value, headers, leaderEpoch });
+          } else if (peek.isControl && controlType === undefined) {
+            controlType = readControlRecordType({ offset, timestamp, key, value, headers });
+          }
         });
+      } catch (error) {
+        // A batch is handed out whole or not at all.
+        buffer.length = mark;
+        throw error;
       }
+      if (peek.lastOffset < position) continue;
+      endOffset = Math.max(endOffset, peek.lastOffset + 1);
+      if (peek.isControl && readCommitted && controlType === ControlRecordType.ABORT) abortedProducers.delete(peek.producerId);
     }
     if (state.buffer.length === 0) {
       // Only control batches or aborted records: move past them so the next fetch makes progress.

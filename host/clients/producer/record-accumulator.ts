@@ -8,7 +8,7 @@
  * 61 bytes of batch header, and per record its key, value and headers plus ~21 bytes of varints.
  */
 import { KafkaTimeoutError } from '../errors.js';
-import type { RecordHeaderInput } from '../../record/batch-builder.js';
+import { RecordBatchWriter, type RecordHeaderInput } from '../../record/batch-builder.js';
 
 /** Header bytes of a v2 batch. */
 export const BATCH_OVERHEAD_BYTES = 61;
@@ -22,27 +22,46 @@ export interface RecordMetadata {
   timestamp: number;
 }
 
+/**
+ * Hears the outcome of the records it appended (one send() call, or one sendRecord()): record
+ * `index` of the target is acknowledged or failed exactly once.
+ */
+export interface AcknowledgementTarget {
+  acknowledge(index: number, metadata: RecordMetadata): void;
+  fail(index: number, error: Error): void;
+}
+
+/**
+ * One record to append. The accumulator copies it into the batch at once and keeps no reference
+ * to this object (the producer reuses one), only `target` and `index` until the outcome.
+ */
 export interface PendingRecord {
   key: Uint8Array | null;
   value: Uint8Array | null;
-  headers: RecordHeaderInput[];
+  headers: readonly RecordHeaderInput[];
   timestamp: number;
+  /** Estimated size (estimateRecordBytes), bytes: counts against batch.size and buffer.memory. */
   sizeBytes: number;
-  resolve(metadata: RecordMetadata): void;
-  reject(error: Error): void;
+  target: AcknowledgementTarget;
+  index: number;
 }
 
 /** Estimated encoded size of one record, bytes. */
-export function estimateRecordBytes(key: Uint8Array | null, value: Uint8Array | null, headers: RecordHeaderInput[]): number {
+export function estimateRecordBytes(key: Uint8Array | null, value: Uint8Array | null, headers: readonly RecordHeaderInput[]): number {
   let size = 21 + (key?.length ?? 0) + (value?.length ?? 0);
   for (const header of headers) size += 10 + header.key.length * 3 + (header.value === null ? 0 : typeof header.value === 'string' ? header.value.length * 3 : header.value.length);
   return size;
 }
 
-/** One batch for one partition, from creation until its records are acknowledged or failed. */
+/**
+ * One batch for one partition, from creation until its records are acknowledged or failed.
+ * Records are encoded into `writer` as they are appended; who hears about them is kept as runs
+ * (target, first index, count), since one send() call's records are consecutive.
+ */
 export class ProducerBatch {
-  readonly records: PendingRecord[] = [];
   sizeBytes = BATCH_OVERHEAD_BYTES;
+  /** Sum of the records' estimates (what complete() returns to buffer.memory), bytes. */
+  reservedBytes = 0;
   /** Closed batches take no more records (drained, or full). */
   closed = false;
   attempts = 0;
@@ -54,11 +73,63 @@ export class ProducerBatch {
   producerEpoch = -1;
   /** The encoded batch, built once when first drained so retries send the same bytes. */
   encoded: Uint8Array | null = null;
+  readonly writer: RecordBatchWriter;
+  /** CreateTime of each record, ms. */
+  readonly timestamps: number[] = [];
+  private readonly runTargets: AcknowledgementTarget[] = [];
+  private readonly runFirstIndex: number[] = [];
+  private readonly runCount: number[] = [];
 
-  constructor(readonly topic: string, readonly partition: number, readonly createdMs: number) {}
+  constructor(readonly topic: string, readonly partition: number, readonly createdMs: number, initialCapacity = 1024) {
+    this.writer = new RecordBatchWriter(initialCapacity);
+  }
 
   get recordCount(): number {
-    return this.records.length;
+    return this.timestamps.length;
+  }
+
+  /** Encodes the record into the batch and remembers who hears about it. @throws RangeError (timestamp) */
+  add(record: PendingRecord): void {
+    this.writer.append(record.key, record.value, record.headers, record.timestamp);
+    this.timestamps.push(record.timestamp);
+    this.sizeBytes += record.sizeBytes;
+    this.reservedBytes += record.sizeBytes;
+    const last = this.runTargets.length - 1;
+    if (last >= 0 && this.runTargets[last] === record.target && this.runFirstIndex[last]! + this.runCount[last]! === record.index) {
+      this.runCount[last]!++;
+    } else {
+      this.runTargets.push(record.target);
+      this.runFirstIndex.push(record.index);
+      this.runCount.push(1);
+    }
+  }
+
+  /** Acknowledges every record: offsets from `baseOffset` (-1 = unknown), LogAppendTime if >= 0. */
+  acknowledgeAll(baseOffset: number, logAppendTimeMs: number): void {
+    let recordIndex = 0;
+    for (let run = 0; run < this.runTargets.length; run++) {
+      const target = this.runTargets[run]!;
+      const first = this.runFirstIndex[run]!;
+      const count = this.runCount[run]!;
+      for (let i = 0; i < count; i++, recordIndex++) {
+        target.acknowledge(first + i, {
+          topic: this.topic,
+          partition: this.partition,
+          offset: baseOffset < 0 ? -1 : baseOffset + recordIndex,
+          timestamp: logAppendTimeMs >= 0 ? logAppendTimeMs : this.timestamps[recordIndex]!,
+        });
+      }
+    }
+  }
+
+  /** Fails every record with `error`. */
+  failAll(error: Error): void {
+    for (let run = 0; run < this.runTargets.length; run++) {
+      const target = this.runTargets[run]!;
+      const first = this.runFirstIndex[run]!;
+      const count = this.runCount[run]!;
+      for (let i = 0; i < count; i++) target.fail(first + i, error);
+    }
   }
 }
 
@@ -80,6 +151,11 @@ interface MemoryWaiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/** The accumulator's key of a partition (also the sender's in-flight key). */
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}
+
 export class RecordAccumulator {
   private readonly batches = new Map<string, ProducerBatch[]>();
   private usedBytes = 0;
@@ -88,6 +164,8 @@ export class RecordAccumulator {
   /** Batches created and not yet done (completed or failed), for flush(). */
   private readonly incomplete = new Set<ProducerBatch>();
   private readonly doneListeners: (() => void)[] = [];
+  /** Encoded size of each partition's last closed batch, bytes (sizes the next one's buffer). */
+  private readonly lastBatchBytes = new Map<string, number>();
 
   constructor(readonly options: AccumulatorOptions, private readonly onBatchClosed: (batch: ProducerBatch) => void = () => {}) {}
 
@@ -147,11 +225,13 @@ export class RecordAccumulator {
   }
 
   /**
-   * Adds a record (memory already reserved) to the partition's open batch or a new one.
+   * Adds a record (memory already reserved) to the partition's open batch or a new one; the
+   * record is encoded into the batch now and `record` itself is not kept.
    * @returns the batch and whether it is now full (the sender should run)
+   * @throws RangeError for a timestamp that is not a safe integer (nothing is appended)
    */
   append(topic: string, partition: number, record: PendingRecord, nowMs: number): { batch: ProducerBatch; full: boolean } {
-    const key = `${topic}\u0000${partition}`;
+    const key = partitionKey(topic, partition);
     let deque = this.batches.get(key);
     if (deque === undefined) {
       deque = [];
@@ -159,19 +239,30 @@ export class RecordAccumulator {
     }
     let batch = deque[deque.length - 1];
     if (batch === undefined || batch.closed || (batch.sizeBytes + record.sizeBytes > this.options.batchSize && batch.recordCount > 0)) {
+      if (!Number.isSafeInteger(record.timestamp)) throw new RangeError(`timestamp ${record.timestamp} is not a safe integer`);
       if (batch !== undefined && !batch.closed) this.close(batch);
-      batch = new ProducerBatch(topic, partition, nowMs);
+      batch = new ProducerBatch(topic, partition, nowMs, this.initialCapacity(key, record.sizeBytes));
       deque.push(batch);
       this.incomplete.add(batch);
     }
-    batch.records.push(record);
-    batch.sizeBytes += record.sizeBytes;
+    batch.add(record);
     const full = batch.sizeBytes >= this.options.batchSize;
     if (full) this.close(batch);
     return { batch, full };
   }
 
+  /**
+   * Bytes to allocate for a new batch of a partition: as much as its previous batch held (a
+   * partition whose batches fill up gets batch.size at once, as Java's BufferPool gives; growing
+   * a big buffer by doubling costs copies and page faults), else a small start.
+   */
+  private initialCapacity(key: string, recordBytes: number): number {
+    const previous = this.lastBatchBytes.get(key) ?? 0;
+    return Math.max(recordBytes + 64, Math.min(this.options.batchSize + 1024, Math.max(1024, Math.ceil(previous * 1.125))));
+  }
+
   private close(batch: ProducerBatch): void {
+    this.lastBatchBytes.set(partitionKey(batch.topic, batch.partition), batch.writer.sizeInBytes);
     batch.closed = true;
     this.onBatchClosed(batch);
   }
@@ -199,7 +290,7 @@ export class RecordAccumulator {
 
   /** Takes the first batch of its partition out of the accumulator (it must be that batch). */
   drain(batch: ProducerBatch): void {
-    const key = `${batch.topic}\u0000${batch.partition}`;
+    const key = partitionKey(batch.topic, batch.partition);
     const deque = this.batches.get(key);
     if (deque === undefined || deque[0] !== batch) throw new Error('RecordAccumulator.drain: not the first batch of its partition');
     deque.shift();
@@ -211,7 +302,7 @@ export class RecordAccumulator {
   reenqueue(batch: ProducerBatch, retryAtMs: number): void {
     batch.attempts++;
     batch.retryAtMs = retryAtMs;
-    const key = `${batch.topic}\u0000${batch.partition}`;
+    const key = partitionKey(batch.topic, batch.partition);
     const deque = this.batches.get(key) ?? [];
     deque.unshift(batch);
     this.batches.set(key, deque);
@@ -220,9 +311,7 @@ export class RecordAccumulator {
   /** Marks a batch done (acknowledged or failed) and frees its memory. */
   complete(batch: ProducerBatch): void {
     if (!this.incomplete.delete(batch)) return;
-    let bytes = 0;
-    for (const record of batch.records) bytes += record.sizeBytes;
-    this.release(bytes);
+    this.release(batch.reservedBytes);
     if (this.incomplete.size === 0) for (const listener of this.doneListeners.splice(0)) listener();
   }
 

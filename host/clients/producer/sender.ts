@@ -21,10 +21,9 @@
  */
 import { ApiKey } from '../../protocol/generated/api-keys.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { buildRecordBatch } from '../../record/batch-builder.js';
 import type { Cluster } from '../cluster.js';
 import { ClientClosedError, isRetriableError, KafkaError, KafkaTimeoutError } from '../errors.js';
-import type { ProducerBatch, RecordAccumulator } from './record-accumulator.js';
+import { partitionKey, type ProducerBatch, type RecordAccumulator } from './record-accumulator.js';
 
 export interface SenderOptions {
   /** -1 (all), 0 or 1. */
@@ -50,10 +49,6 @@ const LEADERSHIP_ERRORS = new Set<number>([
 const PRODUCER_STATE_ERRORS = new Set<number>([
   ErrorCode.UNKNOWN_PRODUCER_ID, ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
 ]);
-
-function partitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${partition}`;
-}
 
 export class Sender {
   private readonly inFlight = new Set<string>();
@@ -226,8 +221,8 @@ export class Sender {
         // Sequences are int32 and wrap to 0 (Kafka's DefaultRecordBatch.incrementSequence).
         this.nextSequence.set(key, (sequence + batch.recordCount) % 2147483648);
       }
-      batch.encoded = buildRecordBatch({
-        records: batch.records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+      // The records are already encoded in the batch's writer: this writes header and CRC.
+      batch.encoded = batch.writer.build({
         compression: this.options.compression,
         ...(this.options.compressionLevel === undefined ? {} : { compressionLevel: this.options.compressionLevel }),
         producerId: batch.producerId,
@@ -281,14 +276,7 @@ export class Sender {
   }
 
   private succeed(batch: ProducerBatch, baseOffset: number, logAppendTimeMs: number): void {
-    batch.records.forEach((record, index) => {
-      record.resolve({
-        topic: batch.topic,
-        partition: batch.partition,
-        offset: baseOffset < 0 ? -1 : baseOffset + index,
-        timestamp: logAppendTimeMs >= 0 ? logAppendTimeMs : record.timestamp,
-      });
-    });
+    batch.acknowledgeAll(baseOffset, logAppendTimeMs);
     this.accumulator.complete(batch);
   }
 
@@ -300,7 +288,7 @@ export class Sender {
       this.producerId = -1;
       this.producerEpoch = -1;
     }
-    for (const record of batch.records) record.reject(error);
+    batch.failAll(error);
     this.accumulator.complete(batch);
   }
 

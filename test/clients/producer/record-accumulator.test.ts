@@ -3,7 +3,7 @@ import { BATCH_OVERHEAD_BYTES, RecordAccumulator, type PendingRecord, type Produ
 import { KafkaTimeoutError } from '../../../host/clients/errors.js';
 
 function record(sizeBytes: number): PendingRecord {
-  return { key: null, value: new Uint8Array(sizeBytes), headers: [], timestamp: 0, sizeBytes, resolve() {}, reject() {} };
+  return { key: null, value: new Uint8Array(sizeBytes), headers: [], timestamp: 0, sizeBytes, target: { acknowledge() {}, fail() {} }, index: 0 };
 }
 
 function accumulator(options: Partial<{ batchSize: number; lingerMs: number; bufferMemory: number; maxBlockMs: number }> = {}, closed: ProducerBatch[] = []): RecordAccumulator {
