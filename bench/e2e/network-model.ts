@@ -14,7 +14,8 @@
  * Phases per server start (fresh data directory each time):
  *   W2-1p   produce `--records` × `--size` B (default 100,000 × 1 KiB), 1 partition, acks=1,
  *           kcat batching as the suite's (linger.ms=5, batch.num.messages=10000 → ~1 MB batches)
- *   fetch-1p  kcat -C from the beginning to the end of that partition
+ *   fetch-1p  kcat -C from the beginning to the end of that partition (fetch.wait.max.ms=20; the
+ *           prototype holds an empty fetch that long, as Kafka's DelayedFetch)
  *   W2-8p / fetch-8p   the same over 8 partitions (kcat's random partitioner for null keys)
  *   W5-1p   produce `--fsync-records` (default 300,000) × 100 B to a 1-partition topic with flush.messages=1
  *           (fsync before the ack, W5's durability; acks=1 = acks=all with one replica)
@@ -41,6 +42,7 @@ import { takeBuildSnapshot } from './build-snapshot.js';
 import { runChild } from './child-run.js';
 import { kcatVersion, PayloadFiles } from './kcat.js';
 import { summarize, type Summary } from './stats.js';
+import { measureHandoffCosts, type HandoffCosts } from './network-model/handoff-costs.js';
 
 type Variant = 'A' | 'B' | 'C' | 'G';
 const VARIANT_NAMES: Record<Variant, string> = {
@@ -170,6 +172,9 @@ async function runKcat(args: readonly string[], onStdout?: (chunk: Buffer) => vo
   return { elapsedMs: outcome.elapsedMs, cpuSeconds };
 }
 
+/** kcat's fetch.wait.max.ms: short, so the end-of-partition long polls add little to the elapsed time. */
+const FETCH_WAIT_MAX_MS = 20;
+
 function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -188,7 +193,7 @@ async function runPhase(server: ProtoProcess, phase: Phase, file: string): Promi
       '-X', 'batch.num.messages=10000', '-X', 'enable.idempotence=false', '-X', 'compression.codec=none', '-l', file]);
   } else {
     let seen = 0;
-    outcome = await runKcat(['-C', '-b', bootstrap, '-t', phase.topic, '-e', '-o', 'beginning', '-q'], (chunk) => {
+    outcome = await runKcat(['-C', '-b', bootstrap, '-t', phase.topic, '-e', '-o', 'beginning', '-q', '-X', `fetch.wait.max.ms=${FETCH_WAIT_MAX_MS}`], (chunk) => {
       for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) seen++;
     });
     if (seen !== phase.records) throw new Error(`${phase.id}: kcat consumed ${seen} records, expected ${phase.records}`);
@@ -272,6 +277,7 @@ async function main(): Promise<void> {
     { id: 'W5-1p produce (fsync each append)', kind: 'produce', topic: 'f1', records: options.fsyncRecords, size: 100 },
   ];
   const samples: Sample[] = [];
+  const costs: HandoffCosts[] = [await measureHandoffCosts()];
   process.stderr.write(`network-model: ${options.runs} rounds of ${options.variants.join(',')}, ${version}, node ${process.version}, ${cpus().length} CPUs, build ${snapshot.gitCommit}\n`);
   try {
     for (let round = 1; round <= options.runs; round++) {
@@ -289,13 +295,17 @@ async function main(): Promise<void> {
         }
       }
     }
+    costs.push(await measureHandoffCosts());
   } finally {
     payloads.remove();
     snapshot.remove();
   }
   process.stdout.write(`\nNetwork model (${new Date().toISOString()}, ${version}, node ${process.version}, ${cpus().length} CPUs, build ${snapshot.gitCommit}, ${options.runs} rounds, median (min–max); ratio vs A = A's elapsed / variant's elapsed in the same round, >1 = faster; server CPU vs A = variant's / A's server CPU seconds in the same round)\n\n`);
   process.stdout.write(`${report(samples, phases, options.variants)}\n`);
-  if (options.json !== null) writeFileSync(options.json, JSON.stringify({ options, samples }, null, 2));
+  const us = (pick: (c: HandoffCosts) => number): string => costs.map((c) => fmt(pick(c), 0)).join(' / ');
+  process.stdout.write(`\nHandoff costs per 1 MiB batch (median of 200, before / after the rounds, µs): copy out of WebAssembly memory into a SharedArrayBuffer ${us((c) => c.copyMiBUs)}; `
+    + `fs.writeSync into the page cache ${us((c) => c.writeSyncMiBUs)}; postMessage round trip to a worker ${us((c) => c.postMessageRoundTripUs)}; Atomics.notify/wait round trip ${us((c) => c.atomicsRoundTripUs)}\n`);
+  if (options.json !== null) writeFileSync(options.json, JSON.stringify({ options, costs, samples }, null, 2));
 }
 
 await main();

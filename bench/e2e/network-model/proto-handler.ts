@@ -6,7 +6,7 @@
  * a PartitionStore. It plugs into the real SocketServer (framing, pipelining, ordered responses).
  *
  * Left out compared with host/api: Partition/ReplicaManager bookkeeping, purgatory (acks=all
- * waits for nobody on one replica; Fetch answers at once), quotas, auto-creation. Those are
+ * waits for nobody on one replica; an empty Fetch simply waits max.wait.ms), quotas, auto-creation. Those are
  * the same work in every variant, so leaving them out does not favour one threading model.
  *
  * Metadata: `nodes` are the "brokers" of this process; partition p is led by nodes[p % nodes.length]
@@ -140,25 +140,36 @@ export function createProtoHandler(options: ProtoHandlerOptions): (frame: Buffer
       }
       case ApiKey.Fetch: {
         const request = decodeFetchRequest(r, header.apiVersion);
-        const cw = new ChunkedWriter(256);
-        encodeResponseHeader(cw, header.apiKey, header.apiVersion, header.correlationId);
-        let budget = request.maxBytes;
-        const responses: FetchableTopicResponseInit[] = request.topics.map((topic) => ({
-          topic: topic.topic,
-          partitions: topic.partitions.map((p) => {
-            const log = store.log(topic.topic, p.partition);
-            if (log === undefined) return { partitionIndex: p.partition, errorCode: NOT_LEADER_OR_FOLLOWER, highWatermark: -1, records: null };
-            const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, budget), log.highWatermark, budget === request.maxBytes);
-            budget -= result.records.length;
-            return {
-              partitionIndex: p.partition, errorCode: result.errorCode, highWatermark: log.highWatermark,
-              lastStableOffset: log.highWatermark, logStartOffset: log.logStartOffset, abortedTransactions: [], records: result.records,
-            };
-          }),
+        const answer = (): ResponseBytes => {
+          const cw = new ChunkedWriter(256);
+          encodeResponseHeader(cw, header.apiKey, header.apiVersion, header.correlationId);
+          let budget = request.maxBytes;
+          const responses: FetchableTopicResponseInit[] = request.topics.map((topic) => ({
+            topic: topic.topic,
+            partitions: topic.partitions.map((p) => {
+              const log = store.log(topic.topic, p.partition);
+              if (log === undefined) return { partitionIndex: p.partition, errorCode: NOT_LEADER_OR_FOLLOWER, highWatermark: -1, records: null };
+              const result = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, budget), log.highWatermark, budget === request.maxBytes);
+              budget -= result.records.length;
+              return {
+                partitionIndex: p.partition, errorCode: result.errorCode, highWatermark: log.highWatermark,
+                lastStableOffset: log.highWatermark, logStartOffset: log.logStartOffset, abortedTransactions: [], records: result.records,
+              };
+            }),
+          }));
+          encodeFetchResponse(cw, header.apiVersion, { responses });
+          times.fetch.push(performance.now() - startedMs);
+          return cw.finish();
+        };
+        // Kafka's long poll (DelayedFetch), simplified: when nothing is readable now, answer after
+        // max.wait.ms (the fetch phases run after the produce phases, so nothing arrives meanwhile).
+        // Without it a consumer at the end of some partitions spins on empty fetches.
+        const readable = request.topics.some((topic) => topic.partitions.some((p) => {
+          const log = store.log(topic.topic, p.partition);
+          return log !== undefined && p.fetchOffset < log.highWatermark;
         }));
-        encodeFetchResponse(cw, header.apiVersion, { responses });
-        times.fetch.push(performance.now() - startedMs);
-        return cw.finish();
+        if (readable || request.maxWaitMs <= 0) return answer();
+        return new Promise((resolve) => setTimeout(() => resolve(answer()), request.maxWaitMs));
       }
       default:
         connection.close(`api key ${header.apiKey} not in the prototype`);
