@@ -134,13 +134,35 @@ function toPartitionState(partition: PartitionRegistration): PartitionState {
   };
 }
 
-/** A TopicState view of an image topic (partitions in index order). */
+/**
+ * TopicState views already built, per frozen TopicImage snapshot and the config map they were
+ * built with. The image replaces (never mutates) a topic's snapshot and config map on every
+ * change, so an entry is valid while both are the same objects; dead snapshots drop out of the
+ * WeakMap. Without it every `topic(name)` would copy all partitions: a start-up with 10,000
+ * partitions asks once per partition, which was quadratic (seconds).
+ */
+const topicStates = new WeakMap<TopicImage, { configs: ReadonlyMap<string, string>; state: TopicState }>();
+
+/**
+ * A TopicState view of an image topic (partitions in index order). Shared and frozen: callers
+ * must not modify it (copy to change, as `watch` does for `before`).
+ */
 export function toTopicState(topic: TopicImage, image: MetadataImage): TopicState {
-  return {
+  const configs = image.topicConfigs(topic.name);
+  const cached = topicStates.get(topic);
+  if (cached !== undefined && cached.configs === configs) return cached.state;
+  const partitions = topic.partitions.map(toPartitionState);
+  // The image keeps partitions dense in index order; sort only if that ever stops holding.
+  if (!partitions.every((partition, index) => partition.partition === index)) {
+    partitions.sort((a, b) => a.partition - b.partition);
+  }
+  const state: TopicState = Object.freeze({
     name: topic.name,
     topicId: topic.topicId,
     isInternal: isInternalTopic(topic.name),
-    partitions: [...topic.partitions].sort((a, b) => a.partitionId - b.partitionId).map(toPartitionState),
-    configs: image.topicConfigs(topic.name),
-  };
+    partitions: Object.freeze(partitions),
+    configs,
+  });
+  topicStates.set(topic, { configs, state });
+  return state;
 }

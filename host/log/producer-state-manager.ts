@@ -134,6 +134,12 @@ export class ProducerStateManager {
   private readonly maxSnapshots: number;
   /** Every batch below this offset is reflected in the state (Kafka's lastMapOffset + 1). */
   private mapEndOffsetValue = 0;
+  /** The log start offset last given (load, truncateHead, truncateFullyAndStartAt). */
+  private logStartOffsetValue = 0;
+  /** Offset of the newest snapshot file on disk, as far as this manager knows; -1 for none. */
+  private lastSnapshotOffset = -1;
+  /** False while the state is exactly what the file at lastSnapshotOffset holds. */
+  private changedSinceSnapshot = true;
 
   constructor(options: ProducerStateManagerOptions) {
     this.dir = options.dir;
@@ -182,6 +188,9 @@ export class ProducerStateManager {
     assert(logStartOffset <= logEndOffset, 'logStartOffset <= logEndOffset');
     this.producers.clear();
     this.mapEndOffsetValue = logStartOffset;
+    this.logStartOffsetValue = logStartOffset;
+    this.lastSnapshotOffset = -1;
+    this.changedSinceSnapshot = true;
     const offsets = this.snapshotOffsets();
     for (let i = offsets.length - 1; i >= 0; i--) {
       const offset = offsets[i]!;
@@ -197,9 +206,12 @@ export class ProducerStateManager {
       }
       for (const entry of decoded.entries) this.producers.set(entry.producerId, entry);
       this.mapEndOffsetValue = Math.max(offset, logStartOffset);
+      // Older snapshots may remain, but this one (the newest) is what a restart would load.
+      this.lastSnapshotOffset = offset;
+      this.changedSinceSnapshot = false;
       break;
     }
-    this.removeUnretainedProducers(logStartOffset);
+    if (this.removeUnretainedProducers(logStartOffset) > 0) this.changedSinceSnapshot = true;
     return this.mapEndOffsetValue;
   }
 
@@ -286,14 +298,26 @@ export class ProducerStateManager {
   updateMapEndOffset(offset: number): void {
     assert(offset >= this.mapEndOffsetValue, 'mapEndOffset moves forward');
     this.mapEndOffsetValue = offset;
+    this.changedSinceSnapshot = true;
   }
 
   /**
    * Writes `<mapEndOffset>.snapshot` atomically and durably (tmp file, fsync, rename, directory
-   * fsync), then deletes all but the newest `maxSnapshots`. Idempotent for an unchanged offset.
+   * fsync), then deletes all but the newest `maxSnapshots`. Returns whether a file was written.
+   *
+   * Nothing is written (each costs two fsyncs, which made a clean stop of 10,000 partitions take
+   * over ten seconds) when the snapshot would tell the next load nothing new:
+   * - the newest snapshot on disk is at mapEndOffset and the state has not changed since it was
+   *   loaded or written (e.g. a partition without appends since the start);
+   * - there are no producers, no snapshot on disk and the log is empty (mapEndOffset at the log
+   *   start offset): the next load starts empty and has nothing to replay. (Kafka likewise only
+   *   keeps snapshots where there is producer state or a log to skip.)
+   * An empty snapshot is still written for a non-empty log, so the next load does not replay it.
    */
-  takeSnapshot(): void {
+  takeSnapshot(): boolean {
     const offset = this.mapEndOffsetValue;
+    if (!this.changedSinceSnapshot && this.lastSnapshotOffset === offset) return false;
+    if (this.producers.size === 0 && this.lastSnapshotOffset < 0 && offset <= this.logStartOffsetValue) return false;
     const file = path.join(this.dir, snapshotFileName(offset));
     const temporary = `${file}.tmp`;
     const bytes = encodeProducerSnapshot(offset, this.producers.values());
@@ -307,10 +331,13 @@ export class ProducerStateManager {
     }
     this.disk.rename(temporary, file);
     this.disk.fsyncDir(this.dir);
+    this.lastSnapshotOffset = offset;
+    this.changedSinceSnapshot = false;
     const offsets = this.snapshotOffsets();
     for (const old of offsets.slice(0, Math.max(0, offsets.length - this.maxSnapshots))) {
       this.disk.delete(path.join(this.dir, snapshotFileName(old)));
     }
+    return true;
   }
 
   /**
@@ -319,11 +346,16 @@ export class ProducerStateManager {
    * deleteSnapshotsBefore).
    */
   truncateHead(logStartOffset: number): void {
-    this.removeUnretainedProducers(logStartOffset);
+    if (this.removeUnretainedProducers(logStartOffset) > 0) this.changedSinceSnapshot = true;
     for (const offset of this.snapshotOffsets()) {
       if (offset < logStartOffset) this.disk.delete(path.join(this.dir, snapshotFileName(offset)));
     }
-    if (this.mapEndOffsetValue < logStartOffset) this.mapEndOffsetValue = logStartOffset;
+    if (this.lastSnapshotOffset < logStartOffset) this.lastSnapshotOffset = -1;
+    if (this.mapEndOffsetValue < logStartOffset) {
+      this.mapEndOffsetValue = logStartOffset;
+      this.changedSinceSnapshot = true;
+    }
+    this.logStartOffsetValue = logStartOffset;
   }
 
   /** Deletes every snapshot file and forgets all state (the partition is deleted or emptied). */
@@ -331,6 +363,9 @@ export class ProducerStateManager {
     for (const snapshot of this.snapshotOffsets()) this.disk.delete(path.join(this.dir, snapshotFileName(snapshot)));
     this.producers.clear();
     this.mapEndOffsetValue = offset;
+    this.logStartOffsetValue = offset;
+    this.lastSnapshotOffset = -1;
+    this.changedSinceSnapshot = true;
   }
 
   /**
@@ -345,6 +380,7 @@ export class ProducerStateManager {
         removed++;
       }
     }
+    if (removed > 0) this.changedSinceSnapshot = true;
     return removed;
   }
 
@@ -362,6 +398,7 @@ export class ProducerStateManager {
   private apply(batch: ProducerBatchInfo): void {
     const lastOffset = batch.baseOffset + batch.lastOffsetDelta;
     assert(batch.baseOffset >= 0 && batch.lastOffsetDelta >= 0, 'applied batches carry stamped offsets');
+    this.changedSinceSnapshot = true;
     if (batch.producerId >= 0) {
       let entry = this.producers.get(batch.producerId);
       if (entry === undefined) {
@@ -398,12 +435,18 @@ export class ProducerStateManager {
     if (lastOffset + 1 > this.mapEndOffsetValue) this.mapEndOffsetValue = lastOffset + 1;
   }
 
-  private removeUnretainedProducers(logStartOffset: number): void {
+  /** Returns how many producers were forgotten. */
+  private removeUnretainedProducers(logStartOffset: number): number {
+    let removed = 0;
     for (const [producerId, entry] of this.producers) {
       const last = entry.batches.length > 0 ? entry.batches[entry.batches.length - 1]!.lastOffset : -1;
       // Producers with an open transaction stay: its markers must still find them.
-      if (last < logStartOffset && entry.currentTxnFirstOffset < 0) this.producers.delete(producerId);
+      if (last < logStartOffset && entry.currentTxnFirstOffset < 0) {
+        this.producers.delete(producerId);
+        removed++;
+      }
     }
+    return removed;
   }
 
   private readFile(file: string): Buffer {

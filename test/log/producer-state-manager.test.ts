@@ -336,6 +336,56 @@ describe('ProducerStateManager snapshots', () => {
     expect(reloaded.snapshotOffsets()).toEqual([]);
   });
 
+  it('writes no snapshot for an empty log without producers (a clean stop of idle partitions)', () => {
+    const { psm, disk } = manager();
+    expect(psm.load(0, 0)).toBe(0);
+    expect(psm.takeSnapshot()).toBe(false);
+    expect(disk.list(DIR)).toEqual([]);
+    // Emptied by retention to offset 40: still nothing to load or replay.
+    psm.truncateFullyAndStartAt(40);
+    expect(psm.takeSnapshot()).toBe(false);
+    expect(disk.list(DIR)).toEqual([]);
+  });
+
+  it('writes an empty snapshot for a log of non-idempotent batches, so a restart replays nothing', () => {
+    const { psm, disk } = manager();
+    append(psm, [batch({ producerId: -1, baseSequence: -1, lastOffsetDelta: 9 })]);
+    expect(psm.producerCount).toBe(0);
+    expect(psm.takeSnapshot()).toBe(true);
+    expect(disk.list(DIR)).toEqual([snapshotFileName(10)]);
+    const restarted = new ProducerStateManager({ dir: DIR, disk });
+    expect(restarted.load(0, 10)).toBe(10);
+  });
+
+  it('does not rewrite a snapshot the state has not changed since, and rewrites it once it has', () => {
+    const { psm, disk } = manager();
+    append(psm, [batch({ producerId: 3, baseSequence: 0, lastOffsetDelta: 1, maxTimestamp: 10 })]);
+    expect(psm.takeSnapshot()).toBe(true);
+    expect(psm.takeSnapshot()).toBe(false);
+    const restarted = new ProducerStateManager({ dir: DIR, disk, producerIdExpirationMs: 100 });
+    expect(restarted.load(0, 2)).toBe(2);
+    expect(restarted.takeSnapshot()).toBe(false);
+    // Expiry changes the state without moving mapEndOffset: the file must be rewritten.
+    expect(restarted.removeExpiredProducers(1_000)).toBe(1);
+    expect(restarted.takeSnapshot()).toBe(true);
+    const again = new ProducerStateManager({ dir: DIR, disk });
+    again.load(0, 2);
+    expect(again.producerCount).toBe(0);
+    // A snapshot loaded and then found partly below the log start is rewritten too.
+    const { psm: second, disk: secondDisk } = manager();
+    append(second, [batch({ producerId: 1, baseSequence: 0 })]);
+    append(second, [batch({ producerId: 2, baseSequence: 0 })]);
+    second.takeSnapshot();
+    const trimmed = new ProducerStateManager({ dir: DIR, disk: secondDisk });
+    expect(trimmed.load(1, 2)).toBe(2);
+    expect(trimmed.producerCount).toBe(1);
+    expect(trimmed.takeSnapshot()).toBe(true);
+    const reread = new ProducerStateManager({ dir: DIR, disk: secondDisk });
+    reread.load(0, 2);
+    expect(reread.lastEntry(1)).toBeUndefined();
+    expect(reread.lastEntry(2)).toBeDefined();
+  });
+
   it('keeps only the newest snapshots', () => {
     const disk = new MemoryDisk();
     const psm = new ProducerStateManager({ dir: DIR, disk, maxSnapshots: 2 });
