@@ -295,6 +295,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     const listenersStopped = Promise.all([...servers.map((server) => server.stop()), ...gateways.map((gateway) => gateway.stop())]);
     groupCoordinator.shutdown();
     await listenersStopped;
+    // A background checkpoint write would be dropped by shutdown's own writes anyway; waiting
+    // lets it finish instead of leaving its temp file to race the directory's release.
+    await logManager.backgroundWritesIdle();
     logManager.shutdown();
     logDirLocks.release();
   };
@@ -376,7 +379,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const tick = setInterval(() => {
     const nowMs = Date.now();
     try {
-      logManager.tick(nowMs);
+      // Checkpoint fsyncs run on the thread pool: on the loop they stalled every produce and
+      // fetch for 2–100 ms each tick (the W4 latency tail).
+      logManager.tickInBackground(nowMs);
     } catch (error) {
       logger.error({ event: 'housekeeping.failed', err: error }, 'log housekeeping failed (bug)');
     }

@@ -15,7 +15,8 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import type { Clock } from '../io/clock.js';
-import { type Disk, isDiskError, writeFileAtomically } from '../io/disk.js';
+import { type Disk, isDiskError, NodeDisk, writeFileAtomically } from '../io/disk.js';
+import { writeFileAtomicallyInBackground } from './background-checkpoint-write.js';
 import type { Core } from '../wasm/core.js';
 import { LogCleaner } from './log-cleaner.js';
 import { hasCompactPolicy, type LogConfig } from './log-config.js';
@@ -23,6 +24,7 @@ import { LogDirectory } from './log-directory.js';
 import {
   CLEANER_OFFSET_CHECKPOINT_FILE,
   type CheckpointEntry,
+  checkpointFileBytes,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   OffsetCheckpointFile,
   RECOVERY_POINT_CHECKPOINT_FILE,
@@ -67,6 +69,13 @@ export interface LogManagerOptions {
   maxEvictableIndexBytes?: number;
 }
 
+/** One checkpoint file's content: its entries and their text (for the unchanged-skip). */
+interface ChangedCheckpoint {
+  file: OffsetCheckpointFile;
+  text: string;
+  entries: CheckpointEntry[];
+}
+
 interface DirectoryState {
   directory: LogDirectory;
   recoveryPoints: OffsetCheckpointFile;
@@ -75,6 +84,10 @@ interface DirectoryState {
   cleanerOffsets: OffsetCheckpointFile;
   /** Last written checkpoint text per file, to skip unchanged writes. */
   lastWritten: Map<string, string>;
+  /** Synchronous writes per file, so a background write they overtook is dropped. */
+  syncWrites: Map<string, number>;
+  /** The background checkpoint write in progress (one at a time per directory), else null. */
+  backgroundWrite: Promise<void> | null;
 }
 
 /**
@@ -132,6 +145,8 @@ export class LogManager {
         highWatermarks: new OffsetCheckpointFile(disk, resolved, REPLICATION_OFFSET_CHECKPOINT_FILE),
         cleanerOffsets: new OffsetCheckpointFile(disk, resolved, CLEANER_OFFSET_CHECKPOINT_FILE),
         lastWritten: new Map(),
+        syncWrites: new Map(),
+        backgroundWrite: null,
       };
     });
     const manager = new LogManager(context, options.defaults, directories);
@@ -274,12 +289,68 @@ export class LogManager {
    */
   tick(nowMs: number): void {
     if (this.shutDown) return;
+    this.maintainLogs(nowMs);
+    this.writeOnlineCheckpoints();
+  }
+
+  /**
+   * tick() for the broker's event loop: the same housekeeping, but the checkpoint files are
+   * fsynced on the thread pool (writeFileAtomicallyInBackground), so no produce or fetch waits
+   * for the disk. A directory whose previous background write is still running skips this
+   * round (the next tick writes the newer offsets). With a Disk other than NodeDisk (tests, the
+   * simulator) the writes stay synchronous, as in tick(). A disk error takes the directory
+   * offline, as in tick().
+   */
+  tickInBackground(nowMs: number): void {
+    if (this.shutDown) return;
+    this.maintainLogs(nowMs);
+    if (!(this.context.disk instanceof NodeDisk)) {
+      this.writeOnlineCheckpoints();
+      return;
+    }
+    for (const state of this.directories) {
+      if (state.directory.isOffline || state.backgroundWrite !== null) continue;
+      const changed = this.changedCheckpoints(state);
+      if (changed.length === 0) continue;
+      const write = this.writeInBackground(state, changed).finally(() => {
+        state.backgroundWrite = null;
+      });
+      state.backgroundWrite = write;
+    }
+  }
+
+  /** Resolves once no background checkpoint write is running (e.g. before shutdown). */
+  async backgroundWritesIdle(): Promise<void> {
+    for (;;) {
+      const running = this.directories.map((state) => state.backgroundWrite).filter((write) => write !== null);
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
+  }
+
+  private maintainLogs(nowMs: number): void {
     for (const log of this.logs.values()) {
       if (log.isOffline) continue;
       log.maintain(nowMs);
       if (!log.isOffline && hasCompactPolicy(log.config)) this.cleaner.maybeClean(log, nowMs);
     }
-    this.writeOnlineCheckpoints();
+  }
+
+  private async writeInBackground(state: DirectoryState, changed: ChangedCheckpoint[]): Promise<void> {
+    for (const { file, text, entries } of changed) {
+      const filePath = file.filePath;
+      const syncWritesBefore = state.syncWrites.get(filePath) ?? 0;
+      try {
+        const outcome = await writeFileAtomicallyInBackground(filePath, checkpointFileBytes(entries), () =>
+          !this.shutDown && !state.directory.isOffline && (state.syncWrites.get(filePath) ?? 0) === syncWritesBefore);
+        if (outcome === 'dropped') return;
+        state.lastWritten.set(filePath, text);
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+        if (!this.shutDown) state.directory.markOffline(error);
+        return;
+      }
+    }
   }
 
   /** Flushes every log and writes the checkpoints now (e.g. before a controlled restart). */
@@ -392,25 +463,36 @@ export class LogManager {
 
   /** Writes the four checkpoint files of a directory (unchanged ones skipped unless `force`). */
   private writeCheckpoints(state: DirectoryState, force = false): void {
+    for (const { file, text, entries } of this.checkpointContents(state)) {
+      if (!force && state.lastWritten.get(file.filePath) === text) continue;
+      file.write(entries);
+      state.lastWritten.set(file.filePath, text);
+      state.syncWrites.set(file.filePath, (state.syncWrites.get(file.filePath) ?? 0) + 1);
+    }
+  }
+
+  /** The checkpoints of a directory whose content differs from what was last written. */
+  private changedCheckpoints(state: DirectoryState): ChangedCheckpoint[] {
+    return this.checkpointContents(state).filter(({ file, text }) => state.lastWritten.get(file.filePath) !== text);
+  }
+
+  private checkpointContents(state: DirectoryState): ChangedCheckpoint[] {
     const logs = this.logsIn(state);
-    const entries = (offset: (log: UnifiedLog) => number | undefined): CheckpointEntry[] => {
-      const list: CheckpointEntry[] = [];
+    const content = (file: OffsetCheckpointFile, offset: (log: UnifiedLog) => number | undefined): ChangedCheckpoint => {
+      const entries: CheckpointEntry[] = [];
       for (const log of logs) {
         const value = offset(log);
-        if (value !== undefined) list.push({ topic: log.topic, partition: log.partition, offset: value });
+        if (value !== undefined) entries.push({ topic: log.topic, partition: log.partition, offset: value });
       }
-      return list;
+      const text = entries.map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n');
+      return { file, text, entries };
     };
-    const write = (file: OffsetCheckpointFile, list: CheckpointEntry[]): void => {
-      const text = list.map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n');
-      if (!force && state.lastWritten.get(file.filePath) === text) return;
-      file.write(list);
-      state.lastWritten.set(file.filePath, text);
-    };
-    write(state.recoveryPoints, entries((log) => log.recoveryPoint));
-    write(state.logStartOffsets, entries((log) => log.logStartOffset));
-    write(state.highWatermarks, entries((log) => log.highWatermark));
-    write(state.cleanerOffsets, entries((log) => this.cleaner.firstDirtyOffset(log)));
+    return [
+      content(state.recoveryPoints, (log) => log.recoveryPoint),
+      content(state.logStartOffsets, (log) => log.logStartOffset),
+      content(state.highWatermarks, (log) => log.highWatermark),
+      content(state.cleanerOffsets, (log) => this.cleaner.firstDirtyOffset(log)),
+    ];
   }
 }
 

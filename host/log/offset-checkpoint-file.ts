@@ -74,9 +74,14 @@ export class OffsetCheckpointFile {
 
   /** Replaces the file with `entries`, atomically and durably. Throws DiskError. */
   write(entries: Iterable<CheckpointEntry>): void {
-    const list = [...entries];
-    const lines = [String(CHECKPOINT_VERSION), String(list.length)];
-    for (const entry of list) lines.push(`${entry.topic} ${entry.partition} ${entry.offset}`);
-    writeFileAtomically(this.disk, this.filePath, Buffer.from(lines.join('\n') + '\n', 'utf8'));
+    writeFileAtomically(this.disk, this.filePath, checkpointFileBytes(entries));
   }
+}
+
+/** The file content for `entries` (version line, count line, one `topic partition offset` line each). */
+export function checkpointFileBytes(entries: Iterable<CheckpointEntry>): Buffer {
+  const list = [...entries];
+  const lines = [String(CHECKPOINT_VERSION), String(list.length)];
+  for (const entry of list) lines.push(`${entry.topic} ${entry.partition} ${entry.offset}`);
+  return Buffer.from(lines.join('\n') + '\n', 'utf8');
 }
