@@ -5,7 +5,7 @@
 
 import * as status from './status';
 import {
-  ARENA_BYTES, ARENA_PTR, CRC_TABLES_PTR, MEMORY_BYTES, MEMORY_PAGES, RESULT_PTR, SCRATCH_BYTES, SCRATCH_PTR,
+  ARENA_BYTES, ARENA_PTR, CRC_TABLES_PTR, FRAMES_BYTES, FRAMES_PTR, MEMORY_BYTES, MEMORY_PAGES, RESULT_PTR, SCRATCH_BYTES, SCRATCH_PTR,
   STAGING_BYTES, STAGING_PTR, STATIC_LIMIT,
 } from './memory/layout';
 import { loadI32BE, loadI64BE } from './memory/bytes';
@@ -42,6 +42,8 @@ export function stagingPtr(): usize { return STAGING_PTR; }
 export function stagingBytes(): usize { return STAGING_BYTES; }
 export function scratchPtr(): usize { return SCRATCH_PTR; }
 export function scratchBytes(): usize { return SCRATCH_BYTES; }
+export function framesPtr(): usize { return FRAMES_PTR; }
+export function framesBytes(): usize { return FRAMES_BYTES; }
 export function arenaPtr(): usize { return ARENA_PTR; }
 export function arenaBytes(): usize { return ARENA_BYTES; }
 

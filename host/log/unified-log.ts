@@ -251,6 +251,7 @@ export class UnifiedLog {
     const prepared: PreparedAppend = {
       ...validation,
       bytes: Buffer.isBuffer(records) ? records : Buffer.from(records.buffer, records.byteOffset, records.byteLength),
+      stable: true,
       firstOffset: first.baseOffset,
       lastOffset: expected - 1,
       maxTimestamp,
@@ -540,8 +541,8 @@ export class UnifiedLog {
       maxTimestamp: batch.maxTimestamp,
     }));
     if (this.shouldRoll(bytes.length, prepared.maxTimestamp, prepared.lastOffset, nowMs)) {
-      // Rolling calls into the core (index memory), which invalidates the prepared view.
-      bytes = Buffer.from(bytes);
+      // Rolling calls into the core (index memory), which invalidates a view of the scratch region.
+      if (!prepared.stable) bytes = Buffer.from(bytes);
       const rolled = this.roll(nowMs);
       if (rolled !== LogErrorCode.NONE) return rolled;
     }

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { CoalescingPump } from './coalescing-pump.js';
+import { getCore } from '../wasm/core.js';
 import { FrameDecoder } from './frame-decoder.js';
 import { OrderedResponses } from './ordered-responses.js';
 import type {
@@ -22,6 +23,12 @@ export interface ConnectionLimits {
 }
 
 const SIZE_PREFIX_BYTES = 4;
+/**
+ * Api keys whose frames, when they span socket chunks, are gathered into the core's frame ring
+ * (records then validated and stamped in place). Produce (0) only: its handler keeps no view of
+ * the request once it completes, which the ring's reuse requires.
+ */
+const ARENA_API_KEYS: ReadonlySet<number> = new Set([0]);
 
 /**
  * One accepted TCP connection: frames in, handler calls, responses out in request order.
@@ -67,8 +74,12 @@ export class Connection implements ConnectionContext {
     private readonly logger: NetworkLogger,
     private readonly onClose: (connection: Connection) => void,
   ) {
-    this.decoder = new FrameDecoder(limits.socketRequestMaxBytes);
-    this.responses = new OrderedResponses(handler, this, {
+    const decoder = new FrameDecoder(limits.socketRequestMaxBytes, {
+      arena: getCore().frameArena,
+      arenaApiKeys: ARENA_API_KEYS,
+    });
+    this.decoder = decoder;
+    this.responses = new OrderedResponses(releasingArenaFrames(handler, decoder), this, {
       onCompleted: () => this.pump(),
       onHandlerFailed: (error) => this.handlerFailed(error),
       canWrite: () => true,
@@ -267,4 +278,28 @@ export class Connection implements ConnectionContext {
     this.responses.clear();
     this.onClose(this);
   }
+}
+
+/**
+ * `handler`, giving each arena frame back to `decoder` once its request is done: when the handler
+ * returns, throws, or its promise settles (a Produce with acks=-1 holds its block until then).
+ */
+function releasingArenaFrames(handler: RequestHandler, decoder: FrameDecoder): RequestHandler {
+  return (frame, context) => {
+    if (!decoder.isArenaFrame(frame)) return handler(frame, context);
+    let result: ReturnType<RequestHandler>;
+    try {
+      result = handler(frame, context);
+    } catch (error) {
+      decoder.release(frame);
+      throw error;
+    }
+    if (result !== null && typeof (result as Promise<unknown>).then === 'function') {
+      const release = (): void => decoder.release(frame);
+      (result as Promise<unknown>).then(release, release);
+      return result;
+    }
+    decoder.release(frame);
+    return result;
+  };
 }

@@ -10,10 +10,20 @@
  * copy of its own bytes, only once all of them have arrived: a peer announcing a large size but
  * sending little makes us hold only what it actually sent.
  *
+ * Where the gathered copy goes: with a FrameArena (the broker passes the core's, a ring in
+ * WebAssembly memory) a spanning frame of one of `arenaApiKeys` (Produce) of at least
+ * `arenaMinBytes` is gathered into an arena block, so the core validates and stamps its records
+ * where they lie instead of copying them again. Such a frame must be handed back with
+ * {@link FrameDecoder.release} once its request is done (the block is then reused; nothing may
+ * keep a view of it). When the arena has no room the frame is gathered on the JS heap as before.
+ * Only api keys whose handlers keep no view of the request past their completion may be listed.
+ *
  * Limits: a size above `maxFrameBytes` (Kafka's `socket.request.max.bytes`) or below zero is
  * reported as soon as the 4 prefix bytes are read, before any of the body is buffered. The error
  * is sticky: once set, `next()` returns null forever and the connection is expected to close.
  */
+import type { FrameArena } from '../wasm/frame-arena.js';
+
 export interface FrameSizeError {
   /** The announced size (int32, may be negative). */
   size: number;
@@ -21,8 +31,22 @@ export interface FrameSizeError {
 }
 
 const SIZE_PREFIX_BYTES = 4;
+/** The request header starts with int16 request_api_key (every header version). */
+const API_KEY_BYTES = 2;
+
+/** Optional gathering of spanning frames into a FrameArena (see the file header). */
+export interface FrameDecoderOptions {
+  arena?: FrameArena;
+  /** Api keys whose spanning frames go to the arena. Default: none. */
+  arenaApiKeys?: ReadonlySet<number>;
+  /** Smallest frame (bytes, without the size prefix) gathered into the arena. Default 0. */
+  arenaMinBytes?: number;
+}
 
 export class FrameDecoder {
+  private readonly arena: FrameArena | null;
+  private readonly arenaApiKeys: ReadonlySet<number>;
+  private readonly arenaMinBytes: number;
   /** Chunks (or their unread tails) in arrival order. */
   private readonly parts: Buffer[] = [];
   private bytesBuffered = 0;
@@ -31,10 +55,26 @@ export class FrameDecoder {
   private sizeError: FrameSizeError | null = null;
 
   /** @param maxFrameBytes largest accepted frame size in bytes, excluding the 4-byte prefix. */
-  constructor(private readonly maxFrameBytes: number) {
+  constructor(private readonly maxFrameBytes: number, options: FrameDecoderOptions = {}) {
     if (!(Number.isInteger(maxFrameBytes) && maxFrameBytes >= 0)) {
       throw new Error(`FrameDecoder: maxFrameBytes must be a non-negative integer, got ${maxFrameBytes}`);
     }
+    this.arena = options.arena ?? null;
+    this.arenaApiKeys = options.arenaApiKeys ?? new Set();
+    this.arenaMinBytes = options.arenaMinBytes ?? 0;
+  }
+
+  /** True when `frame` (as returned by next()) lies in the arena and must be given to release(). */
+  isArenaFrame(frame: Buffer): boolean {
+    return this.arena !== null && this.arena.owns(frame);
+  }
+
+  /**
+   * Gives an arena frame's block back once its request is done (no-op for other frames).
+   * @throws Error for an arena frame released twice (a bug).
+   */
+  release(frame: Buffer): void {
+    if (this.arena !== null && this.arena.owns(frame)) this.arena.release(frame);
   }
 
   /** Bytes received but not yet returned as frames (prefix bytes of the pending frame excluded once read). */
@@ -81,7 +121,7 @@ export class FrameDecoder {
     const size = this.pendingFrameSize;
     if (this.bytesBuffered < size) return null;
     this.pendingFrameSize = -1;
-    return this.take(size);
+    return this.take(size, true);
   }
 
   private fail(error: FrameSizeError): void {
@@ -99,12 +139,15 @@ export class FrameDecoder {
       return size;
     }
     // Rare: the prefix straddles chunks.
-    const prefix = this.take(SIZE_PREFIX_BYTES);
+    const prefix = this.take(SIZE_PREFIX_BYTES, false);
     return prefix.readInt32BE(0);
   }
 
-  /** Removes and returns the first `length` buffered bytes; caller guarantees they are buffered. */
-  private take(length: number): Buffer {
+  /**
+   * Removes and returns the first `length` buffered bytes; caller guarantees they are buffered.
+   * A whole frame (`isFrame`) that spans chunks may be gathered into the arena.
+   */
+  private take(length: number, isFrame: boolean): Buffer {
     const first = this.parts[0];
     if (length === 0) return Buffer.alloc(0);
     if (first!.length >= length) {
@@ -112,25 +155,42 @@ export class FrameDecoder {
       this.consumeFromHead(length);
       return frame;
     }
+    const target = (isFrame ? this.arenaBlockFor(length) : null) ?? Buffer.allocUnsafe(length);
     let gathered = 0;
     let partCount = 0;
-    const pieces: Buffer[] = [];
     while (gathered < length) {
       const part = this.parts[partCount]!;
       const wanted = length - gathered;
       if (part.length <= wanted) {
-        pieces.push(part);
+        target.set(part, gathered);
         gathered += part.length;
         partCount++;
       } else {
-        pieces.push(part.subarray(0, wanted));
+        target.set(part.subarray(0, wanted), gathered);
         this.parts[partCount] = part.subarray(wanted);
         gathered += wanted;
       }
     }
     this.parts.splice(0, partCount);
     this.bytesBuffered -= length;
-    return Buffer.concat(pieces, length);
+    return target;
+  }
+
+  /** An arena block for a buffered frame of `length` bytes when the policy allows and there is room. */
+  private arenaBlockFor(length: number): Buffer | null {
+    if (this.arena === null || length < this.arenaMinBytes || length < API_KEY_BYTES) return null;
+    const apiKey = (this.peekByte(0) << 8) | this.peekByte(1);
+    if (!this.arenaApiKeys.has(apiKey)) return null;
+    return this.arena.allocate(length);
+  }
+
+  /** Buffered byte at `index` from the head; caller guarantees it is buffered. */
+  private peekByte(index: number): number {
+    for (const part of this.parts) {
+      if (index < part.length) return part[index]!;
+      index -= part.length;
+    }
+    throw new Error('FrameDecoder: peek past the buffered bytes (bug)');
   }
 
   private consumeFromHead(length: number): void {

@@ -6,8 +6,9 @@
  * Memory: one WebAssembly.Memory created here with initial = maximum (the module's MEMORY_PAGES,
  * 512 MiB reserved; pages never touched cost no resident memory), never grown, so Buffer views
  * over it stay valid for the life of the process. Regions (assembly/memory/layout.ts): a result
- * area, a 64 MiB batch scratch region (one blob per call is copied there), and an index arena
- * handed out by allocIndex/freeIndex.
+ * area, a 64 MiB batch scratch region (one blob per call is copied there), a 32 MiB ring of
+ * in-flight request frames (`frameArena`: Produce frames gathered from the socket, validated and
+ * stamped where they lie), and an index arena handed out by allocIndex/freeIndex.
  *
  * Offsets and timestamps cross the boundary as f64 (exact for |x| < 2^53) and are read back from
  * batch headers as two int32 halves, so no BigInt is involved on the hot path.
@@ -17,11 +18,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { instantiateSync } from '@assemblyscript/loader';
 import { BatchLayout } from './batch-layout.js';
+import { RingFrameArena, type FrameArena } from './frame-arena.js';
 import { ResultLayout } from './result-layout.js';
 import { CoreStatus, kafkaErrorCodeForStatus } from './status.js';
 
 export { CoreStatus, coreStatusName, kafkaErrorCodeForStatus } from './status.js';
 export { BatchAttributes, BatchLayout } from './batch-layout.js';
+export { RingFrameArena, type FrameArena } from './frame-arena.js';
 
 /** Facts about one valid batch, read from its header (after stamping, for prepareAppend). */
 export interface BatchSummary {
@@ -69,10 +72,16 @@ export interface ValidationResult {
 
 export interface PreparedAppend extends ValidationResult {
   /**
-   * The stamped batches when status is OK (empty otherwise): a view into WebAssembly memory,
-   * valid ONLY until the next call into the core. Copy or write it out before that.
+   * The stamped batches when status is OK (empty otherwise): a view into WebAssembly memory.
+   * Unless `stable`, valid ONLY until the next call into the core: copy or write it out before
+   * that.
    */
   bytes: Buffer;
+  /**
+   * True when `bytes` are the caller's own records, stamped where they lie (a frame of
+   * `frameArena`): later core calls leave them alone; they live as long as the caller's frame.
+   */
+  stable: boolean;
   firstOffset: number;
   /** firstOffset - 1 when nothing was prepared. */
   lastOffset: number;
@@ -111,6 +120,8 @@ interface CoreExports {
   stagingBytes(): number;
   scratchPtr(): number;
   scratchBytes(): number;
+  framesPtr(): number;
+  framesBytes(): number;
   arenaPtr(): number;
   arenaBytes(): number;
   crc32cUpdate(crc: number, ptr: number, len: number): number;
@@ -165,12 +176,19 @@ export class Core {
   readonly maxBlobBytes: number;
   /** Total bytes of the index arena. */
   readonly arenaCapacityBytes: number;
+  /**
+   * The ring of in-flight request frames over the FRAMES region: a Produce records blob lying
+   * in one of its blocks is validated and stamped in place by prepareAppend (no copy).
+   */
+  readonly frameArena: FrameArena;
 
   private readonly exports: CoreExports;
   private readonly memory: WebAssembly.Memory;
   private readonly bytes: Uint8Array;
   private readonly view: DataView;
   private readonly scratch: number;
+  private readonly framesStart: number;
+  private readonly framesEnd: number;
   private readonly staging: number;
   private readonly stagingBytes: number;
   private readonly result: number;
@@ -197,6 +215,10 @@ export class Core {
     this.stagingBytes = this.exports.stagingBytes();
     this.maxBlobBytes = this.exports.scratchBytes();
     this.result = this.exports.resultPtr();
+    this.framesStart = this.exports.framesPtr();
+    this.framesEnd = this.framesStart + this.exports.framesBytes();
+    assert(this.framesStart >= this.scratch + this.maxBlobBytes && this.framesEnd <= this.exports.arenaPtr(), 'frames region between scratch and arena');
+    this.frameArena = new RingFrameArena(Buffer.from(this.memory.buffer, this.framesStart, this.framesEnd - this.framesStart));
     this.arenaStart = this.exports.arenaPtr();
     this.arenaCapacityBytes = this.exports.arenaBytes();
     assert(this.arenaStart + this.arenaCapacityBytes <= this.memory.buffer.byteLength, 'arena inside memory');
@@ -237,7 +259,7 @@ export class Core {
       this.bytes.set(data, this.scratch);
       const status = this.exports.validateBatches(this.scratch, data.length, fresh);
       const batches: BatchSummary[] = [];
-      const validBytes = this.collect(status, 0, batches, false);
+      const validBytes = this.collect(this.scratch, status, 0, batches, false);
       return { status, errorCode: kafkaErrorCodeForStatus(status), validBytes, batches };
     }
     return this.validateInChunks(data, fresh);
@@ -252,6 +274,10 @@ export class Core {
    * (uncompressed batches; compressed ones keep the producer's). The CRC is recomputed only
    * when attributes or maxTimestamp changed. Bad client bytes give a status, never an exception:
    * EMPTY_RECORDS (INVALID_RECORD) for an empty blob, MESSAGE_TOO_LARGE above maxBlobBytes.
+   *
+   * Copying: records lying inside `frameArena` (a Produce frame gathered there) are validated
+   * and stamped where they lie (the request frame is changed; `stable` is true); any other blob
+   * is copied once into the scratch region first. The checks are the same either way.
    * @throws Error for arguments that are host bugs (non-integer or unsafe offsets/epochs).
    */
   prepareAppend(records: Uint8Array, firstOffset: number, leaderEpoch: number, logAppendTimeMs: number): PreparedAppend {
@@ -259,14 +285,16 @@ export class Core {
     assert(Number.isInteger(leaderEpoch) && leaderEpoch >= -2147483648 && leaderEpoch <= 2147483647, `leaderEpoch ${leaderEpoch} is an int32`);
     assert(Number.isSafeInteger(logAppendTimeMs), `logAppendTimeMs ${logAppendTimeMs} is a safe integer`);
     const failed = (status: number, validBytes: number, batches: BatchSummary[]): PreparedAppend => ({
-      status, errorCode: kafkaErrorCodeForStatus(status), validBytes, batches, bytes: EMPTY,
+      status, errorCode: kafkaErrorCodeForStatus(status), validBytes, batches, bytes: EMPTY, stable: false,
       firstOffset, lastOffset: firstOffset - 1, maxTimestamp: -1, offsetOfMaxTimestamp: -1,
     });
     if (records.length > this.maxBlobBytes) return failed(CoreStatus.MESSAGE_TOO_LARGE, 0, []);
-    this.bytes.set(records, this.scratch);
-    const status = this.exports.prepareAppend(this.scratch, records.length, firstOffset, leaderEpoch, logAppendTimeMs);
+    const inPlace = this.isInsideFrames(records);
+    const at = inPlace ? records.byteOffset : this.scratch;
+    if (!inPlace) this.bytes.set(records, this.scratch);
+    const status = this.exports.prepareAppend(at, records.length, firstOffset, leaderEpoch, logAppendTimeMs);
     const batches: BatchSummary[] = [];
-    const validBytes = this.collect(status, 0, batches, logAppendTimeMs >= 0);
+    const validBytes = this.collect(at, status, 0, batches, logAppendTimeMs >= 0);
     if (status !== CoreStatus.OK) return failed(status, validBytes, batches);
     let maxTimestamp = -1;
     let offsetOfMaxTimestamp = -1;
@@ -281,7 +309,8 @@ export class Core {
     assert(Number.isSafeInteger(lastOffset), 'lastOffset stays a safe integer');
     return {
       status, errorCode: 0, validBytes, batches,
-      bytes: Buffer.from(this.memory.buffer, this.scratch, records.length),
+      bytes: Buffer.from(this.memory.buffer, at, records.length),
+      stable: inPlace,
       firstOffset, lastOffset, maxTimestamp, offsetOfMaxTimestamp,
     };
   }
@@ -370,15 +399,22 @@ export class Core {
     return data.buffer === this.memory.buffer && data.byteOffset >= this.result;
   }
 
+  /** True when `data` lies wholly inside the FRAMES region (where frameArena hands out blocks). */
+  private isInsideFrames(data: Uint8Array): boolean {
+    return data.buffer === this.memory.buffer
+      && data.byteOffset >= this.framesStart
+      && data.byteOffset + data.byteLength <= this.framesEnd;
+  }
+
   private readInt64(at: number): number {
     return this.view.getInt32(at) * TWO_POW_32 + this.view.getUint32(at + 4);
   }
 
   /**
-   * Reads the result area after validateBatches/prepareAppend into `batches` (positions shifted
-   * by `blobOffset`); returns the valid byte count reported by the core.
+   * Reads the result area after validateBatches/prepareAppend of the blob at `blobPtr` into
+   * `batches` (positions shifted by `blobOffset`); returns the valid byte count reported by the core.
    */
-  private collect(status: number, blobOffset: number, batches: BatchSummary[], logAppendTime: boolean): number {
+  private collect(blobPtr: number, status: number, blobOffset: number, batches: BatchSummary[], logAppendTime: boolean): number {
     if (status === CoreStatus.INVALID_ARGUMENT) throw new Error('core rejected its arguments (host bug)');
     const view = this.view;
     const count = view.getUint32(this.result + RESULT_BATCH_COUNT_OFFSET, true);
@@ -388,7 +424,7 @@ export class Core {
       const position = view.getUint32(entry + ENTRY_POSITION_OFFSET, true);
       const sizeInBytes = view.getUint32(entry + ENTRY_SIZE_OFFSET, true);
       const offsetDeltaOfMax = view.getInt32(entry + ENTRY_OFFSET_DELTA_OF_MAX_TIMESTAMP_OFFSET, true);
-      const at = this.scratch + position;
+      const at = blobPtr + position;
       const attributes = view.getInt16(at + ATTRIBUTES_OFFSET);
       const baseOffset = this.readInt64(at + BASE_OFFSET_OFFSET);
       const lastOffsetDelta = view.getInt32(at + LAST_OFFSET_DELTA_OFFSET);
@@ -445,7 +481,7 @@ export class Core {
       }
       this.bytes.set(data.subarray(chunkStart, chunkEnd), this.scratch);
       const status = this.exports.validateBatches(this.scratch, chunkEnd - chunkStart, fresh);
-      const validBytes = this.collect(status, chunkStart, batches, false);
+      const validBytes = this.collect(this.scratch, status, chunkStart, batches, false);
       if (status !== CoreStatus.OK) {
         return { status, errorCode: kafkaErrorCodeForStatus(status), validBytes, batches };
       }

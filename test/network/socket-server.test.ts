@@ -8,6 +8,7 @@ import {
   type ResponseBytes,
   type SocketServerOptions,
 } from '../../host/network/socket-server.js';
+import { getCore } from '../../host/wasm/core.js';
 
 // Test protocol: a request frame is int32 correlationId + ASCII command; the response frame is
 // int32 correlationId + 'ok:' + command, unless the command says otherwise.
@@ -201,6 +202,46 @@ describe('SocketServer', () => {
       { correlationId: 11, text: `${payload.length + 4}:${expectedSum}` },
       { correlationId: 12, text: '9:' + Buffer.from('after').reduce((a, b) => a + b, 0) },
     ]);
+  });
+
+  it('gathers a large frame of api key 0 (Produce) into the core frame ring and releases it when the handler settles', async () => {
+    const arena = getCore().frameArena;
+    const pending = new Map<number, Deferred<ResponseBytes | null>>();
+    const inArena: boolean[] = [];
+    const { port } = await startServer((frame) => {
+      inArena.push(arena.owns(frame));
+      const command = frame.subarray(4, 9).toString();
+      if (command === 'throw') throw new Error('boom');
+      const d = deferred<ResponseBytes | null>();
+      pending.set(frame.readInt32BE(0), d);
+      const length = frame.length;
+      return d.promise.then(() => Buffer.concat([frame.subarray(0, 4), Buffer.from(`${length}:${frame.at(-1)}`)]));
+    });
+    const big = (correlationId: number, command: string): Buffer => {
+      const frame = Buffer.alloc(8 + 300_000, correlationId);
+      frame.writeInt32BE(frame.length - 4, 0);
+      frame.writeInt32BE(correlationId, 4);
+      frame.write(command, 8, 'ascii');
+      return frame;
+    };
+    const client = await openClient(port);
+    // Pipelined: three large frames in flight at once, answered out of order.
+    await client.write(Buffer.concat([big(1, 'wait1'), big(2, 'wait2'), big(3, 'wait3')]));
+    await waitUntil(() => pending.size === 3);
+    expect(inArena).toEqual([true, true, true]);
+    expect(arena.liveBlocks).toBe(3);
+    pending.get(2)!.resolve(null);
+    pending.get(3)!.resolve(null);
+    pending.get(1)!.resolve(null);
+    await client.waitForFrames(3);
+    expect(client.responses().map((r) => r.text)).toEqual(['300004:1', '300004:2', '300004:3']);
+    expect(arena.liveBlocks).toBe(0);
+    // A handler that throws gives its frame back too (its connection is closed as a bug).
+    const thrower = await openClient(port);
+    await thrower.write(big(4, 'throw'));
+    await thrower.closedPromise;
+    expect(inArena).toEqual([true, true, true, true]);
+    expect(arena.liveBlocks).toBe(0);
   });
 
   it('gives the handler the connection context', async () => {

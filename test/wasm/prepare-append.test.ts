@@ -168,6 +168,50 @@ describe('prepareAppend', () => {
     expect(blob.equals(before)).toBe(true);
   });
 
+  it('validates and stamps records lying in the frame ring where they lie, with the same result as a copy', () => {
+    const blob = Buffer.concat([encodeTestBatch({ records: records(3) }), encodeTestBatch({ records: records(2) })]);
+    const expected = core.prepareAppend(blob, 40, 2, -1);
+    const expectedBytes = Buffer.from(expected.bytes);
+    expect(expected.stable).toBe(false);
+    const frame = core.frameArena.allocate(blob.length + 7)!;
+    try {
+      blob.copy(frame, 7); // records start somewhere inside the request frame
+      const inFrame = frame.subarray(7);
+      const prepared = core.prepareAppend(inFrame, 40, 2, -1);
+      expect(prepared.stable).toBe(true);
+      expect(prepared.bytes.buffer).toBe(inFrame.buffer);
+      expect(prepared.bytes.byteOffset).toBe(inFrame.byteOffset);
+      expect(Buffer.from(prepared.bytes).equals(expectedBytes)).toBe(true);
+      expect(Buffer.from(inFrame).equals(expectedBytes)).toBe(true);
+      expect(prepared.batches).toEqual(expected.batches);
+      expect([prepared.firstOffset, prepared.lastOffset, prepared.maxTimestamp, prepared.offsetOfMaxTimestamp])
+        .toEqual([expected.firstOffset, expected.lastOffset, expected.maxTimestamp, expected.offsetOfMaxTimestamp]);
+      // Later core calls (which reuse scratch) leave in-place bytes alone.
+      core.prepareAppend(encodeTestBatch({ records: records(1) }), 0, 0, -1);
+      expect(Buffer.from(prepared.bytes).equals(expectedBytes)).toBe(true);
+    } finally {
+      core.frameArena.release(frame);
+    }
+  });
+
+  it('rejects a corrupt batch lying in the frame ring exactly as a copied one', () => {
+    const good = encodeTestBatch({ records: records(2) });
+    const bad = Buffer.concat([good, encodeTestBatch({ records: records(2) })]);
+    bad[bad.length - 1] ^= 0xff; // damages the second batch's last record, so its CRC fails
+    const copied = core.prepareAppend(bad, 0, 0, -1);
+    const frame = core.frameArena.allocate(bad.length)!;
+    try {
+      bad.copy(frame);
+      const inPlace = core.prepareAppend(frame, 0, 0, -1);
+      expect(inPlace.status).toBe(CoreStatus.CRC_MISMATCH);
+      expect([inPlace.status, inPlace.errorCode, inPlace.validBytes, inPlace.bytes.length])
+        .toEqual([copied.status, copied.errorCode, copied.validBytes, 0]);
+      expect(inPlace.batches).toEqual(copied.batches);
+    } finally {
+      core.frameArena.release(frame);
+    }
+  });
+
   it('keeps every CRC valid for random blobs, offsets, epochs and timestamp types', () => {
     const batch: fc.Arbitrary<TestBatch> = fc.record({
       records: fc.array(fc.record({ timestampDelta: fc.integer({ min: -5, max: 5000 }), value: fc.uint8Array({ maxLength: 40 }) }), { minLength: 1, maxLength: 6 }),
