@@ -658,6 +658,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.stopRequested = true;
+      this.fetcher.close();
       this.fetcher.wake();
       // Let run() finish the record or batch in hand so its position is what gets committed.
       if (this.runLoop !== null) await this.runLoop.catch(() => undefined);

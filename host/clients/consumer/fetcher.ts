@@ -1,8 +1,10 @@
 /**
  * Kafka's Fetcher: per assigned partition a fetch position; Fetch requests (one in flight per
- * leader, sessionless, long-polling fetch.max.wait.ms) for partitions that have a position, are
- * not paused and have nothing buffered; decoded records buffered per partition and handed out in
- * offset order, moving the position past each record handed out.
+ * leader, sessionless, long-polling fetch.max.wait.ms) for partitions that have a position and are
+ * not paused; decoded records buffered per partition and handed out in offset order, moving the
+ * position past each record handed out. Prefetch (as librdkafka does): when an answer arrives, the
+ * next fetch (from past its last batch) is sent before the answer is decoded, and at most two
+ * answers per partition wait buffered.
  *
  * Batches are whole on the wire (a compressed batch may start before the fetch offset: records
  * below the position are skipped). Control batches (transaction markers) are never returned; with
@@ -12,7 +14,7 @@
 import { ApiKey } from '../../protocol/generated/api-keys.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { FetchResponse } from '../../protocol/generated/fetch.js';
-import { ControlRecordType, decodeRecords, iterateBatches, readBatchHeader, readControlRecordType, type KafkaRecord } from '../../record/records.js';
+import { BatchLayout, ControlRecordType, decodeRecords, iterateBatches, readBatchHeader, readControlRecordType, type KafkaRecord } from '../../record/records.js';
 import type { Cluster } from '../cluster.js';
 import { KafkaError } from '../errors.js';
 
@@ -62,8 +64,25 @@ interface PartitionState {
   highWatermark: number;
   logStartOffset: number;
   lastStableOffset: number;
+  /**
+   * Offset the next Fetch asks for: the position, or past what is already fetched (buffered or
+   * being decoded) so the next fetch overlaps the caller's work on this one.
+   */
+  nextFetchOffset: number;
+  /** Fetch answers with records buffered since the buffer was last empty (prefetch bound). */
+  bufferedFetches: number;
   /** Set when the position was out of range and must be reset by the policy. */
   needsReset: boolean;
+}
+
+/** Where a fetch answer ends: past its last whole batch (-1 when it holds none). */
+function fetchedEndOffset(records: Uint8Array): number {
+  let end = -1;
+  for (const bytes of iterateBatches(records)) {
+    const lastOffset = bytes.readInt32BE(BatchLayout.BASE_OFFSET) * 4294967296 + bytes.readUInt32BE(BatchLayout.BASE_OFFSET + 4) + bytes.readInt32BE(BatchLayout.LAST_OFFSET_DELTA);
+    if (lastOffset + 1 > end) end = lastOffset + 1;
+  }
+  return end;
 }
 
 export function partitionKey(topic: string, partition: number): string {
@@ -83,6 +102,7 @@ export class Fetcher {
   /** Non-retriable errors to surface from the next poll. */
   private readonly errors: Error[] = [];
   private metadataRefresh: Promise<void> | null = null;
+  private closed = false;
 
   constructor(private readonly cluster: Cluster, private readonly options: FetcherOptions) {}
 
@@ -92,7 +112,7 @@ export class Fetcher {
     for (const { topic, partition } of partitions) {
       const key = partitionKey(topic, partition);
       next.set(key, this.states.get(key) ?? {
-        topic, partition, position: null, paused: false, buffer: [], bufferIndex: 0, bufferEndOffset: -1,
+        topic, partition, position: null, paused: false, buffer: [], bufferIndex: 0, bufferEndOffset: -1, nextFetchOffset: -1, bufferedFetches: 0,
         highWatermark: -1, logStartOffset: -1, lastStableOffset: -1, needsReset: false,
       });
     }
@@ -128,6 +148,8 @@ export class Fetcher {
   seek(topic: string, partition: number, offset: number): void {
     const state = this.state(topic, partition);
     state.position = offset;
+    state.nextFetchOffset = offset;
+    state.bufferedFetches = 0;
     state.needsReset = false;
     state.buffer = [];
     state.bufferIndex = 0;
@@ -183,6 +205,7 @@ export class Fetcher {
       }
       if (state.bufferIndex >= state.buffer.length) {
         if (state.bufferEndOffset > state.position) state.position = state.bufferEndOffset;
+        state.bufferedFetches = 0;
         state.buffer = [];
         state.bufferIndex = 0;
         state.bufferEndOffset = -1;
@@ -219,7 +242,8 @@ export class Fetcher {
     const byLeader = new Map<number, PartitionState[]>();
     const missingLeader = new Set<string>();
     for (const state of this.states.values()) {
-      if (state.position === null || state.paused || state.needsReset || state.buffer.length > 0) continue;
+      // One answer may wait buffered while the next is fetched (prefetch); two is enough.
+      if (state.position === null || state.paused || state.needsReset || state.bufferedFetches >= 2) continue;
       const leader = this.cluster.leaderFor(state.topic, state.partition);
       if (leader < 0 || !this.cluster.brokers.has(leader)) {
         missingLeader.add(state.topic);
@@ -243,7 +267,13 @@ export class Fetcher {
 
   private async fetchFrom(leader: number, states: PartitionState[]): Promise<void> {
     this.inFlightNodes.add(leader);
-    const fetchOffsets = new Map(states.map((s) => [partitionKey(s.topic, s.partition), s.position!]));
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.inFlightNodes.delete(leader);
+    };
+    const fetchOffsets = new Map(states.map((s) => [partitionKey(s.topic, s.partition), s.nextFetchOffset]));
     const byTopic = new Map<string, PartitionState[]>();
     for (const s of states) byTopic.set(s.topic, [...(byTopic.get(s.topic) ?? []), s]);
     try {
@@ -259,20 +289,22 @@ export class Fetcher {
         topics: [...byTopic].map(([topic, list]) => ({
           topic,
           partitions: list.map((s) => ({
-            partition: s.partition, currentLeaderEpoch: -1, fetchOffset: s.position!, logStartOffset: -1,
+            partition: s.partition, currentLeaderEpoch: -1, fetchOffset: s.nextFetchOffset, logStartOffset: -1,
             partitionMaxBytes: this.options.partitionMaxBytes,
           })),
         })),
         forgottenTopicsData: [],
         rackId: this.options.rackId,
       }, { timeoutMs: this.cluster.options.requestTimeoutMs + this.options.maxWaitMs });
+      // The node may take the next fetch (the prefetch sent from handleResponse) from here on.
+      release();
       this.handleResponse(response, fetchOffsets);
     } catch {
       // Lost connection or timeout: the metadata may be stale; the next round retries.
       this.cluster.invalidate();
       this.refreshMetadata([...byTopic.keys()]);
     } finally {
-      this.inFlightNodes.delete(leader);
+      release();
       this.wake();
     }
   }
@@ -282,12 +314,13 @@ export class Fetcher {
       this.errors.push(new KafkaError(response.errorCode, 'Fetch'));
       return;
     }
+    const toDecode: { state: PartitionState; fetchOffset: number; records: Uint8Array; aborted: { producerId: number; firstOffset: number }[] }[] = [];
     for (const topic of response.responses) {
       for (const data of topic.partitions) {
         const key = partitionKey(topic.topic, data.partitionIndex);
         const state = this.states.get(key);
         // Unassigned, sought or reset since the request went out: the answer is stale.
-        if (state === undefined || state.position !== fetchOffsets.get(key)) continue;
+        if (state === undefined || state.position === null || state.nextFetchOffset !== fetchOffsets.get(key)) continue;
         if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
           state.needsReset = true;
           continue;
@@ -304,22 +337,49 @@ export class Fetcher {
         state.highWatermark = data.highWatermark;
         state.logStartOffset = data.logStartOffset;
         state.lastStableOffset = data.lastStableOffset;
-        try {
-          this.decode(state, data.records, data.abortedTransactions ?? []);
-        } catch (error) {
-          this.errors.push(error as Error);
+        const records = data.records;
+        if (records === null || records.length === 0) continue;
+        // Batch headers alone tell where the next fetch starts; it goes out before decoding.
+        const endOffset = fetchedEndOffset(records);
+        if (endOffset > state.nextFetchOffset) {
+          state.nextFetchOffset = endOffset;
+          state.bufferedFetches++;
         }
+        toDecode.push({ state, fetchOffset: fetchOffsets.get(key)!, records, aborted: data.abortedTransactions ?? [] });
+      }
+    }
+    if (toDecode.length === 0) return;
+    if (!this.closed) this.sendFetches();
+    for (const { state, fetchOffset, records, aborted } of toDecode) {
+      try {
+        this.decode(state, fetchOffset, records, aborted);
+      } catch (error) {
+        // Refetch from the first record not handed out (answers to the prefetch are now stale),
+        // so the error repeats rather than being skipped.
+        const remaining = state.buffer.length - state.bufferIndex;
+        state.nextFetchOffset = remaining > 0 ? state.buffer[state.buffer.length - 1]!.offset + 1 : state.position!;
+        state.bufferEndOffset = -1;
+        this.errors.push(error as Error);
       }
     }
   }
 
-  private decode(state: PartitionState, records: Uint8Array | null, aborted: { producerId: number; firstOffset: number }[]): void {
-    if (records === null || records.length === 0) return;
-    const position = state.position!;
+  /** Stops prefetching (the consumer is closing). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Buffers the records of one answer fetched from `position` (the fetch offset). */
+  private decode(state: PartitionState, position: number, records: Uint8Array, aborted: { producerId: number; firstOffset: number }[]): void {
     const readCommitted = this.options.isolationLevel === 1;
     const pendingAborts = [...aborted].sort((a, b) => a.firstOffset - b.firstOffset);
     const abortedProducers = new Set<number>();
     let endOffset = position;
+    if (state.bufferIndex > 0) {
+      // Records already handed out go before more are appended.
+      state.buffer = state.buffer.slice(state.bufferIndex);
+      state.bufferIndex = 0;
+    }
     const buffer = state.buffer;
     const { topic, partition } = state;
     const verify = { verifyCrc: this.options.checkCrcs };
