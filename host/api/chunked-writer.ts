@@ -3,11 +3,14 @@
  * `nullableBytes` values of at least {@link ZERO_COPY_MIN_BYTES} (a Fetch response's record
  * blobs, read from the log into fresh buffers) become separate chunks of the response, which the
  * SocketServer writes back to back with one corked writev (network-types.ts ResponseBytes).
- * Everything else is written as usual. The generated encoders run unchanged on it.
+ * Everything else is written as usual. The generated encoders run unchanged on it. A small blob
+ * read into the fetch pool (read-buffer-pool.ts) is copied and given back to the pool at once;
+ * a large one goes back after the socket wrote it (Connection).
  *
  * Only for encoders that never patch bytes already written before such a field (non-flexible
  * layouts: no reserved tagged-field sizes), which is why APIs opt in (ApiDefinition.zeroCopyBytes).
  */
+import { fetchReadBuffers } from '../log/read-buffer-pool.js';
 import { Writer } from '../protocol/writer.js';
 
 /** Smaller blobs are cheaper to copy than to send as their own chunk. */
@@ -19,6 +22,8 @@ export class ChunkedWriter extends Writer {
   override nullableBytes(data: Uint8Array | null): void {
     if (data === null || data.length < ZERO_COPY_MIN_BYTES) {
       super.nullableBytes(data);
+      // Copied into the response: a fetch-pool buffer is free again (no-op for other blobs).
+      if (data !== null) fetchReadBuffers.release(data);
       return;
     }
     this.int32(data.length);

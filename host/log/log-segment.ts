@@ -23,6 +23,7 @@ import { IndexCorruptError } from './abstract-index.js';
 import { BATCH_HEADER_SIZE, LAST_OFFSET_DELTA_OFFSET, readStoredBatchHeader, storedBatchSize, type StoredBatchHeader } from './batch-header.js';
 import type { FileHandleCache } from './file-handle-cache.js';
 import type { IndexMemory } from './index-memory.js';
+import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
 import { OFFSET_INDEX_ENTRY_SIZE, OffsetIndex } from './offset-index.js';
 import { NO_TIMESTAMP, TIME_INDEX_ENTRY_SIZE, TimeIndex } from './time-index.js';
 
@@ -264,26 +265,33 @@ export class LogSegment {
    * may exceed it when `minOneMessage`), none with offsets at or after `upperBoundOffset`.
    * Returns null when no batch of this segment ends at or after `startOffset` (read the next
    * segment), an empty buffer when the batch found is past the bound or too large.
+   * The bytes are read with one copy (file → a buffer from `buffers`); the result is that buffer
+   * or a subarray of it, so the caller owns it and gives it back to `buffers` when done (see
+   * read-buffer-pool.ts); buffers this method does not return it gives back itself.
    * Throws DiskError.
    */
-  read(startOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): Buffer | null {
+  read(startOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean, buffers: ReadBuffers = freshReadBuffers): Buffer | null {
     let position: number;
     let buffer: Buffer;
     let n: number;
     const cursor = this.readCursor;
+    // A disk error (thrown) leaves the buffer to the garbage collector.
     if (cursor !== null && cursor.offset === startOffset && cursor.position < this.sizeBytes && maxBytes >= BATCH_HEADER_SIZE) {
       // A sequential reader: the batch holding startOffset starts where the last read ended, so
       // read the data straight away (one read, no index lookup, no header scan).
       position = cursor.position;
       const limit = Math.min(maxBytes, this.sizeBytes - position);
-      buffer = Buffer.allocUnsafe(limit);
+      buffer = buffers.acquire(limit);
       n = this.readInto(buffer, position, limit);
-      if (n < BATCH_HEADER_SIZE) return EMPTY;
-      if (lastOffsetAt(buffer, 0) >= upperBoundOffset) return EMPTY;
+      if (n < BATCH_HEADER_SIZE || lastOffsetAt(buffer, 0) >= upperBoundOffset) {
+        buffers.release(buffer);
+        return EMPTY;
+      }
       const firstSize = storedBatchSize(buffer, 0);
       if (firstSize > n) {
+        buffers.release(buffer);
         if (!minOneMessage) return EMPTY;
-        buffer = Buffer.allocUnsafe(firstSize);
+        buffer = buffers.acquire(firstSize);
         n = this.readInto(buffer, position, firstSize);
       }
     } else {
@@ -296,7 +304,7 @@ export class LogSegment {
         if (!minOneMessage) return EMPTY;
         limit = first.header.sizeInBytes;
       }
-      buffer = Buffer.allocUnsafe(limit);
+      buffer = buffers.acquire(limit);
       n = this.readInto(buffer, position, limit);
     }
     const checkBound = upperBoundOffset < this.nextOffsetValue;
@@ -309,7 +317,11 @@ export class LogSegment {
       lastBatch = end;
       end += size;
     }
-    if (end > 0) this.readCursor = { offset: lastOffsetAt(buffer, lastBatch) + 1, position: position + end };
+    if (end === 0) {
+      buffers.release(buffer);
+      return EMPTY;
+    }
+    this.readCursor = { offset: lastOffsetAt(buffer, lastBatch) + 1, position: position + end };
     return end === buffer.length ? buffer : buffer.subarray(0, end);
   }
 

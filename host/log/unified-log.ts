@@ -29,6 +29,7 @@ import { hasDeletePolicy, type LogConfig } from './log-config.js';
 import { LogDirectory } from './log-directory.js';
 import { loadSegments } from './log-loader.js';
 import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
+import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
 import type { StorageContext } from './storage-context.js';
 
 /** Kafka error codes the log answers with (errors.json). */
@@ -274,10 +275,13 @@ export class UnifiedLog {
    * returned whole even when larger, if `minOneMessage`), never including a batch with offsets at
    * or after `upperBoundOffset` (the high watermark for consumers, the log end for followers).
    * The first batch may start before `fetchOffset`, as in Kafka. Reads one segment at a time, so
-   * fewer bytes than `maxBytes` may come back while more data exists.
+   * fewer bytes than `maxBytes` may come back while more data exists (Kafka's read does the same).
+   * `records` comes from `buffers` (default: fresh buffers the caller may keep); with a pool the
+   * caller gives it back once done with it (read-buffer-pool.ts: the Fetch path does, after the
+   * socket write).
    * Errors: OFFSET_OUT_OF_RANGE (1) outside [logStartOffset, logEndOffset], KAFKA_STORAGE_ERROR (56).
    */
-  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): ReadResult {
+  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean, buffers: ReadBuffers = freshReadBuffers): ReadResult {
     this.assertOpen();
     if (this.logDirectory.isOffline) return { errorCode: LogErrorCode.KAFKA_STORAGE_ERROR, records: EMPTY };
     const logEndOffset = this.logEndOffset;
@@ -290,7 +294,7 @@ export class UnifiedLog {
       for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < this.segments.length; i++) {
         const segment = this.segments[i]!;
         if (segment.baseOffset >= upperBound) break;
-        const records = segment.read(fetchOffset, maxBytes, upperBound, minOneMessage);
+        const records = segment.read(fetchOffset, maxBytes, upperBound, minOneMessage, buffers);
         if (records !== null) return { errorCode: LogErrorCode.NONE, records };
       }
     } catch (error) {

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { fetchReadBuffers } from '../log/read-buffer-pool.js';
 import { CoalescingPump } from './coalescing-pump.js';
 import { getCore } from '../wasm/core.js';
 import { FrameDecoder } from './frame-decoder.js';
@@ -215,10 +216,25 @@ export class Connection implements ConnectionContext {
     prefix.writeInt32BE(bytes, 0);
     this.socket.write(prefix);
     if (Buffer.isBuffer(response)) {
-      if (response.length > 0) this.socket.write(response);
+      if (response.length > 0) this.writePart(response);
     } else {
-      for (const part of response as readonly Buffer[]) if (part.length > 0) this.socket.write(part);
+      for (const part of response as readonly Buffer[]) if (part.length > 0) this.writePart(part);
     }
+  }
+
+  /**
+   * Writes one chunk; a chunk read into the fetch pool goes back to it once the socket is done
+   * with it: the write callback ran without error on a live socket (libuv has written the bytes
+   * to the kernel). On an error or a destroyed socket it is left to the garbage collector.
+   */
+  private writePart(part: Buffer): void {
+    if (!fetchReadBuffers.isLeased(part)) {
+      this.socket.write(part);
+      return;
+    }
+    this.socket.write(part, (error?: Error | null) => {
+      if (error == null && !this.socket.destroyed) fetchReadBuffers.release(part);
+    });
   }
 
   private overLimits(): boolean {

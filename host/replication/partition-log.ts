@@ -10,6 +10,8 @@
  * 59) as its errorCode; such a log must not be given a producerState as well.
  */
 
+import type { ReadBuffers } from '../log/read-buffer-pool.js';
+
 /** Header facts of one appended batch (a subset of BatchSummary in host/wasm/core.ts). */
 export interface AppendedBatch {
   /** 12 + batchLength, bytes. */
@@ -57,7 +59,8 @@ export interface PartitionLog {
   /** Optional: lets the partition notice segment rolls (producer-state snapshots are taken there). */
   readonly activeSegment?: { readonly baseOffset: number };
   appendAsLeader(records: Uint8Array, leaderEpoch: number): LogAppendResult;
-  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean): LogReadResult;
+  /** `buffers`: where the records are read into (UnifiedLog.read); fakes may ignore it. */
+  read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean, buffers?: ReadBuffers): LogReadResult;
   updateHighWatermark(offset: number): void;
   /**
    * DeleteRecords: moves the log start offset up to `offset` (<= high watermark). Returns an

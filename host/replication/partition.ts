@@ -11,6 +11,7 @@
  * ISR-change transitions arrive with replication.
  */
 import { readProducerBatches, type ProducerBatchInfo, type ProducerStateManager } from '../log/producer-state-manager.js';
+import type { ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LogAppendResult, PartitionLog } from './partition-log.js';
 
@@ -250,6 +251,8 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     minOneMessage: boolean;
     currentLeaderEpoch?: number;
     fromFollower?: boolean;
+    /** Where the records are read into (default fresh buffers); see read-buffer-pool.ts. */
+    buffers?: ReadBuffers;
   }): PartitionReadResult {
     const epochError = this.checkCurrentLeaderEpoch(options.currentLeaderEpoch ?? -1);
     if (epochError !== ErrorCode.NONE) return this.readError(epochError);
@@ -268,7 +271,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     if (fetchOffset >= upperBoundOffset || (options.maxBytes <= 0 && !options.minOneMessage)) {
       return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records: EMPTY };
     }
-    const read = this.log.read(fetchOffset, Math.max(0, options.maxBytes), upperBoundOffset, options.minOneMessage);
+    const read = this.log.read(fetchOffset, Math.max(0, options.maxBytes), upperBoundOffset, options.minOneMessage, options.buffers);
     if (read.errorCode !== ErrorCode.NONE) return this.readError(read.errorCode);
     return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records: read.records };
   }

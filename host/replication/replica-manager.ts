@@ -22,6 +22,7 @@
  * turn of the event loop.
  */
 import type { ProducerStateManager } from '../log/producer-state-manager.js';
+import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { realTimeScheduler, type DelayScheduler } from './delay-scheduler.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
@@ -99,6 +100,11 @@ export interface ReplicaManagerOptions {
   /** Bound on waiting acks=all produces; beyond it they answer with what the ISR has. */
   maxDelayedProduces?: number;
   logger?: ReplicationLogger;
+  /**
+   * Where fetches read records into: default the broker's pool (fetchReadBuffers), whose buffers
+   * the TCP connection gives back after writing them (read-buffer-pool.ts).
+   */
+  readBuffers?: ReadBuffers;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -108,6 +114,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly fetchPurgatory: Purgatory<DelayedFetch, FetchWakeEvent>;
   private readonly producePurgatory: Purgatory<DelayedProduce, void>;
   private readonly logger: ReplicationLogger | undefined;
+  private readonly readBuffers: ReadBuffers;
   private shuttingDown = false;
 
   constructor(options: ReplicaManagerOptions) {
@@ -116,6 +123,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.fetchPurgatory = new Purgatory('Fetch', scheduler, options.maxDelayedFetches ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.producePurgatory = new Purgatory('Produce', scheduler, options.maxDelayedProduces ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.logger = options.logger;
+    this.readBuffers = options.readBuffers ?? fetchReadBuffers;
   }
 
   /** Long-poll fetches waiting now. */
@@ -233,6 +241,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     ) {
       return Promise.resolve(results);
     }
+    // Too little to answer: the DelayedFetch reads again when it completes; nobody else holds these.
+    for (const r of results) this.readBuffers.release(r.records);
     return new Promise((resolve) => {
       const delayed = new DelayedFetch(
         params,
@@ -247,7 +257,9 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
 
   /**
    * Reads every requested partition once, without waiting (Kafka's readFromLocalLog).
-   * Exposed for DelayedFetch and for callers that never long-poll.
+   * Exposed for DelayedFetch and for callers that never long-poll. The records buffers come from
+   * `readBuffers` (the fetch pool): a caller that is done with them may give them back; one that
+   * keeps them must simply never release them.
    */
   readFromLocalLog(params: FetchParams): FetchPartitionResult[] {
     let remainingBytes = Math.max(0, params.maxBytes);
@@ -270,6 +282,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
           minOneMessage,
           currentLeaderEpoch: request.currentLeaderEpoch,
           fromFollower,
+          buffers: this.readBuffers,
         });
       } catch (error) {
         read = readError(this.errorCodeFor(error, topic, index, 'read'));

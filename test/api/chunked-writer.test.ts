@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkedWriter, ZERO_COPY_MIN_BYTES } from '../../host/api/chunked-writer.js';
+import { fetchReadBuffers } from '../../host/log/read-buffer-pool.js';
 import { encodeFetchResponse, type FetchResponseInit } from '../../host/protocol/generated/fetch.js';
 import { Writer } from '../../host/protocol/writer.js';
 
@@ -55,5 +56,20 @@ describe('ChunkedWriter', () => {
     expect(chunks[1]).toBe(large);
     expect(chunks[0]!.length).toBe(4 + 10 + 4);
     expect(chunks[2]).toEqual(Buffer.from([0, 5]));
+  });
+
+  it('gives a small blob read into the fetch pool back once it is copied, and keeps a large one leased', () => {
+    const smallRead = fetchReadBuffers.acquire(1 << 20);
+    const largeRead = fetchReadBuffers.acquire(1 << 20);
+    smallRead.fill(3, 0, 100);
+    const w = new ChunkedWriter();
+    w.nullableBytes(smallRead.subarray(0, 100));
+    w.nullableBytes(largeRead.subarray(0, ZERO_COPY_MIN_BYTES));
+    const chunks = w.finish();
+    expect(fetchReadBuffers.isLeased(smallRead)).toBe(false);
+    expect(chunks[0]!.subarray(4, 104).equals(Buffer.alloc(100, 3))).toBe(true);
+    // The socket gives the large one back after writing it (Connection).
+    expect(fetchReadBuffers.isLeased(chunks[1]!)).toBe(true);
+    fetchReadBuffers.release(largeRead);
   });
 });
