@@ -78,6 +78,8 @@ export class Cluster {
   private readonly connections = new Map<string, Connection>();
   private readonly brokerMap = new Map<number, BrokerInfo>();
   private readonly topicMap = new Map<string, TopicInfo>();
+  /** Metadata objects whose every partition has a leader (see cachedTopic). */
+  private readonly completeTopics = new WeakSet<TopicInfo>();
   /** Topics whose last metadata answer was an error, with that error code. */
   private readonly topicErrors = new Map<string, number>();
   private readonly coordinators = new Map<string, number>();
@@ -241,7 +243,12 @@ export class Cluster {
   cachedTopic(topic: string): TopicInfo | undefined {
     if (Date.now() - this.lastRefreshMs >= this.options.metadataMaxAgeMs) return undefined;
     const info = this.topicMap.get(topic);
-    if (info === undefined || info.partitions.length === 0 || info.partitions.some((p) => p.leader < 0)) return undefined;
+    if (info === undefined) return undefined;
+    // Checked once per metadata object (they are replaced on refresh, never changed): this runs per record.
+    if (!this.completeTopics.has(info)) {
+      if (info.partitions.length === 0 || info.partitions.some((p) => p.leader < 0)) return undefined;
+      this.completeTopics.add(info);
+    }
     return info;
   }
 

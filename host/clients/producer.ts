@@ -310,7 +310,8 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
     const value = record.value === null ? null
       : (this.options.valueSerializer ?? (defaultSerializer as Serializer<V>))(record.value, topic);
     const headers = normalizeHeaders(record.headers);
-    const timestamp = record.timestamp ?? Date.now();
+    const nowMs = Date.now();
+    const timestamp = record.timestamp ?? nowMs;
     const sizeBytes = estimateRecordBytes(key, value, headers);
     if (sizeBytes + 61 > this.maxRequestSize) {
       throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `record of about ${sizeBytes} bytes for ${topic} (max.request.size ${this.maxRequestSize})`);
@@ -324,7 +325,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
         throw partition;
       }
       try {
-        this.append(topic, partition, key, value, headers, timestamp, sizeBytes, target, index);
+        this.append(topic, partition, key, value, headers, timestamp, sizeBytes, target, index, nowMs);
       } catch (error) {
         target.fail(index, error as Error);
         throw error;
@@ -341,7 +342,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
           this.accumulator.release(sizeBytes);
           throw new ClientClosedError('the producer is closed');
         }
-        this.append(topic, partition, key, value, headers, timestamp, sizeBytes, target, index);
+        this.append(topic, partition, key, value, headers, timestamp, sizeBytes, target, index, Date.now());
       } catch (error) {
         // Interceptors hear about records that never reached the accumulator too.
         target.fail(index, error as Error);
@@ -356,7 +357,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
   };
 
   private append(topic: string, partition: number, key: Uint8Array | null, value: Uint8Array | null, headers: readonly RecordHeaderInput[],
-    timestamp: number, sizeBytes: number, target: AcknowledgementTarget, index: number): void {
+    timestamp: number, sizeBytes: number, target: AcknowledgementTarget, index: number, nowMs: number): void {
     const scratch = this.scratch;
     scratch.key = key;
     scratch.value = value;
@@ -366,7 +367,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
     scratch.target = target;
     scratch.index = index;
     try {
-      this.accumulator.append(topic, partition, scratch, Date.now());
+      this.accumulator.append(topic, partition, scratch, nowMs);
     } catch (error) {
       this.accumulator.release(sizeBytes);
       throw error;

@@ -164,6 +164,11 @@ export class RecordAccumulator {
   /** Batches created and not yet done (completed or failed), for flush(). */
   private readonly incomplete = new Set<ProducerBatch>();
   private readonly doneListeners: (() => void)[] = [];
+  /** The deque append() used last (only while it is in `batches`). */
+  private lastTopic = '';
+  private lastPartition = -1;
+  private lastKey = '';
+  private lastDeque: ProducerBatch[] | undefined = undefined;
   /** Encoded size of each partition's last closed batch, bytes (sizes the next one's buffer). */
   private readonly lastBatchBytes = new Map<string, number>();
 
@@ -231,11 +236,19 @@ export class RecordAccumulator {
    * @throws RangeError for a timestamp that is not a safe integer (nothing is appended)
    */
   append(topic: string, partition: number, record: PendingRecord, nowMs: number): { batch: ProducerBatch; full: boolean } {
-    const key = partitionKey(topic, partition);
-    let deque = this.batches.get(key);
+    // Consecutive records mostly go to one partition: skip building its key string per record.
+    let deque = this.lastTopic === topic && this.lastPartition === partition ? this.lastDeque : undefined;
+    const key = deque === undefined ? partitionKey(topic, partition) : this.lastKey;
     if (deque === undefined) {
-      deque = [];
-      this.batches.set(key, deque);
+      deque = this.batches.get(key);
+      if (deque === undefined) {
+        deque = [];
+        this.batches.set(key, deque);
+      }
+      this.lastTopic = topic;
+      this.lastPartition = partition;
+      this.lastKey = key;
+      this.lastDeque = deque;
     }
     let batch = deque[deque.length - 1];
     if (batch === undefined || batch.closed || (batch.sizeBytes + record.sizeBytes > this.options.batchSize && batch.recordCount > 0)) {
@@ -294,7 +307,10 @@ export class RecordAccumulator {
     const deque = this.batches.get(key);
     if (deque === undefined || deque[0] !== batch) throw new Error('RecordAccumulator.drain: not the first batch of its partition');
     deque.shift();
-    if (deque.length === 0) this.batches.delete(key);
+    if (deque.length === 0) {
+      this.batches.delete(key);
+      if (this.lastDeque === deque) this.lastDeque = undefined;
+    }
     if (!batch.closed) this.close(batch);
   }
 
@@ -320,6 +336,7 @@ export class RecordAccumulator {
     const all: ProducerBatch[] = [];
     for (const deque of this.batches.values()) all.push(...deque);
     this.batches.clear();
+    this.lastDeque = undefined;
     return all;
   }
 
