@@ -201,6 +201,10 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   const topicLogger = componentLogger(rootLogger, 'topics');
   const applyTopic = (topic: TopicState): void => {
     const logConfig = toLogConfig(topic.configs, config);
+    // Missing logs are created in one batch (one fsync of the log directory for all of them).
+    logManager.getOrCreateLogs(topic.partitions
+      .filter((partition) => partition.leaderId === config.nodeId)
+      .map((partition) => ({ topic: topic.name, partition: partition.partition, config: logConfig })));
     for (const partition of topic.partitions) {
       if (partition.leaderId !== config.nodeId) continue;
       const log = logManager.getOrCreateLog(topic.name, partition.partition, logConfig);

@@ -45,13 +45,16 @@ export interface LoadedSegments {
 export function loadSegments(parameters: LoadParameters): LoadedSegments {
   const { dir, context, config, nowMs } = parameters;
   const disk = context.files.disk;
-  if (!disk.isDirectory(dir)) {
+  let names: string[];
+  if (disk.isDirectory(dir)) {
+    // One listing serves the clean-up and the load (a start-up with 10,000 partitions lists
+    // every directory; it is listed again only if the clean-up changed it).
+    names = cleanUpInterruptedWork(parameters, disk.list(dir));
+  } else {
     disk.mkdir(dir);
     disk.fsyncDir(path.dirname(dir));
+    names = [];
   }
-  cleanUpInterruptedWork(parameters);
-
-  const names = disk.list(dir);
   const bases = names.map((name) => parseOffsetFileName(name, LOG_FILE_SUFFIX)).filter((base) => base >= 0).sort((a, b) => a - b);
   const baseSet = new Set(bases);
   let deletedOrphans = false;
@@ -110,10 +113,10 @@ export function loadSegments(parameters: LoadParameters): LoadedSegments {
   return { segments, recoveredSegments, truncatedBytes };
 }
 
-function cleanUpInterruptedWork(parameters: LoadParameters): void {
+/** Finishes or discards interrupted work among `names` (the directory's entries); returns the entries after it. */
+function cleanUpInterruptedWork(parameters: LoadParameters, names: string[]): string[] {
   const { dir } = parameters;
   const disk = parameters.context.files.disk;
-  const names = disk.list(dir);
   let changed = false;
   for (const name of names) {
     if (name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith('.tmp')) {
@@ -136,5 +139,7 @@ function cleanUpInterruptedWork(parameters: LoadParameters): void {
     disk.rename(swap, path.join(dir, stem + LOG_FILE_SUFFIX));
     changed = true;
   }
-  if (changed) disk.fsyncDir(dir);
+  if (!changed) return names;
+  disk.fsyncDir(dir);
+  return disk.list(dir);
 }

@@ -168,27 +168,77 @@ export class LogManager {
    * missing. Throws KafkaStorageException when no directory is online or creation fails.
    */
   getOrCreateLog(topic: string, partition: number, config: LogConfig): UnifiedLog {
-    const key = topicPartitionKey(topic, partition);
-    const existing = this.logs.get(key);
-    if (existing !== undefined) return existing;
+    return this.getOrCreateLogs([{ topic, partition, config }])[0]!;
+  }
+
+  /**
+   * getOrCreateLog for many partitions at once (a topic created with thousands of partitions):
+   * the missing logs' directories are all made first and each parent log directory is fsynced
+   * once for all of them, instead of once per partition (each log still fsyncs its own
+   * directory once its files exist, so what is durable when this returns is unchanged).
+   * Returns the logs in request order. Throws KafkaStorageException when no directory is online
+   * or a creation fails (that directory goes offline; logs created before stay).
+   */
+  getOrCreateLogs(requests: readonly { topic: string; partition: number; config: LogConfig }[]): UnifiedLog[] {
+    const missing = new Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>();
+    for (const request of requests) {
+      const key = topicPartitionKey(request.topic, request.partition);
+      if (!this.logs.has(key) && !missing.has(key)) missing.set(key, { ...request });
+    }
+    if (missing.size > 0) this.createLogs(missing);
+    return requests.map((request) => this.logs.get(topicPartitionKey(request.topic, request.partition))!);
+  }
+
+  private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>): void {
     const candidates = this.directories.filter((state) => !state.directory.isOffline);
-    if (candidates.length === 0) throw new KafkaStorageException(`no online log directory for ${key}`);
-    const counts = new Map<DirectoryState, number>();
-    for (const state of this.logDirOf.values()) counts.set(state, (counts.get(state) ?? 0) + 1);
-    candidates.sort((a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0));
-    const state = candidates[0]!;
-    try {
-      const log = UnifiedLog.open({
-        dir: path.join(state.directory.path, key), topic, partition, config, context: this.context,
-        logDirectory: state.directory, hadCleanShutdown: true,
-      });
-      this.logs.set(key, log);
-      this.logDirOf.set(key, state);
-      return log;
-    } catch (error) {
+    if (candidates.length === 0) throw new KafkaStorageException(`no online log directory for ${[...missing.keys()][0]}`);
+    const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, 0]));
+    for (const state of this.logDirOf.values()) if (counts.has(state)) counts.set(state, counts.get(state)! + 1);
+    for (const entry of missing.values()) {
+      let chosen = candidates[0]!;
+      for (const state of candidates) if (counts.get(state)! < counts.get(chosen)!) chosen = state;
+      entry.state = chosen;
+      counts.set(chosen, counts.get(chosen)! + 1);
+    }
+    const disk = this.context.disk;
+    const fail = (state: DirectoryState, key: string, error: unknown): never => {
       if (!isDiskError(error)) throw error;
       state.directory.markOffline(error);
       throw new KafkaStorageException(`cannot create log ${key} in ${state.directory.path}`, { cause: error });
+    };
+    // 1. Every partition directory, then one fsync per parent (the loader then finds them).
+    const parents = new Set<DirectoryState>();
+    for (const [key, entry] of missing) {
+      const state = entry.state!;
+      const dir = path.join(state.directory.path, key);
+      try {
+        if (!disk.isDirectory(dir)) {
+          disk.mkdir(dir);
+          parents.add(state);
+        }
+      } catch (error) {
+        fail(state, key, error);
+      }
+    }
+    for (const state of parents) {
+      try {
+        disk.fsyncDir(state.directory.path);
+      } catch (error) {
+        fail(state, state.directory.path, error);
+      }
+    }
+    // 2. The logs (segment files, fsync of their own directory).
+    for (const [key, { topic, partition, config, state }] of missing) {
+      try {
+        const log = UnifiedLog.open({
+          dir: path.join(state!.directory.path, key), topic, partition, config, context: this.context,
+          logDirectory: state!.directory, hadCleanShutdown: true,
+        });
+        this.logs.set(key, log);
+        this.logDirOf.set(key, state!);
+      } catch (error) {
+        fail(state!, key, error);
+      }
     }
   }
 

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../host/io/clock.js';
+import { NodeDisk } from '../../host/io/disk.js';
 import { FaultDisk } from '../../host/io/fault-disk.js';
 import { CLEAN_SHUTDOWN_FILE, LogManager, parseTopicPartitionDir } from '../../host/log/log-manager.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
@@ -50,6 +51,43 @@ describe('LogManager', () => {
       expect(readAllBatches(log)).toHaveLength(p + 1);
     }
     for (const dir of dirs) expect(fs.existsSync(path.join(dir, CLEAN_SHUTDOWN_FILE))).toBe(false);
+    reopened.shutdown();
+  });
+
+  it('creates many logs in one batch with one fsync per log directory, and keeps every offset across a clean restart', () => {
+    class CountingDisk extends NodeDisk {
+      readonly dirFsyncs = new Map<string, number>();
+      override fsyncDir(dir: string): void {
+        this.dirFsyncs.set(dir, (this.dirFsyncs.get(dir) ?? 0) + 1);
+        super.fsyncDir(dir);
+      }
+    }
+    const dirs = [tempDir(), tempDir()].map((dir) => path.resolve(dir));
+    const disk = new CountingDisk();
+    const manager = LogManager.open({ logDirs: dirs, defaults: testConfig(), clock: new ManualClock(), disk });
+    disk.dirFsyncs.clear();
+    const requests = Array.from({ length: 60 }, (_, partition) => ({ topic: 'wide', partition, config: testConfig() }));
+    const logs = manager.getOrCreateLogs(requests);
+    expect(logs.map((log) => log.partition)).toEqual(requests.map((request) => request.partition));
+    for (const dir of dirs) {
+      expect(disk.dirFsyncs.get(dir)).toBe(1);
+      expect(fs.readdirSync(dir).filter((name) => name.startsWith('wide-'))).toHaveLength(30);
+    }
+    // Every new partition directory was made durable once its files existed.
+    for (const log of logs) expect(disk.dirFsyncs.get(log.dir)).toBe(1);
+    // Asking again returns the same logs and creates nothing.
+    expect(manager.getOrCreateLogs(requests.slice(0, 3))).toEqual(logs.slice(0, 3));
+    for (const log of logs) {
+      for (let i = 0; i < log.partition % 4; i++) log.appendAsLeader(makeBatch(2), 0);
+      log.updateHighWatermark(log.logEndOffset);
+    }
+    manager.shutdown();
+    const reopened = openManager(dirs);
+    for (const { partition } of requests) {
+      const log = reopened.getLog('wide', partition)!;
+      expect(log.logEndOffset).toBe(2 * (partition % 4));
+      expect(log.highWatermark).toBe(2 * (partition % 4));
+    }
     reopened.shutdown();
   });
 
