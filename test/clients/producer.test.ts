@@ -165,3 +165,35 @@ describe('Producer against an in-process broker', () => {
     await expect(pending).rejects.toThrow(/closed/);
   });
 });
+
+describe('Producer batches (property)', () => {
+  it('stores exactly the records sent, in order, across batch boundaries and concurrent send() calls', async () => {
+    const { default: fc } = await import('fast-check');
+    const message = fc.record({
+      key: fc.option(fc.uint8Array({ maxLength: 20 }), { nil: null }),
+      value: fc.option(fc.uint8Array({ maxLength: 600 }), { nil: null }),
+      headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: fc.option(fc.uint8Array({ maxLength: 10 }), { nil: null }) }), { maxLength: 2 }),
+      timestamp: fc.integer({ min: 1_600_000_000_000, max: 1_800_000_000_000 }),
+    });
+    let run = 0;
+    await fc.assert(fc.asyncProperty(fc.array(fc.array(message, { maxLength: 30 }), { minLength: 1, maxLength: 4 }), fc.boolean(), async (calls, idempotent) => {
+      const topic = `p-property-${run++}`;
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+      const p = producer({ batchSize: 2048, lingerMs: 1, enableIdempotence: idempotent, acks: idempotent ? 'all' : 1 });
+      // With metadata cached every send() appends synchronously, so concurrent calls keep call order.
+      await p.partitionsFor(topic);
+      const results = await Promise.all(calls.map((messages) => p.send({ topic, messages: messages.map((m) => ({ ...m, partition: 0 })) })));
+      const sent = calls.flat();
+      expect(results.flat().map((m) => m.offset)).toEqual(sent.map((_, i) => i));
+      expect(results.flat().map((m) => m.timestamp)).toEqual(sent.map((m) => m.timestamp));
+      const stored = (await readPartition(broker.bootstrap, topic, 0)).flatMap((b) => b.records);
+      const bytes = (v: Uint8Array | null): Buffer | null => (v === null ? null : Buffer.from(v));
+      expect(stored.map((r) => r.offset)).toEqual(sent.map((_, i) => i));
+      expect(stored.map((r) => r.timestamp)).toEqual(sent.map((m) => m.timestamp));
+      expect(stored.map((r) => r.key)).toEqual(sent.map((m) => bytes(m.key)));
+      expect(stored.map((r) => r.value)).toEqual(sent.map((m) => bytes(m.value)));
+      expect(stored.map((r) => r.headers)).toEqual(sent.map((m) => m.headers.map((h) => ({ key: h.key, value: bytes(h.value) }))));
+      await p.close();
+    }), { numRuns: 12 });
+  }, 120_000);
+});
