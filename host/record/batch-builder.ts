@@ -1,7 +1,9 @@
 /**
  * Building RecordBatch v2 batches (Kafka's MemoryRecordsBuilder with magic 2, KIP-98), for our
  * clients, the group coordinator (__consumer_offsets records), control batches, compaction and
- * the tests of other modules. The CRC-32C comes from the WebAssembly core.
+ * the tests of other modules. The CRC-32C comes from the WebAssembly core (the JS one in the
+ * browser bundle). RecordBatchWriter appends records one at a time into one buffer for the
+ * producer; buildRecordBatch encodes a whole list at once, byte-identically.
  *
  * Layout written: see assembly/record/batch-layout.ts (header) and records.ts (records).
  */
@@ -249,8 +251,6 @@ function zigzagVarintSize(value: number): number {
   return varintSize(zz);
 }
 
-const EMPTY_HEADERS: readonly RecordHeaderInput[] = Object.freeze([]);
-
 /** Producer-side fields a writer stamps into its header when it is (re)built. */
 export interface RecordBatchWriterBuildOptions {
   /** CompressionType id 0-4. */
@@ -424,5 +424,3 @@ function writeInt64(buffer: Buffer, value: number, at: number): void {
   buffer.writeInt32BE(high, at);
   buffer.writeUInt32BE(value - high * 4294967296, at + 4);
 }
-
-export { EMPTY_HEADERS };
