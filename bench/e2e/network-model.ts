@@ -19,8 +19,11 @@
  *   W2-8p / fetch-8p   the same over 8 partitions (kcat's random partitioner for null keys)
  *   W5-1p   produce `--fsync-records` (default 300,000) × 100 B to a 1-partition topic with flush.messages=1
  *           (fsync before the ack, W5's durability; acks=1 = acks=all with one replica)
- * Variants run interleaved (A, B, C, A, B, C, ...) so they share the machine's noise; ratios
- * against A are taken per round (same minute) and their median printed.
+ *   W5-1p, 100 kB batches   the same with batch.num.messages=1000: ten times the fsyncs
+ * Before the phases each server gets an unmeasured warm-up (10,000 records produced to and fetched
+ * from an 8-partition topic) so every thread's code is compiled. Variants run interleaved and
+ * rotated (A,B,C,G then B,C,G,A, ...) so they share the machine's noise without a fixed position;
+ * ratios against A are taken per round (same minute) and their median printed.
  *
  * Figures per phase: records/s and MB/s (kcat process start → exit), the server process's CPU
  * seconds (utime+stime from /proc, all threads; split main thread / other threads), kcat's CPU
@@ -58,6 +61,8 @@ interface Phase {
   topic: string;
   records: number;
   size: number;
+  /** kcat batch.num.messages (default the suite's 10,000). */
+  batchMessages?: number;
 }
 
 interface Sample {
@@ -190,7 +195,7 @@ async function runPhase(server: ProtoProcess, phase: Phase, file: string): Promi
   let records = phase.records;
   if (phase.kind === 'produce') {
     outcome = await runKcat(['-P', '-b', bootstrap, '-t', phase.topic, '-q', '-X', 'acks=1', '-X', 'linger.ms=5',
-      '-X', 'batch.num.messages=10000', '-X', 'enable.idempotence=false', '-X', 'compression.codec=none', '-l', file]);
+      '-X', `batch.num.messages=${phase.batchMessages ?? 10_000}`, '-X', 'enable.idempotence=false', '-X', 'compression.codec=none', '-l', file]);
   } else {
     let seen = 0;
     outcome = await runKcat(['-C', '-b', bootstrap, '-t', phase.topic, '-e', '-o', 'beginning', '-q', '-X', `fetch.wait.max.ms=${FETCH_WAIT_MAX_MS}`], (chunk) => {
@@ -275,15 +280,23 @@ async function main(): Promise<void> {
     { id: 'W2-8p produce', kind: 'produce', topic: 't8', records: options.records, size: 1024 },
     { id: 'fetch-8p', kind: 'fetch', topic: 't8', records: options.records, size: 1024 },
     { id: 'W5-1p produce (fsync each append)', kind: 'produce', topic: 'f1', records: options.fsyncRecords, size: 100 },
+    { id: 'W5-1p, 100 kB batches', kind: 'produce', topic: 'f1s', records: options.fsyncRecords, size: 100, batchMessages: 1000 },
+  ];
+  const warmUp: Phase[] = [
+    { id: 'warm-up produce', kind: 'produce', topic: 'w8', records: 10_000, size: 1024 },
+    { id: 'warm-up fetch', kind: 'fetch', topic: 'w8', records: 10_000, size: 1024 },
   ];
   const samples: Sample[] = [];
   const costs: HandoffCosts[] = [await measureHandoffCosts()];
   process.stderr.write(`network-model: ${options.runs} rounds of ${options.variants.join(',')}, ${version}, node ${process.version}, ${cpus().length} CPUs, build ${snapshot.gitCommit}\n`);
   try {
     for (let round = 1; round <= options.runs; round++) {
-      for (const variant of options.variants) {
+      // Rotated each round (A,B,C,G / B,C,G,A / ...) so no variant always runs first or last.
+      const order = options.variants.map((_, i) => options.variants[(i + round - 1) % options.variants.length]!);
+      for (const variant of order) {
         const server = await ProtoProcess.start(serverMain, variant, options.threads);
         try {
+          for (const phase of warmUp) await runPhase(server, phase, payloads.file(phase.records, phase.size));
           for (const phase of phases) {
             const file = payloads.file(phase.records, phase.size);
             const sample = { variant, round, phase: phase.id, ...(await runPhase(server, phase, file)) };

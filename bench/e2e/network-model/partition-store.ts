@@ -25,6 +25,9 @@ export const BENCH_TOPICS: readonly TopicSpec[] = [
   { name: 't1', partitions: 1, fsyncEachAppend: false },
   { name: 't8', partitions: 8, fsyncEachAppend: false },
   { name: 'f1', partitions: 1, fsyncEachAppend: true },
+  { name: 'f1s', partitions: 1, fsyncEachAppend: true },
+  /** Warm-up: every thread's code is JIT-compiled before anything is measured. */
+  { name: 'w8', partitions: 8, fsyncEachAppend: false },
 ];
 
 export interface AppendOutcome {

@@ -78,6 +78,10 @@ export class WorkerDisk implements Disk, WriteBarrier {
     this.control = new Int32Array(data.control);
     this.descriptors = new Float64Array(data.descriptors);
     this.ring = new Uint8Array(data.ring);
+    // Touch every page now: a long-running broker's ring is warm after its first 64 MiB, and a
+    // cold ring would charge B with first-touch page faults (costly in this VM) that A never pays.
+    this.ring.fill(1);
+    this.ring.fill(0);
     this.worker = new Worker(workerUrl, { workerData: data });
     this.worker.on('message', (completed: number) => this.onCompleted(completed));
     this.worker.on('error', (error) => {
