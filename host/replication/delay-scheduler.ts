@@ -6,6 +6,8 @@
  * broker can hand one scheduler object to both.
  */
 export interface DelayScheduler {
+  /** The scheduler's clock, ms (monotonic; only differences are meaningful). */
+  nowMs(): number;
   /** Runs `task` once, `delayMs` (>= 0) from now; returns a handle for clearTimeout. */
   setTimeout(task: () => void, delayMs: number): unknown;
   /** Cancels a pending task; a no-op for one that already ran or was cancelled. */
@@ -14,6 +16,9 @@ export interface DelayScheduler {
 
 /** Node timers, unref'd: a pending long poll never keeps the process alive. */
 export const realTimeScheduler: DelayScheduler = {
+  nowMs() {
+    return performance.now();
+  },
   setTimeout(task, delayMs) {
     const timer = setTimeout(task, Math.max(0, delayMs));
     timer.unref();

@@ -7,7 +7,8 @@
  */
 export abstract class DelayedOperation<Event = void> {
   private completed = false;
-  private cancelTimer: (() => void) | null = null;
+  /** @internal The purgatory's bookkeeping: the keys watched while waiting (null when not watched). */
+  watchKeys: readonly string[] | null = null;
 
   /** @param delayMs how long to wait at most, ms */
   constructor(readonly delayMs: number) {}
@@ -32,21 +33,13 @@ export abstract class DelayedOperation<Event = void> {
   forceComplete(): boolean {
     if (this.completed) return false;
     this.completed = true;
-    this.cancelTimer?.();
-    this.cancelTimer = null;
     this.onComplete();
     return true;
-  }
-
-  /** @internal Purgatory wiring. */
-  attachTimer(cancel: () => void): void {
-    this.cancelTimer = cancel;
   }
 
   /** @internal Called by the purgatory when delayMs passes. */
   expire(): void {
     if (this.completed) return;
-    this.cancelTimer = null;
     this.onExpiration();
     this.forceComplete();
   }

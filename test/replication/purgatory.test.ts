@@ -51,9 +51,53 @@ describe('Purgatory', () => {
     expect(op.completions).toBe(1);
     expect(purgatory.delayed).toBe(0);
     expect(purgatory.watched('a-0')).toBe(0);
-    expect(scheduler.pendingCount).toBe(0);
     scheduler.advance(1000);
     expect(op.completions).toBe(1);
+    expect(op.expired).toBe(false);
+    // The purgatory's timer, left set for the completed operation, does not re-arm for nothing.
+    expect(scheduler.pendingCount).toBe(0);
+  });
+
+  it('expires operations with different delays each at its own deadline', () => {
+    const scheduler = new ManualScheduler();
+    const purgatory = new Purgatory<Counting, number>('test', scheduler);
+    const slow = new Counting(300, 5);
+    const fast = new Counting(100, 5);
+    const middle = new Counting(200, 5);
+    for (const op of [slow, fast, middle]) purgatory.tryCompleteElseWatch(op, ['a-0']);
+    scheduler.advance(100);
+    expect([slow.expired, fast.expired, middle.expired]).toEqual([false, true, false]);
+    scheduler.advance(100);
+    expect([slow.expired, middle.expired]).toEqual([false, true]);
+    expect(purgatory.delayed).toBe(1);
+    scheduler.advance(100);
+    expect(slow.expired).toBe(true);
+    expect(purgatory.delayed).toBe(0);
+    expect(scheduler.pendingCount).toBe(0);
+  });
+
+  it('keeps expiring on time while many short operations complete behind a long-waiting one', () => {
+    const scheduler = new ManualScheduler();
+    const purgatory = new Purgatory<Counting, number>('test', scheduler);
+    const idle = new Counting(30_000, 5);
+    purgatory.tryCompleteElseWatch(idle, ['idle-0']);
+    for (let i = 0; i < 1000; i++) {
+      const op = new Counting(100, 1);
+      purgatory.tryCompleteElseWatch(op, ['busy-0']);
+      expect(purgatory.checkAndComplete('busy-0', 1)).toBe(1);
+      expect(op.completions).toBe(1);
+      scheduler.advance(1);
+    }
+    const late = new Counting(100, 5);
+    purgatory.tryCompleteElseWatch(late, ['busy-0']);
+    scheduler.advance(100);
+    expect(late.expired).toBe(true);
+    expect(idle.expired).toBe(false);
+    expect(purgatory.delayed).toBe(1);
+    scheduler.advance(30_000);
+    expect(idle.expired).toBe(true);
+    expect(idle.completions).toBe(1);
+    expect(purgatory.delayed).toBe(0);
   });
 
   it('expires an operation after its delay, exactly once', () => {
