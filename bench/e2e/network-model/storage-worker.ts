@@ -62,7 +62,7 @@ for (;;) {
     Atomics.store(control, CONTROL_FAILED, 1);
     throw error;
   }
-  if (done !== submitted) publish(submitted);
   fsyncs += dirty.size;
   Atomics.store(control, CONTROL_FSYNCS, fsyncs);
+  if (done !== submitted) publish(submitted);
 }
