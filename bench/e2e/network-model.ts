@@ -12,12 +12,13 @@
  *   G  control for B's fsync case: A with the fsyncs of one loop turn grouped (no thread)
  *
  * Phases per server start (fresh data directory each time):
- *   W2-1p   produce `--records` × `--size` B (default 100,000 × 1 KiB), 1 partition, acks=1,
+ *   W2-1p   produce `--records` × 1 KiB (default 40,000: W2's shape, fewer records so a whole
+ *           comparison stays near 5 minutes on 2 busy cores), 1 partition, acks=1,
  *           kcat batching as the suite's (linger.ms=5, batch.num.messages=10000 → ~1 MB batches)
  *   fetch-1p  kcat -C from the beginning to the end of that partition (fetch.wait.max.ms=20; the
  *           prototype holds an empty fetch that long, as Kafka's DelayedFetch)
  *   W2-8p / fetch-8p   the same over 8 partitions (kcat's random partitioner for null keys)
- *   W5-1p   produce `--fsync-records` (default 300,000) × 100 B to a 1-partition topic with flush.messages=1
+ *   W5-1p   produce `--fsync-records` (default 150,000) × 100 B to a 1-partition topic with flush.messages=1
  *           (fsync before the ack, W5's durability; acks=1 = acks=all with one replica)
  *   W5-1p, 100 kB batches   the same with batch.num.messages=1000: ten times the fsyncs
  * Before the phases each server gets an unmeasured warm-up (10,000 records produced to and fetched
@@ -32,7 +33,7 @@
  * counted, for B the wait for the storage thread is, so it is no like-for-like latency), fsyncs
  * asked for / made, and the 1-minute load average at the phase's start.
  *
- * Run: `npm run bench:network-model -- [--runs 3] [--records 100000] [--fsync-records 100000]
+ * Run: `npm run bench:network-model -- [--runs 3] [--records 40000] [--fsync-records 150000]
  * [--threads 2] [--variants A,B,C,G] [--json out.json]` (after `npm run build`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -87,7 +88,7 @@ interface Sample {
 }
 
 function parseArgs(argv: readonly string[]): { runs: number; records: number; fsyncRecords: number; threads: number; variants: Variant[]; json: string | null } {
-  const options = { runs: 3, records: 100_000, fsyncRecords: 300_000, threads: 2, variants: ['A', 'B', 'C', 'G'] as Variant[], json: null as string | null };
+  const options = { runs: 3, records: 40_000, fsyncRecords: 150_000, threads: 2, variants: ['A', 'B', 'C', 'G'] as Variant[], json: null as string | null };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     switch (argv[i]) {
