@@ -5,7 +5,8 @@
  * place.
  *
  * Shape: blocks are carved in allocation order at the write position; the oldest live block
- * bounds how far the write position may go after wrapping to the start. Blocks may be released
+ * bounds how far the write position may go after wrapping to the start, and the ring wraps as
+ * soon as the space before the oldest live block fits the next frame. Blocks may be released
  * in any order (requests complete out of order); space comes back when every older block is
  * released too. When nothing is live the ring starts again at the region's start, so a
  * connection that completes its requests promptly keeps reusing the same (cache-warm) bytes.
@@ -70,9 +71,11 @@ export class RingFrameArena implements FrameArena {
       const newest = this.blocks[this.blocks.length - 1]!;
       const writeAt = alignUp(newest.end);
       if (newest.start >= oldest.start) {
-        // Not wrapped: free space is [writeAt, capacity) and then [0, oldest.start).
-        if (writeAt + size <= capacity) start = writeAt;
-        else if (size <= oldest.start) start = 0;
+        // Not wrapped: free space is [0, oldest.start) and [writeAt, capacity). The low end is
+        // preferred, so a steady stream of frames keeps reusing the same few (cache-warm) blocks
+        // instead of walking the whole region.
+        if (size <= oldest.start) start = 0;
+        else if (writeAt + size <= capacity) start = writeAt;
         else return null;
       } else {
         // Wrapped: free space is [writeAt, oldest.start).
