@@ -157,7 +157,12 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   }
   let brokerEpoch = -1;
   const metadata = new ControllerClusterMetadata({ controller, clusterId, brokerId: config.nodeId, brokerEpoch: () => brokerEpoch });
+  // Producer-state snapshots are found by listing the partition directory, which loading the log
+  // has just done: the first listing of each directory is served from there.
   const nodeDisk = new NodeDisk();
+  const producerStateDisk: NodeDisk = Object.assign(Object.create(nodeDisk) as NodeDisk, {
+    list: (dir: string): string[] => logManager.takeStartupListing(dir) ?? nodeDisk.list(dir),
+  });
   const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: config.nodeId, logger: componentLogger(rootLogger, 'replica-manager') });
   const scheduler = new SystemScheduler();
 
@@ -220,7 +225,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
         // partition directory's snapshots and the log tail), which makes idempotent retries
         // answer with their original offsets, also across restarts.
         ...(existing?.log === log ? {} : {
-          producerState: new ProducerStateManager({ dir: log.dir, disk: nodeDisk, producerIdExpirationMs: config.producerIdExpirationMs }),
+          producerState: new ProducerStateManager({ dir: log.dir, disk: producerStateDisk, producerIdExpirationMs: config.producerIdExpirationMs }),
         }),
       });
     }
@@ -367,6 +372,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     // adopted, so a deleted topic is never resurrected.
     setAsideStrayLogs(metadata, logManager, topicLogger);
     for (const topic of metadata.topics()) applyTopic(topic);
+    logManager.releaseStartupListings();
     groupCoordinator.startup();
     // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
     if (metadata.topic(OFFSETS_TOPIC_NAME) !== undefined) groupCoordinator.loadAllPartitions();

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeDescribeConfigsResponse, encodeDescribeConfigsRequest } from '../../host/protocol/generated/describe-configs.js';
@@ -87,6 +89,40 @@ describe('restart of an in-process broker', () => {
     client = await RawKafkaClient.connect(broker.broker.port);
     try {
       await checkState(client, state);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('stops a broker of many partitions without producers writing no producer snapshot, and keeps every offset', async () => {
+    broker = await startTestBroker();
+    let client = await RawKafkaClient.connect(broker.broker.port);
+    try {
+      expect(await createTopic(client, 'wide', 40)).toBe(ErrorCode.NONE);
+      for (let partition = 0; partition < 40; partition += 3) {
+        await produce(client, 7, [{ topic: 'wide', partition, records: batch([`p${partition}`, 'x']) }], { acks: -1 });
+      }
+    } finally {
+      client.close();
+    }
+    await broker.restart();
+    const snapshots = readdirSync(broker.logDir)
+      .filter((name) => name.startsWith('wide-'))
+      .flatMap((name) => readdirSync(join(broker!.logDir, name)).filter((file) => file.endsWith('.snapshot')).map((file) => `${name}/${file}`));
+    // Only the partitions with batches have one (an empty snapshot spares their replay); none of the empty ones.
+    expect(snapshots.every((file) => Number(/^wide-(\d+)\//.exec(file)![1]) % 3 === 0)).toBe(true);
+    await broker.restart();
+    client = await RawKafkaClient.connect(broker.broker.port);
+    try {
+      const requests = Array.from({ length: 40 }, (_, partition) => ({ topic: 'wide', partition, fetchOffset: 0 }));
+      const fetched = await fetch(client, 11, fetchRequest(requests));
+      const partitions = fetched.responses.flatMap((response) => response.partitions);
+      expect(partitions).toHaveLength(40);
+      for (const result of partitions) {
+        const expected = result.partitionIndex % 3 === 0 ? [`p${result.partitionIndex}`, 'x'] : [];
+        expect(result.highWatermark).toBe(expected.length);
+        expect(values(result.records)).toEqual(expected);
+      }
     } finally {
       client.close();
     }
