@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NodeDisk } from '../../host/io/disk.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
 import { ProducerStateManager } from '../../host/log/producer-state-manager.js';
+import { ReadBufferPool } from '../../host/log/read-buffer-pool.js';
 import { createStorageContext } from '../../host/log/storage-context.js';
 import { UnifiedLog } from '../../host/log/unified-log.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
@@ -39,6 +40,37 @@ function batchOf(values: string[]): Buffer {
 }
 
 describe('ReplicaManager over a real UnifiedLog', () => {
+  it('reads fetches into its buffer pool and gives back a read that goes to the purgatory', async () => {
+    const scheduler = new ManualScheduler();
+    const readBuffers = new ReadBufferPool();
+    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler, readBuffers });
+    replicaManager.becomeLeader({ topic: 'big', partition: 0, log: openLog('big', 0), leaderEpoch: 0 });
+    const values = Array.from({ length: 40 }, (_, i) => String(i).padEnd(2000, '.'));
+    expect((await replicaManager.appendRecords({ requiredAcks: 1, timeoutMs: 1000, entries: [{ topic: 'big', partition: 0, records: batchOf(values) }] }))[0]!.errorCode).toBe(0);
+    const fetch = (minBytes: number) => replicaManager.fetchMessages({
+      maxWaitMs: 500,
+      minBytes,
+      maxBytes: 1 << 20,
+      isolationLevel: 0,
+      minOneMessage: true,
+      partitions: [{ topic: 'big', partition: 0, fetchOffset: 0, partitionMaxBytes: 1 << 20 }],
+    });
+    const [now] = await fetch(1);
+    expect(readBuffers.isLeased(now!.records)).toBe(true);
+    const direct = replicaManager.getPartition('big', 0)!.log.read(0, 1 << 20, 40, true).records;
+    expect(now!.records.equals(direct)).toBe(true);
+    readBuffers.release(now!.records);
+    // Not enough bytes yet: the first read is given back while the fetch waits.
+    const waiting = fetch(1 << 20);
+    expect(replicaManager.delayedFetchCount).toBe(1);
+    expect(readBuffers.leasedBuffers).toBe(0);
+    scheduler.advance(500);
+    const [late] = await waiting;
+    expect(late!.records.equals(direct)).toBe(true);
+    expect(readBuffers.leasedBuffers).toBe(1);
+    expect(readBuffers.reused).toBeGreaterThan(0);
+  });
+
   it('produces, moves the high watermark and fetches the records back', async () => {
     const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler() });
     replicaManager.becomeLeader({ topic: 'orders', partition: 0, log: openLog('orders', 0), leaderEpoch: 2 });
