@@ -76,6 +76,13 @@ export interface ProducerOptions<K = string | Uint8Array | null, V = string | Ui
   requestTimeoutMs?: number;
   /** Connect + ApiVersions timeout per broker connection, ms (default 10000). */
   connectTimeoutMs?: number;
+  /**
+   * max.in.flight.requests.per.connection (default 5, as Java), applied per partition: how many
+   * batches of one partition may await their answer at once when idempotence is off (pipelining).
+   * Above 1, a retried batch may land after later batches of its partition (Java's trade-off); set
+   * 1 for strict order without idempotence. With idempotence one batch per partition is in flight.
+   */
+  maxInFlightRequestsPerConnection?: number;
   /** retries (default unbounded: delivery.timeout.ms bounds them). */
   retries?: number;
   /** retry.backoff.ms (default 100). */
@@ -230,6 +237,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
       compression,
       ...(options.compressionLevel === undefined ? {} : { compressionLevel: options.compressionLevel }),
       idempotent: options.enableIdempotence ?? acks === -1,
+      maxInFlightPerPartition: positiveInteger(options.maxInFlightRequestsPerConnection, 5, 'maxInFlightRequestsPerConnection', 1),
     });
   }
 

@@ -179,7 +179,8 @@ describe('Producer batches (property)', () => {
     await fc.assert(fc.asyncProperty(fc.array(fc.array(message, { maxLength: 30 }), { minLength: 1, maxLength: 4 }), fc.boolean(), async (calls, idempotent) => {
       const topic = `p-property-${run++}`;
       await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
-      const p = producer({ batchSize: 2048, lingerMs: 1, enableIdempotence: idempotent, acks: idempotent ? 'all' : 1 });
+      // Without idempotence only one batch per partition in flight keeps order even across retries.
+      const p = producer({ batchSize: 2048, lingerMs: 1, enableIdempotence: idempotent, acks: idempotent ? 'all' : 1, maxInFlightRequestsPerConnection: idempotent ? 5 : 1 });
       // With metadata cached every send() appends synchronously, so concurrent calls keep call order.
       await p.partitionsFor(topic);
       const results = await Promise.all(calls.map((messages) => p.send({ topic, messages: messages.map((m) => ({ ...m, partition: 0 })) })));
@@ -196,4 +197,21 @@ describe('Producer batches (property)', () => {
       await p.close();
     }), { numRuns: 12 });
   }, 120_000);
+
+  it('pipelines batches of one partition without idempotence and, without failures, stores them in order', async () => {
+    await admin.createTopics({ topics: [{ topic: 'p-pipelined', numPartitions: 1 }] });
+    const p = producer({ batchSize: 4096, lingerMs: 0, acks: 1, enableIdempotence: false });
+    await p.partitionsFor('p-pipelined');
+    const value = new Uint8Array(100);
+    const sends = Array.from({ length: 20 }, (_, call) => p.send({ topic: 'p-pipelined', messages: Array.from({ length: 200 }, (_, i) => ({ key: `${call}-${i}`, value, partition: 0 })) }));
+    let peak = 0;
+    const sender = (p as unknown as { sender: { inFlightBatches: number } }).sender;
+    const watching = setInterval(() => { peak = Math.max(peak, sender.inFlightBatches); }, 0);
+    const results = (await Promise.all(sends)).flat();
+    clearInterval(watching);
+    expect(results.map((m) => m.offset)).toEqual(results.map((_, i) => i));
+    const stored = (await readPartition(broker.bootstrap, 'p-pipelined', 0)).flatMap((b) => b.records);
+    expect(stored.map((r) => r.key!.toString())).toEqual(Array.from({ length: 20 }, (_, call) => Array.from({ length: 200 }, (_, i) => `${call}-${i}`)).flat());
+    expect(peak).toBeGreaterThan(1);
+  });
 });

@@ -3,9 +3,11 @@
  * leader into Produce requests (one batch per partition per request), and completes, retries or
  * fails them from the answers.
  *
- * Ordering: at most one batch per partition is in flight (Java's behaviour with
- * max.in.flight.requests.per.connection=1, per partition), so a retried batch can never be
- * overtaken by a later one; different partitions proceed in parallel, several requests per broker.
+ * Ordering: with idempotence, at most one batch per partition is in flight, so a retried batch can
+ * never be overtaken by a later one. Without idempotence up to maxInFlightPerPartition batches of
+ * a partition may be in flight (pipelining, as Java's max.in.flight.requests.per.connection, default
+ * 5): a batch that is retried may then land after later ones, Java's documented trade-off; 1 keeps
+ * strict order. Different partitions proceed in parallel, several requests per broker.
  *
  * Idempotence (KIP-98): before the first batch the producer gets a producer id and epoch with
  * InitProducerId; each partition's batches carry consecutive base sequences, assigned when a batch
@@ -41,6 +43,8 @@ export interface SenderOptions {
   compression: number;
   compressionLevel?: number;
   idempotent: boolean;
+  /** Batches of one partition in flight at once without idempotence (with it: 1). Default 5. */
+  maxInFlightPerPartition?: number;
 }
 
 const LEADERSHIP_ERRORS = new Set<number>([
@@ -51,7 +55,11 @@ const PRODUCER_STATE_ERRORS = new Set<number>([
 ]);
 
 export class Sender {
-  private readonly inFlight = new Set<string>();
+  /** Batches in flight per partition key. */
+  private readonly inFlight = new Map<string, number>();
+  /** Partitions that may not send another batch now (at the in-flight bound). */
+  private readonly busy = new Set<string>();
+  private readonly maxInFlightPerPartition: number;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerAtMs = Infinity;
   private immediate = false;
@@ -68,7 +76,9 @@ export class Sender {
     private readonly cluster: Cluster,
     private readonly accumulator: RecordAccumulator,
     private readonly options: SenderOptions,
-  ) {}
+  ) {
+    this.maxInFlightPerPartition = options.idempotent ? 1 : Math.max(1, options.maxInFlightPerPartition ?? 5);
+  }
 
   /** The producer id and epoch in use (-1 before InitProducerId or without idempotence). */
   get producerIdAndEpoch(): { producerId: number; producerEpoch: number } {
@@ -77,7 +87,9 @@ export class Sender {
 
   /** Batches on the wire. */
   get inFlightBatches(): number {
-    return this.inFlight.size;
+    let count = 0;
+    for (const n of this.inFlight.values()) count += n;
+    return count;
   }
 
   /** Runs the send loop soon (coalesced), or after `delayMs`. */
@@ -118,7 +130,7 @@ export class Sender {
       this.initProducerId();
       return;
     }
-    const { ready, nextReadyMs } = this.accumulator.ready(now, this.inFlight);
+    const { ready, nextReadyMs } = this.accumulator.ready(now, this.busy);
     const byLeader = new Map<number, { batches: ProducerBatch[]; bytes: number }>();
     const missing = new Set<string>();
     for (const batch of ready) {
@@ -140,18 +152,30 @@ export class Sender {
       byLeader.set(leader, group);
     }
     if (missing.size > 0) this.refreshMetadata([...missing]);
+    let sent = false;
     for (const [leader, { batches }] of byLeader) {
       const prepared: ProducerBatch[] = [];
       for (const batch of batches) {
         this.accumulator.drain(batch);
         if (this.prepare(batch)) {
           prepared.push(batch);
-          this.inFlight.add(partitionKey(batch.topic, batch.partition));
+          this.markInFlight(partitionKey(batch.topic, batch.partition), 1);
+          sent = true;
         }
       }
       if (prepared.length > 0) void this.sendRequest(leader, prepared);
     }
-    if (nextReadyMs !== Infinity) this.wakeup(Math.max(1, nextReadyMs - now));
+    // A partition below its in-flight bound may have a next batch ready already.
+    if (sent && this.maxInFlightPerPartition > 1) this.wakeup();
+    else if (nextReadyMs !== Infinity) this.wakeup(Math.max(1, nextReadyMs - now));
+  }
+
+  private markInFlight(key: string, delta: number): void {
+    const count = (this.inFlight.get(key) ?? 0) + delta;
+    if (count <= 0) this.inFlight.delete(key);
+    else this.inFlight.set(key, count);
+    if (count >= this.maxInFlightPerPartition) this.busy.add(key);
+    else this.busy.delete(key);
   }
 
   private deliveryTimeoutError(batch: ProducerBatch): Error {
@@ -190,7 +214,7 @@ export class Sender {
   /** Fails queued batches past delivery.timeout.ms while no producer id can be obtained. */
   private expireWhileWaiting(): void {
     const now = Date.now();
-    const { ready } = this.accumulator.ready(now + this.options.deliveryTimeoutMs, this.inFlight);
+    const { ready } = this.accumulator.ready(now + this.options.deliveryTimeoutMs, this.busy);
     for (const batch of ready) {
       if (now - batch.createdMs < this.options.deliveryTimeoutMs) continue;
       this.accumulator.drain(batch);
@@ -270,7 +294,7 @@ export class Sender {
     } catch (error) {
       for (const batch of batches) this.retryOrFail(batch, error as Error);
     } finally {
-      for (const batch of batches) this.inFlight.delete(partitionKey(batch.topic, batch.partition));
+      for (const batch of batches) this.markInFlight(partitionKey(batch.topic, batch.partition), -1);
       this.wakeup();
     }
   }
