@@ -2,6 +2,9 @@ import { DelayedOperation } from './delayed-operation.js';
 import { partitionKey } from './partition.js';
 import type { FetchParams, FetchPartitionResult } from './replica-manager.js';
 
+/** Fetches of up to this many partitions find a key by linear search. */
+const MAX_LINEAR_SEARCH_KEYS = 16;
+
 /** What woke a DelayedFetch: bytes that just became readable for a consumer in one partition. */
 export interface FetchWakeEvent {
   newlyVisibleBytes: number;
@@ -18,8 +21,13 @@ export interface FetchWakeEvent {
  * leadership lost) completes the fetch at once so the client learns the error.
  */
 export class DelayedFetch extends DelayedOperation<FetchWakeEvent> {
-  private readonly bytesByKey = new Map<string, number>();
-  private readonly maxBytesByKey = new Map<string, number>();
+  /** Distinct partition keys; `caps` and `bytes` are indexed alike (arrays, not Maps: one of these
+   * is made per long poll, thousands a second, and most watch one partition). */
+  private readonly watchedKeys: string[];
+  private readonly caps: number[];
+  private readonly bytes: number[];
+  /** Key → index, only for fetches of many partitions (a linear search serves the rest). */
+  private readonly indexByKey: Map<string, number> | null;
   private accumulatedBytes: number;
 
   /**
@@ -38,25 +46,37 @@ export class DelayedFetch extends DelayedOperation<FetchWakeEvent> {
   ) {
     super(Math.max(0, params.maxWaitMs));
     this.accumulatedBytes = bytesAlreadyReadable;
-    for (const p of params.partitions) {
-      const key = partitionKey(p.topic, p.partition);
-      this.maxBytesByKey.set(key, Math.max(this.maxBytesByKey.get(key) ?? 0, p.partitionMaxBytes));
+    // Exact-size arrays (map), not grown ones (push), for the usual request without repeats.
+    this.watchedKeys = params.partitions.map((p) => partitionKey(p.topic, p.partition));
+    this.caps = params.partitions.map((p) => p.partitionMaxBytes);
+    if (this.watchedKeys.length > 1 && new Set(this.watchedKeys).size < this.watchedKeys.length) {
+      // A partition asked for twice: one entry, with the larger cap.
+      const capByKey = new Map<string, number>();
+      this.watchedKeys.forEach((key, i) => capByKey.set(key, Math.max(capByKey.get(key) ?? 0, this.caps[i]!)));
+      this.watchedKeys = [...capByKey.keys()];
+      this.caps = [...capByKey.values()];
     }
+    this.bytes = this.caps.map(() => 0);
+    this.indexByKey = this.watchedKeys.length > MAX_LINEAR_SEARCH_KEYS ? new Map(this.watchedKeys.map((key, i) => [key, i])) : null;
   }
 
   /** Keys (`topic-partition`) to watch. */
-  get keys(): string[] {
-    return [...this.maxBytesByKey.keys()];
+  get keys(): readonly string[] {
+    return this.watchedKeys;
+  }
+
+  private indexOf(key: string): number {
+    return this.indexByKey === null ? this.watchedKeys.indexOf(key) : this.indexByKey.get(key) ?? -1;
   }
 
   tryComplete(key?: string, event?: FetchWakeEvent): boolean {
     if (this.isCompleted) return true;
     if (key !== undefined && event !== undefined && event.newlyVisibleBytes > 0) {
-      const cap = this.maxBytesByKey.get(key);
-      if (cap !== undefined) {
-        const before = this.bytesByKey.get(key) ?? 0;
-        const after = Math.min(cap, before + event.newlyVisibleBytes);
-        this.bytesByKey.set(key, after);
+      const index = this.indexOf(key);
+      if (index >= 0) {
+        const before = this.bytes[index]!;
+        const after = Math.min(this.caps[index]!, before + event.newlyVisibleBytes);
+        this.bytes[index] = after;
         this.accumulatedBytes += after - before;
       }
     }
