@@ -1,7 +1,7 @@
 /**
  * A Writer that hands large byte fields to the socket by reference instead of copying them:
  * `nullableBytes` values of at least {@link ZERO_COPY_MIN_BYTES} (a Fetch response's record
- * blobs, read from the log into fresh buffers) become separate chunks of the response, which the
+ * blobs, read from the log into the fetch buffer pool) become separate chunks of the response, which the
  * SocketServer writes back to back with one corked writev (network-types.ts ResponseBytes).
  * Everything else is written as usual. The generated encoders run unchanged on it. A small blob
  * read into the fetch pool (read-buffer-pool.ts) is copied and given back to the pool at once;

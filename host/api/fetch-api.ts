@@ -35,7 +35,9 @@
  *   available, unless a partition errored.
  * - OFFSET_OUT_OF_RANGE (1) outside [log start, log end]: the client applies auto.offset.reset.
  * - Large record blobs are not copied into the response: they are written to the socket as
- *   separate chunks of the same frame (chunked-writer.ts).
+ *   separate chunks of the same frame (chunked-writer.ts). The one copy of a batch on this path is
+ *   the read from the segment file into a reused buffer (read-buffer-pool.ts), which the TCP
+ *   connection gives back once the socket has written it; then the kernel's copy into the socket.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
