@@ -7,6 +7,7 @@
 import { runKafkajsLatency, runTsConsume, runTsCreateTopic, runTsLatency, runTsProduce } from './load-ts-client.js';
 import { runNatsConsume, runNatsLatency, runNatsProduce } from './load-nats.js';
 import { runRedisConsume, runRedisLatency, runRedisProduce } from './load-redis.js';
+import { runRawConsume, runRawProduce } from './load-raw.js';
 import { runTcpSend, runTcpSink } from './load-tcp.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -17,6 +18,8 @@ const MODES: Record<string, (spec: any) => Promise<unknown>> = {
   'ts-consume': runTsConsume,
   'ts-latency': runTsLatency,
   'ts-create-topic': runTsCreateTopic,
+  'raw-produce': runRawProduce,
+  'raw-consume': runRawConsume,
   'kafkajs-latency': runKafkajsLatency,
   'nats-produce': runNatsProduce,
   'nats-consume': runNatsConsume,

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     .option('--runs <n>', 'runs per figure (median, min–max)', '3')
     .option('--quick', 'reduced sizes for development (÷10 records, W4 5 s, W6 1,000 partitions)')
     .option('--no-peers', 'skip NATS JetStream and Redis Streams even when installed')
-    .option('--generators <list>', 'load generators for Tributary: kcat, ts (our client over TCP), ws (our client through the WebSocket gateway)', 'kcat,ts,ws')
+    .option('--generators <list>', 'load generators for Tributary: kcat, ts (our client over TCP), ws (our client through the WebSocket gateway), replay (pre-encoded Produce/raw Fetch: the broker ceiling without a client, not a user\'s client)', 'kcat,ts,ws,replay')
     .option('--from-commit <revision>', 'measure a clean build of this git revision (e.g. HEAD) instead of the current dist/')
     .option('--out <dir>', 'where the JSON goes', path.join(PROJECT_ROOT, 'bench/results'))
     .parse();
@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     kcat: kcat !== null && generators.has('kcat'),
     tsClient: generators.has('ts'),
     tsWebSocket: generators.has('ws'),
+    replay: generators.has('replay'),
     nats: natsServer !== null,
     redis: redisServer !== null,
     progress: progressPrinter(),

@@ -40,6 +40,8 @@ export interface SuiteContext {
   tsClient: boolean;
   /** Our client through the WebSocket gateway. */
   tsWebSocket: boolean;
+  /** The pre-encoded replay generator (load-raw.ts): the broker's ceiling without a client's cost. */
+  replay: boolean;
   nats: boolean;
   redis: boolean;
   progress(message: string): void;
@@ -110,7 +112,17 @@ function expectAll(result: LoadResult, expected: number, what: string): void {
 // ---------------------------------------------------------------------------------------------
 // W1, W2, W5: produce everything, then read everything from the start.
 
-type TributaryGenerator = 'kcat' | 'ts-client' | 'ts-client over WebSocket';
+type TributaryGenerator = 'kcat' | 'ts-client' | 'ts-client over WebSocket' | typeof REPLAY_GENERATOR;
+
+/**
+ * The broker's ceiling without a client's cost (bench/e2e/load-raw.ts): one pre-encoded Produce
+ * request replayed with 5 in flight, and raw Fetch requests that only walk batch headers.
+ */
+const REPLAY_GENERATOR = 'pre-encoded replay (broker ceiling, not a client)';
+/** Replay: records per Produce request (~1 MB for 1 KiB records, ~100 KB for 100 B) and in flight. */
+const REPLAY_BATCHING = { batchRecords: 1_000, inFlight: 5 };
+/** Replay reader: bytes per partition per Fetch (max.partition.fetch.bytes raised to 8 MiB, as a throughput-tuned consumer would; one fetch in flight leaves the wire idle during each round trip). */
+const REPLAY_FETCH_BYTES = 8_388_608;
 
 async function tributaryThroughput(context: SuiteContext, s: ThroughputShape, generator: TributaryGenerator, run: number): Promise<void> {
   const durability = s.fsync ? DURABILITY.tributaryFsync : DURABILITY.tributaryAcks1;
@@ -120,20 +132,26 @@ async function tributaryThroughput(context: SuiteContext, s: ThroughputShape, ge
   try {
     const topic = `${s.workload.toLowerCase()}-${generator.replace(/\W+/g, '-')}-${run}`;
     const distRoot = path.join(context.snapshot.root, 'dist');
+    const replay = generator === REPLAY_GENERATOR;
     if (context.kcat) await createTopicWithKcat(broker.bootstrap, topic);
+    else if (replay) await runLoad('ts-create-topic', { distRoot, bootstrap: broker.bootstrap, topic, partitions: 1, timeoutMs: 60_000 }, 60_000);
     context.progress(`${s.workload} run ${run}: tributary ${generator} produce ${s.records} × ${s.size} B`);
     const produced = await measured(broker.process, () => generator === 'kcat'
       ? kcatProduce({ bootstrap: broker.bootstrap, topic, file: context.payloads.file(s.records, s.size), records: s.records, size: s.size, acks: s.acks, partition: 0, ...KCAT_BATCHING, timeoutMs: LOAD_TIMEOUT_MS })
-      : runLoad('ts-produce', { distRoot, bootstrap: broker.bootstrap, ...gateway, topic, records: s.records, size: s.size, acks: s.acks, partition: 0, ...TS_BATCHING }, LOAD_TIMEOUT_MS));
+      : replay
+        ? runLoad('raw-produce', { distRoot, bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, acks: s.acks, ...REPLAY_BATCHING }, LOAD_TIMEOUT_MS)
+        : runLoad('ts-produce', { distRoot, bootstrap: broker.bootstrap, ...gateway, topic, records: s.records, size: s.size, acks: s.acks, partition: 0, ...TS_BATCHING }, LOAD_TIMEOUT_MS));
     const produceSample: Sample = { ...rates(produced.value), serverCpuSeconds: produced.cpuSeconds };
     let consumeSample: Sample | undefined;
-    const tsConsumer = generator !== 'kcat' && hasTsConsumer(distRoot);
-    if (tsConsumer || context.kcat) {
-      const reader = tsConsumer ? generator : 'kcat';
+    const tsConsumer = generator !== 'kcat' && !replay && hasTsConsumer(distRoot);
+    if (tsConsumer || replay || context.kcat) {
+      const reader = tsConsumer || replay ? generator : 'kcat';
       context.progress(`${s.workload} run ${run}: tributary ${reader} consume ${s.records} records from the start`);
       const consumed = await measured(broker.process, () => (tsConsumer
         ? runLoad('ts-consume', { distRoot, bootstrap: broker.bootstrap, ...gateway, topic, records: s.records }, LOAD_TIMEOUT_MS)
-        : kcatConsume({ bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, timeoutMs: LOAD_TIMEOUT_MS })));
+        : replay
+          ? runLoad('raw-consume', { bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, partitionMaxBytes: REPLAY_FETCH_BYTES }, LOAD_TIMEOUT_MS)
+          : kcatConsume({ bootstrap: broker.bootstrap, topic, records: s.records, size: s.size, timeoutMs: LOAD_TIMEOUT_MS })));
       expectAll(consumed.value, s.records, `${s.workload} ${reader} consume after ${generator} produce`);
       consumeSample = { ...rates(consumed.value), serverCpuSeconds: consumed.cpuSeconds };
     }
@@ -141,7 +159,7 @@ async function tributaryThroughput(context: SuiteContext, s: ThroughputShape, ge
     produceSample.serverPeakRssBytes = peak;
     const bytes = s.records * s.size;
     context.results.row({ workload: s.workload, system: 'tributary', generator, phase: 'produce', durability, bytes }).samples.push(produceSample);
-    if (consumeSample && (generator === 'kcat' || tsConsumer)) {
+    if (consumeSample && (generator === 'kcat' || replay || tsConsumer)) {
       consumeSample.serverPeakRssBytes = peak;
       context.results.row({ workload: s.workload, system: 'tributary', generator, phase: 'consume', durability, bytes }).samples.push(consumeSample);
     }
@@ -249,6 +267,7 @@ async function throughputWorkload(context: SuiteContext, workload: WorkloadId): 
     if (context.kcat) await tributaryThroughput(context, s, 'kcat', run);
     if (context.tsClient) await tributaryThroughput(context, s, 'ts-client', run);
     if (context.tsWebSocket) await tributaryThroughput(context, s, 'ts-client over WebSocket', run);
+    if (context.replay) await tributaryThroughput(context, s, REPLAY_GENERATOR, run);
     if (context.nats && workload !== 'W5') await natsThroughput(context, s, run);
     if (context.redis) await redisThroughput(context, s, run);
   }
