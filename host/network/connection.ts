@@ -24,6 +24,8 @@ export interface ConnectionLimits {
 }
 
 const SIZE_PREFIX_BYTES = 4;
+/** Up to this many bytes of a response's first part are copied behind its size prefix (one write). */
+const MERGE_PREFIX_MAX_BYTES = 2048;
 /**
  * Api keys whose frames, when they span socket chunks, are gathered into the core's frame ring
  * (records then validated and stamped in place). Produce (0) only: its handler keeps no view of
@@ -212,13 +214,29 @@ export class Connection implements ConnectionContext {
 
   /** One response frame: the int32 size prefix, then the bytes as the handler returned them. */
   private writeResponse(response: ResponseBytes, bytes: number): void {
+    const single = Buffer.isBuffer(response);
+    const parts = single ? null : (response as readonly Buffer[]);
+    const first = single ? response : parts!.length > 0 ? parts![0]! : null;
+    // A small first part (a Produce response, a Fetch response's header) goes out in one buffer
+    // with its size prefix: one socket write instead of two, which is most of a small request's
+    // write cost. Leased read buffers are never copied (they are returned to the pool on write).
+    if (first !== null && first.length <= MERGE_PREFIX_MAX_BYTES && !fetchReadBuffers.isLeased(first)) {
+      const merged = Buffer.allocUnsafe(SIZE_PREFIX_BYTES + first.length);
+      merged.writeInt32BE(bytes, 0);
+      merged.set(first, SIZE_PREFIX_BYTES);
+      this.socket.write(merged);
+      if (parts !== null) {
+        for (let i = 1; i < parts.length; i++) if (parts[i]!.length > 0) this.writePart(parts[i]!);
+      }
+      return;
+    }
     const prefix = Buffer.allocUnsafe(SIZE_PREFIX_BYTES);
     prefix.writeInt32BE(bytes, 0);
     this.socket.write(prefix);
-    if (Buffer.isBuffer(response)) {
+    if (single) {
       if (response.length > 0) this.writePart(response);
     } else {
-      for (const part of response as readonly Buffer[]) if (part.length > 0) this.writePart(part);
+      for (const part of parts!) if (part.length > 0) this.writePart(part);
     }
   }
 
