@@ -384,6 +384,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   }
   ready = true;
   markReady();
+  // Only ApiVersions and Metadata were imported before listening; the other handlers load now, in
+  // the background, after start-up (a request for one not loaded yet waits for it, in order).
+  void dispatcher.loadHandlers();
 
   const tickIntervalMs = Math.max(MIN_TICK_INTERVAL_MS, Math.min(MAX_TICK_INTERVAL_MS, config.logRetentionCheckIntervalMs));
   const tick = setInterval(() => {

@@ -2,43 +2,55 @@
  * Every API the broker serves, registered in one place. The ApiVersions answer is built from this
  * registry, so adding a handler here is what advertises it (CLIENTS.md "Level A" ranges; no SASL
  * or transaction APIs yet).
+ *
+ * Only what answers a client's first two requests is imported eagerly: ApiVersions and Metadata.
+ * Every other handler (and its generated codecs) is advertised from {@link LAZY_API_TABLE} and
+ * imported on first use or by `ApiRegistry.loadAll` right after the listeners bind: importing them
+ * all was ~100 ms of broker start-up (issue 5, W6 "ready"). Each table row must equal its
+ * handler's definition (the registry refuses a handler that differs, and test/api checks all).
  */
-import { alterConfigsApi } from './alter-configs-api.js';
-import { ApiRegistry } from './api-registry.js';
+import type { AnyApiDefinition } from './api-definition.js';
+import { ApiRegistry, type LazyApiEntry } from './api-registry.js';
 import { createApiVersionsApi } from './api-versions-api.js';
-import { createPartitionsApi } from './create-partitions-api.js';
-import { createTopicsApi } from './create-topics-api.js';
-import { deleteGroupsApi } from './delete-groups-api.js';
-import { deleteRecordsApi } from './delete-records-api.js';
-import { deleteTopicsApi } from './delete-topics-api.js';
-import { describeConfigsApi } from './describe-configs-api.js';
-import { describeGroupsApi } from './describe-groups-api.js';
-import { fetchApi } from './fetch-api.js';
-import { findCoordinatorApi } from './find-coordinator-api.js';
-import { heartbeatApi } from './heartbeat-api.js';
-import { initProducerIdApi } from './init-producer-id-api.js';
-import { joinGroupApi } from './join-group-api.js';
-import { leaveGroupApi } from './leave-group-api.js';
-import { listGroupsApi } from './list-groups-api.js';
-import { listOffsetsApi } from './list-offsets-api.js';
 import { metadataApi } from './metadata-api.js';
-import { offsetCommitApi } from './offset-commit-api.js';
-import { offsetDeleteApi } from './offset-delete-api.js';
-import { offsetFetchApi } from './offset-fetch-api.js';
-import { produceApi } from './produce-api.js';
-import { syncGroupApi } from './sync-group-api.js';
+import { ApiKey } from '../protocol/generated/api-keys.js';
 
-/** A registry with every handler. */
+const row = (apiKey: number, name: string, maxVersion: number, load: () => Promise<AnyApiDefinition>): LazyApiEntry =>
+  ({ apiKey, name, minVersion: 0, maxVersion, load });
+
+/** The handlers imported on first use: api key, name, advertised range, import. */
+export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
+  row(ApiKey.Produce, 'Produce', 7, async () => (await import('./produce-api.js')).produceApi),
+  row(ApiKey.Fetch, 'Fetch', 11, async () => (await import('./fetch-api.js')).fetchApi),
+  row(ApiKey.ListOffsets, 'ListOffsets', 3, async () => (await import('./list-offsets-api.js')).listOffsetsApi),
+  row(ApiKey.OffsetCommit, 'OffsetCommit', 7, async () => (await import('./offset-commit-api.js')).offsetCommitApi),
+  row(ApiKey.OffsetFetch, 'OffsetFetch', 5, async () => (await import('./offset-fetch-api.js')).offsetFetchApi),
+  row(ApiKey.FindCoordinator, 'FindCoordinator', 2, async () => (await import('./find-coordinator-api.js')).findCoordinatorApi),
+  row(ApiKey.JoinGroup, 'JoinGroup', 5, async () => (await import('./join-group-api.js')).joinGroupApi),
+  row(ApiKey.Heartbeat, 'Heartbeat', 3, async () => (await import('./heartbeat-api.js')).heartbeatApi),
+  row(ApiKey.LeaveGroup, 'LeaveGroup', 3, async () => (await import('./leave-group-api.js')).leaveGroupApi),
+  row(ApiKey.SyncGroup, 'SyncGroup', 3, async () => (await import('./sync-group-api.js')).syncGroupApi),
+  row(ApiKey.DescribeGroups, 'DescribeGroups', 4, async () => (await import('./describe-groups-api.js')).describeGroupsApi),
+  row(ApiKey.ListGroups, 'ListGroups', 2, async () => (await import('./list-groups-api.js')).listGroupsApi),
+  row(ApiKey.CreateTopics, 'CreateTopics', 4, async () => (await import('./create-topics-api.js')).createTopicsApi),
+  row(ApiKey.DeleteTopics, 'DeleteTopics', 3, async () => (await import('./delete-topics-api.js')).deleteTopicsApi),
+  row(ApiKey.DeleteRecords, 'DeleteRecords', 1, async () => (await import('./delete-records-api.js')).deleteRecordsApi),
+  row(ApiKey.InitProducerId, 'InitProducerId', 4, async () => (await import('./init-producer-id-api.js')).initProducerIdApi),
+  row(ApiKey.DescribeConfigs, 'DescribeConfigs', 2, async () => (await import('./describe-configs-api.js')).describeConfigsApi),
+  row(ApiKey.AlterConfigs, 'AlterConfigs', 1, async () => (await import('./alter-configs-api.js')).alterConfigsApi),
+  row(ApiKey.CreatePartitions, 'CreatePartitions', 1, async () => (await import('./create-partitions-api.js')).createPartitionsApi),
+  row(ApiKey.DeleteGroups, 'DeleteGroups', 1, async () => (await import('./delete-groups-api.js')).deleteGroupsApi),
+  row(ApiKey.OffsetDelete, 'OffsetDelete', 0, async () => (await import('./offset-delete-api.js')).offsetDeleteApi),
+];
+
+/**
+ * A registry with every handler: ApiVersions and Metadata loaded, the rest from
+ * {@link LAZY_API_TABLE} (advertised at once, imported by `registry.load`/`loadAll`).
+ */
 export function createApiRegistry(): ApiRegistry {
   const registry = new ApiRegistry();
-  for (const definition of [
-    produceApi, fetchApi, listOffsetsApi, metadataApi, offsetCommitApi, offsetFetchApi, findCoordinatorApi,
-    joinGroupApi, heartbeatApi, leaveGroupApi, syncGroupApi, describeGroupsApi, listGroupsApi,
-    createTopicsApi, deleteTopicsApi, deleteRecordsApi, initProducerIdApi, describeConfigsApi,
-    alterConfigsApi, createPartitionsApi, deleteGroupsApi, offsetDeleteApi,
-  ]) {
-    registry.register(definition);
-  }
+  registry.register(metadataApi);
+  for (const entry of LAZY_API_TABLE) registry.registerLazy(entry);
   registry.register(createApiVersionsApi(registry));
   return registry;
 }

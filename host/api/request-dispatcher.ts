@@ -14,6 +14,12 @@
  *   in the API's error response where it has a top-level error field, else close;
  * - a handler that throws (a bug): UNKNOWN_SERVER_ERROR (-1) the same way, logged at error.
  * Trailing bytes after a well-formed body are ignored, as Kafka does.
+ *
+ * Lazily registered handlers (api-handlers.ts): a request for an API whose module is not imported
+ * yet waits for that import (the SocketServer keeps each connection's responses in request order,
+ * so nothing sent later overtakes it); its version is checked against the advertised range first.
+ * A failed import is a bug: logged at error once (`api.handler_load_failed`) and every request for
+ * that API closes its connection rather than waiting.
  */
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
@@ -41,6 +47,8 @@ export class RequestDispatcher {
   private readonly registry: ApiRegistry;
   private readonly broker: BrokerServices;
   private readonly logger: Logger;
+  /** Api keys whose failed import was logged. */
+  private readonly loadFailuresLogged = new Set<number>();
 
   constructor(options: RequestDispatcherOptions) {
     this.registry = options.registry;
@@ -58,22 +66,34 @@ export class RequestDispatcher {
     const apiKey = frame.readInt16BE(0);
     const apiVersion = frame.readInt16BE(2);
     const correlationId = frame.readInt32BE(4);
-    const definition = this.registry.get(apiKey);
-    const api = definition?.name ?? apiKeyName(apiKey) ?? `unknown(${apiKey})`;
+    const range = this.registry.range(apiKey);
+    const api = range?.name ?? apiKeyName(apiKey) ?? `unknown(${apiKey})`;
     const baseFields = { peer: connection.peer, api, apiKey, apiVersion, correlationId };
 
-    if (definition === undefined) {
+    if (range === undefined) {
       this.refuse(connection, baseFields, `api key ${apiKey} is not supported`);
       return null;
     }
-    if (apiVersion < definition.minVersion || apiVersion > definition.maxVersion) {
+    if (apiVersion < range.minVersion || apiVersion > range.maxVersion) {
       if (apiKey === ApiKey.ApiVersions) {
         logRefusedRequest(this.logger, { ...baseFields, errorCode: ErrorCode.UNSUPPORTED_VERSION, error: 'UNSUPPORTED_VERSION' },
-          `ApiVersions v${apiVersion} is not supported (${definition.minVersion}-${definition.maxVersion}); answering with the v0 body`);
+          `ApiVersions v${apiVersion} is not supported (${range.minVersion}-${range.maxVersion}); answering with the v0 body`);
         return this.apiVersionsFallback(correlationId, ErrorCode.UNSUPPORTED_VERSION);
       }
-      this.refuse(connection, baseFields, `${api} v${apiVersion} is not supported (${definition.minVersion}-${definition.maxVersion})`);
+      this.refuse(connection, baseFields, `${api} v${apiVersion} is not supported (${range.minVersion}-${range.maxVersion})`);
       return null;
+    }
+    const definition = this.registry.get(apiKey);
+    if (definition === undefined) {
+      // The frame stays valid until the returned promise settles (RequestHandler contract).
+      return this.registry.load(apiKey).then(
+        () => this.handle(frame, connection),
+        (error: unknown) => {
+          this.logLoadFailure(apiKey, api, error);
+          this.refuse(connection, baseFields, `the ${api} handler could not be loaded`);
+          return null;
+        },
+      );
     }
 
     const reader = new Reader(frame);
@@ -124,6 +144,29 @@ export class RequestDispatcher {
     if (result instanceof Promise) return result.then(finish, failed);
     return finish(result);
   };
+
+  /**
+   * Imports every lazily registered handler not loaded yet (started right after the listeners
+   * bind, so a client rarely waits for one). Resolves true when all loaded; a failed import is
+   * logged at error (`api.handler_load_failed`) and resolves false, never rejects.
+   */
+  async loadHandlers(): Promise<boolean> {
+    const results = await Promise.all(this.registry.unloaded().map((apiKey) => this.registry.load(apiKey).then(
+      () => true,
+      (error: unknown) => {
+        this.logLoadFailure(apiKey, this.registry.range(apiKey)?.name ?? String(apiKey), error);
+        return false;
+      },
+    )));
+    return results.every(Boolean);
+  }
+
+  private logLoadFailure(apiKey: number, api: string, error: unknown): void {
+    if (this.loadFailuresLogged.has(apiKey)) return;
+    this.loadFailuresLogged.add(apiKey);
+    this.logger.error({ event: 'api.handler_load_failed', api, apiKey, err: error },
+      `the ${api} handler could not be loaded (bug); its requests close their connections`);
+  }
 
   private encode(definition: AnyApiDefinition, apiVersion: number, correlationId: number, response: unknown): ResponseBytes {
     if (definition.zeroCopyBytes === true && !isFlexibleVersion(definition.apiKey, apiVersion)) {
