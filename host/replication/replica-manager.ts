@@ -342,7 +342,16 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       }
       if (read.records.length > 0) minOneMessage = false;
       remainingBytes = Math.max(0, remainingBytes - read.records.length);
-      results.push({ topic, partition: index, ...read });
+      // Fields copied by name: cheaper than an object spread on every read.
+      results.push({
+        topic,
+        partition: index,
+        errorCode: read.errorCode,
+        highWatermark: read.highWatermark,
+        lastStableOffset: read.lastStableOffset,
+        logStartOffset: read.logStartOffset,
+        records: read.records,
+      });
     }
     return results;
   }
@@ -452,8 +461,19 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     const partition = this.getPartition(entry.topic, entry.partition);
     if (partition === undefined) return produceError(entry, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
     try {
-      const result = partition.appendRecordsToLeader(entry.records ?? EMPTY, requiredAcks);
-      return { topic: entry.topic, partition: entry.partition, ...result };
+      const r = partition.appendRecordsToLeader(entry.records ?? EMPTY, requiredAcks);
+      // Fields copied by name: cheaper than an object spread on every append.
+      return {
+        topic: entry.topic,
+        partition: entry.partition,
+        errorCode: r.errorCode,
+        errorMessage: r.errorMessage,
+        baseOffset: r.baseOffset,
+        lastOffset: r.lastOffset,
+        logAppendTimeMs: r.logAppendTimeMs,
+        logStartOffset: r.logStartOffset,
+        appendedBytes: r.appendedBytes,
+      };
     } catch (error) {
       return produceError(entry, this.errorCodeFor(error, entry.topic, entry.partition, 'append'), null);
     }
