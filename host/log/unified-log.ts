@@ -25,6 +25,7 @@ import { CompressionError, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '..
 import { BatchLayout, CorruptRecordError, readRecords } from '../record/records.js';
 import type { BatchSummary, PreparedAppend } from '../wasm/core.js';
 import { LOG_OVERHEAD, type StoredBatchHeader } from './batch-header.js';
+import { defaultGroupFlusher, type GroupFlusher, type GroupFlushTarget } from './group-flush.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
 import { LogDirectory } from './log-directory.js';
 import { loadSegments } from './log-loader.js';
@@ -83,6 +84,8 @@ export interface UnifiedLogOptions {
   highWatermark?: number;
   /** True when the log directory had a clean-shutdown marker; skips recovery. */
   hadCleanShutdown?: boolean;
+  /** Where flush-per-append logs queue their fsync (group-flush.ts); default the process's one. */
+  groupFlusher?: GroupFlusher;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -91,7 +94,7 @@ function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`UnifiedLog assertion failed: ${message}`);
 }
 
-export class UnifiedLog {
+export class UnifiedLog implements GroupFlushTarget {
   readonly topic: string;
   readonly partition: number;
   readonly dir: string;
@@ -105,6 +108,12 @@ export class UnifiedLog {
   private lastFlushMs: number;
   private directoryDirty = false;
   private closed = false;
+  /** Settles `pendingFlush`; non-null while this log waits for the turn's group flush. */
+  private settleFlush: ((errorCode: number) => void) | null = null;
+  private pendingFlushValue: Promise<number> | null = null;
+  /** High watermark asked for while a group flush is pending; applied once it succeeds. */
+  private requestedHighWatermark = -1;
+  private readonly groupFlusher: GroupFlusher | undefined;
 
   private constructor(options: UnifiedLogOptions, segments: LogSegment[]) {
     this.topic = options.topic;
@@ -118,6 +127,7 @@ export class UnifiedLog {
     this.recoveryPointValue = this.logEndOffset;
     this.highWatermarkValue = 0;
     this.lastFlushMs = options.context.clock.nowMs();
+    this.groupFlusher = options.groupFlusher;
   }
 
   /**
@@ -403,10 +413,47 @@ export class UnifiedLog {
     return LogErrorCode.NONE;
   }
 
-  /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
+  /**
+   * Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set.
+   * While a group flush is pending the value set stops at what was visible or flushed before
+   * (records of a flush-per-append log become visible only once fsynced, as with the inline
+   * flush); the rest is applied when the flush succeeds.
+   */
   updateHighWatermark(offset: number): number {
-    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffset);
+    const target = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffset);
+    if (this.pendingFlushValue !== null) {
+      this.requestedHighWatermark = target;
+      this.highWatermarkValue = Math.min(target, Math.max(this.highWatermarkValue, this.recoveryPointValue));
+    } else {
+      this.highWatermarkValue = target;
+    }
     return this.highWatermarkValue;
+  }
+
+  /**
+   * The group flush the records appended so far wait for (group-flush.ts): resolves with 0 once
+   * they are fsynced, or 56 KAFKA_STORAGE_ERROR when the fsync failed (the directory is then
+   * offline); null when nothing waits. Only appends that reach flush.messages create one.
+   */
+  get pendingFlush(): Promise<number> | null {
+    return this.pendingFlushValue;
+  }
+
+  /** The turn's group flush (GroupFlusher): Kafka's flush of this log, then the waiting answers. */
+  runGroupFlush(): void {
+    if (this.pendingFlushValue === null || this.closed) return;
+    let errorCode: number = LogErrorCode.NONE;
+    if (this.logDirectory.isOffline) {
+      errorCode = LogErrorCode.KAFKA_STORAGE_ERROR;
+    } else {
+      try {
+        this.flushUnsafe(false);
+      } catch (error) {
+        if (!isDiskError(error)) this.finishGroupFlush(LogErrorCode.KAFKA_STORAGE_ERROR);
+        errorCode = this.storageFailure(error);
+      }
+    }
+    this.finishGroupFlush(errorCode);
   }
 
   /** New topic configuration; segment-shape settings apply from the next segment on. */
@@ -426,8 +473,12 @@ export class UnifiedLog {
     try {
       this.flushUnsafe(false);
     } catch (error) {
+      this.finishGroupFlush(LogErrorCode.KAFKA_STORAGE_ERROR);
       this.storageFailure(error);
+      return;
     }
+    // Everything appended is fsynced: a pending group flush has nothing left to do.
+    this.finishGroupFlush(LogErrorCode.NONE);
   }
 
   /**
@@ -484,10 +535,12 @@ export class UnifiedLog {
       try {
         this.flushUnsafe(true);
       } catch (error) {
+        this.finishGroupFlush(LogErrorCode.KAFKA_STORAGE_ERROR);
         this.storageFailure(error);
         clean = false;
       }
     }
+    this.finishGroupFlush(clean ? LogErrorCode.NONE : LogErrorCode.KAFKA_STORAGE_ERROR);
     for (const segment of this.segments) segment.close();
     this.closed = true;
     return clean;
@@ -495,6 +548,7 @@ export class UnifiedLog {
 
   /** Releases memory and descriptors without flushing (log deletion, offline directory). */
   closeWithoutFlush(): void {
+    this.finishGroupFlush(LogErrorCode.KAFKA_STORAGE_ERROR);
     for (const segment of this.segments) segment.close();
     this.closed = true;
   }
@@ -569,14 +623,27 @@ export class UnifiedLog {
       if (!rolledBack || error.code !== 'ENOSPC') this.logDirectory.markOffline(error);
       return LogErrorCode.KAFKA_STORAGE_ERROR;
     }
-    if (this.logEndOffset - this.recoveryPointValue >= this.config.flushMessages) {
-      try {
-        this.flushUnsafe(false);
-      } catch (error) {
-        return this.storageFailure(error);
-      }
+    if (this.logEndOffset - this.recoveryPointValue >= this.config.flushMessages && this.pendingFlushValue === null) {
+      // Group commit: the fsync runs once at the end of this event-loop turn for every append
+      // made in it; answers wait for it (pendingFlush).
+      this.pendingFlushValue = new Promise<number>((resolve) => { this.settleFlush = resolve; });
+      this.requestedHighWatermark = -1;
+      (this.groupFlusher ?? defaultGroupFlusher).mark(this);
     }
     return LogErrorCode.NONE;
+  }
+
+  /** Settles the pending group flush; on success applies the high watermark held back meanwhile. */
+  private finishGroupFlush(errorCode: number): void {
+    const settle = this.settleFlush;
+    if (settle === null) return;
+    this.settleFlush = null;
+    this.pendingFlushValue = null;
+    if (errorCode === LogErrorCode.NONE && this.requestedHighWatermark >= 0) {
+      this.highWatermarkValue = Math.min(Math.max(this.requestedHighWatermark, this.highWatermarkValue, this.logStartOffsetValue), this.logEndOffset);
+    }
+    this.requestedHighWatermark = -1;
+    settle(errorCode);
   }
 
   /** Kafka's shouldRoll: size, segment.ms (by message timestamps), full index, offset range. */

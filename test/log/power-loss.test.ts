@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../host/io/clock.js';
 import { FaultDisk, SimulatedCrash } from '../../host/io/fault-disk.js';
 import { SeededRandom } from '../../host/io/random.js';
+import { defaultGroupFlusher } from '../../host/log/group-flush.js';
 import type { LogConfig } from '../../host/log/log-config.js';
 import { LogManager } from '../../host/log/log-manager.js';
 import type { UnifiedLog } from '../../host/log/unified-log.js';
@@ -98,6 +99,10 @@ function appendUntilCrash(
         inFlight = stamped(batch, state.log.logEndOffset, 3);
         const result = state.log.appendAsLeader(batch, 3);
         expect(result.errorCode).toBe(0);
+        // The broker acknowledges after the event-loop turn's group flush (group-flush.ts).
+        defaultGroupFlusher.flushAll();
+        expect(state.log.pendingFlush).toBeNull();
+        expect(state.log.isOffline).toBe(false);
         acknowledged.push(inFlight);
         inFlight = null;
         state.log.updateHighWatermark(state.log.logEndOffset);
@@ -239,6 +244,8 @@ describe('power loss', () => {
             inFlight = { key, value };
             const result = log.appendAsLeader(buildRecordBatch({ records: [{ key, value, timestamp: clock.nowMs() }] }), 0);
             expect(result.errorCode).toBe(0);
+            defaultGroupFlusher.flushAll();
+            expect(log.pendingFlush).toBeNull();
             latest.set(key, value);
             inFlight = null;
             log.updateHighWatermark(log.logEndOffset);

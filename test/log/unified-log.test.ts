@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../host/io/clock.js';
 import { SeededRandom } from '../../host/io/random.js';
+import { defaultGroupFlusher } from '../../host/log/group-flush.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, type UnifiedLog } from '../../host/log/unified-log.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
 import { readBatch } from '../../host/record/records.js';
@@ -290,9 +291,13 @@ describe('UnifiedLog flush policy', () => {
     log.appendAsLeader(makeBatch(3), 0);
     expect(log.recoveryPoint).toBe(0);
     log.appendAsLeader(makeBatch(3), 0);
+    defaultGroupFlusher.flushAll();
     expect(log.recoveryPoint).toBe(6);
     const { log: everyTime } = openLog({ config: { flushMessages: 1 } });
     everyTime.appendAsLeader(makeBatch(1), 0);
+    // flush.messages=1 fsyncs in the event-loop turn's group flush (group-flush.ts).
+    expect(everyTime.recoveryPoint).toBe(0);
+    defaultGroupFlusher.flushAll();
     expect(everyTime.recoveryPoint).toBe(1);
   });
 
