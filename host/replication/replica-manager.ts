@@ -26,6 +26,7 @@ import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { realTimeScheduler, type DelayScheduler } from './delay-scheduler.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
+import { pendingFlushOf } from '../log/group-flush.js';
 import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
 import { Partition, partitionKey, type PartitionAppendResult, type PartitionReadResult } from './partition.js';
 import type { PartitionLog } from './partition-log.js';
@@ -195,6 +196,9 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   /**
    * Appends a Produce request's partitions; resolves with one result per entry, in entry order.
    * For acks=0 the caller sends no response but still awaits (or ignores) the result.
+   * Partitions whose log flushes per append (flush.messages reached: group-flush.ts) are answered
+   * after the event-loop turn's group fsync; a failed fsync answers KAFKA_STORAGE_ERROR (56) for
+   * them, never an ack.
    */
   appendRecords(params: ProduceParams): Promise<ProducePartitionResult[]> {
     const { requiredAcks } = params;
@@ -205,24 +209,69 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     }
     const results: ProducePartitionResult[] = [];
     const waiting: ProduceAcksPending[] = [];
-    for (const entry of params.entries) {
+    let flushes: { index: number; flush: Promise<number> }[] | undefined;
+    for (let index = 0; index < params.entries.length; index++) {
+      const entry = params.entries[index]!;
       const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false);
       results.push(result);
       if (result.errorCode === ErrorCode.NONE) {
-        if (result.appendedBytes > 0) this.onHighWatermarkMaybeAdvanced(entry.topic, entry.partition, result.appendedBytes);
+        // Also a retried duplicate: its original may be in the same unflushed turn.
+        const flush = this.pendingFlushFor(entry);
+        if (flush !== null) (flushes ??= []).push({ index, flush });
+        else if (result.appendedBytes > 0) this.onHighWatermarkMaybeAdvanced(entry.topic, entry.partition, result.appendedBytes);
         // A retried duplicate waits too: its original records must be covered by the HW.
         if (requiredAcks === -1 && result.lastOffset >= 0) {
           waiting.push({ topic: entry.topic, partition: entry.partition, requiredOffset: result.lastOffset + 1, result });
         }
       }
     }
+    if (flushes !== undefined) return this.answerAfterGroupFlush(params, results, waiting, flushes);
+    return this.answerProduce(params.timeoutMs, results, waiting);
+  }
+
+  /**
+   * Waits for the group flushes the appends need, turns a failed one into KAFKA_STORAGE_ERROR (56)
+   * for its partitions (the log already took its directory offline), wakes fetches and acks=all
+   * produces for the now visible records, then answers as usual.
+   */
+  private async answerAfterGroupFlush(
+    params: ProduceParams,
+    results: ProducePartitionResult[],
+    waiting: ProduceAcksPending[],
+    flushes: readonly { index: number; flush: Promise<number> }[],
+  ): Promise<ProducePartitionResult[]> {
+    const codes = await Promise.all(flushes.map((f) => f.flush));
+    let failed: Set<ProducePartitionResult> | undefined;
+    for (let i = 0; i < flushes.length; i++) {
+      const { index } = flushes[i]!;
+      const entry = params.entries[index]!;
+      const result = results[index]!;
+      if (codes[i] !== ErrorCode.NONE) {
+        (failed ??= new Set()).add(result);
+        results[index] = produceError(entry, ErrorCode.KAFKA_STORAGE_ERROR, null);
+      } else if (result.appendedBytes > 0) {
+        this.onHighWatermarkMaybeAdvanced(entry.topic, entry.partition, result.appendedBytes);
+      }
+    }
+    const stillWaiting = failed === undefined ? waiting : waiting.filter((w) => !failed.has(w.result));
+    return this.answerProduce(params.timeoutMs, results, stillWaiting);
+  }
+
+  /** The group flush `entry`'s partition log waits for, or null (group-flush.ts). */
+  private pendingFlushFor(entry: ProducePartitionData): Promise<number> | null {
+    const partition = this.getPartition(entry.topic, entry.partition);
+    return partition === undefined ? null : pendingFlushOf(partition.log);
+  }
+
+  /** Answers now, or once acks=all is satisfied (DelayedProduce). */
+  private answerProduce(timeoutMs: number, results: ProducePartitionResult[], waiting: ProduceAcksPending[]): Promise<ProducePartitionResult[]> {
     if (waiting.length === 0) return Promise.resolve(results);
     // The common single-node case: the append already moved the high watermark past every
     // waiting offset, so DelayedProduce's first tryComplete would answer at once. Answer here the
     // same way (same checks, same error codes) without the operation, its keys and a Promise executor.
     if (this.allAcksReached(waiting)) return Promise.resolve(results);
     return new Promise((resolve) => {
-      const delayed = new DelayedProduce(params.timeoutMs, waiting, results, (t, p) => this.getPartition(t, p), resolve);
+      const delayed = new DelayedProduce(timeoutMs, waiting, results, (t, p) => this.getPartition(t, p), resolve);
       this.producePurgatory.tryCompleteElseWatch(delayed, delayed.keys);
     });
   }
