@@ -85,8 +85,21 @@ export abstract class AbstractIndex implements EvictableIndex {
    * Opens an existing index file: checks its size and reads only its last entry (the rest loads
    * on demand). Throws IndexCorruptError when the size is not a whole number of entries, or
    * DiskError.
+   *
+   * `knownEmpty`: the caller knows the file holds no entries (after a clean shutdown, the index
+   * of an empty log segment was flushed empty), so it is neither opened nor sized, and no memory
+   * is taken until the first entry or lookup (Kafka's LazyIndex; its clean-shutdown load skips
+   * index sanity checks too). A start-up with 10,000 idle partitions saves four syscalls, a
+   * descriptor and an 8 KiB region per index.
    */
-  protected initOpen(): void {
+  protected initOpen(knownEmpty = false): void {
+    if (knownEmpty) {
+      this.entryCount = 0;
+      this.persistedEntries = 0;
+      this.fileBytes = 0;
+      this.clearLastEntry();
+      return;
+    }
     const fd = this.files.fd(this.filePath);
     const size = this.files.disk.fileSize(fd);
     if (size % this.entrySize !== 0) throw new IndexCorruptError(this.filePath, `size ${size} is not a multiple of ${this.entrySize}`);

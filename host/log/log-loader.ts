@@ -33,6 +33,23 @@ export interface LoadParameters {
   nowMs: number;
 }
 
+/** Per storage context: partition directories just listed by a start-up scan (see {@link withKnownListings}). */
+const knownListings = new WeakMap<object, ReadonlyMap<string, readonly string[]>>();
+
+/**
+ * Runs `run` with `listings` (partition directory -> its entries, just listed by the caller's
+ * start-up scan) known to {@link loadSegments} for `context`: those directories are neither
+ * stat'ed nor listed again (10,000 partitions: 20,000 syscalls saved).
+ */
+export function withKnownListings<T>(context: object, listings: ReadonlyMap<string, readonly string[]>, run: () => T): T {
+  knownListings.set(context, listings);
+  try {
+    return run();
+  } finally {
+    knownListings.delete(context);
+  }
+}
+
 export interface LoadedSegments {
   segments: LogSegment[];
   /** Segments whose batches were re-validated. */
@@ -46,7 +63,10 @@ export function loadSegments(parameters: LoadParameters): LoadedSegments {
   const { dir, context, config, nowMs } = parameters;
   const disk = context.files.disk;
   let names: string[];
-  if (disk.isDirectory(dir)) {
+  const known = knownListings.get(context)?.get(dir);
+  if (known !== undefined) {
+    names = cleanUpInterruptedWork(parameters, [...known]);
+  } else if (disk.isDirectory(dir)) {
     // One listing serves the clean-up and the load (a start-up with 10,000 partitions lists
     // every directory; it is listed again only if the clean-up changed it).
     names = cleanUpInterruptedWork(parameters, disk.list(dir));
@@ -77,7 +97,9 @@ export function loadSegments(parameters: LoadParameters): LoadedSegments {
   const segments: LogSegment[] = [];
   const unhealthy: boolean[] = [];
   bases.forEach((base, i) => {
-    const { segment, healthy } = LogSegment.open(context, dir, base, config.segmentIndexBytes, nowMs, i === bases.length - 1, config.indexIntervalBytes);
+    const { segment, healthy } = LogSegment.open(
+      context, dir, base, config.segmentIndexBytes, nowMs, i === bases.length - 1, config.indexIntervalBytes, parameters.hadCleanShutdown,
+    );
     segments.push(segment);
     unhealthy.push(!healthy);
   });

@@ -33,6 +33,7 @@ import {
 } from './offset-checkpoint-file.js';
 import { createStorageContext, type StorageContext } from './storage-context.js';
 import { UnifiedLog } from './unified-log.js';
+import { withKnownListings } from './log-loader.js';
 
 /** Kafka's clean-shutdown marker file name. */
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
@@ -492,37 +493,40 @@ export class LogManager {
       ] as const) {
         state.lastWritten.set(file.filePath, [...entries.values()].map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n'));
       }
-      for (const name of disk.list(dir)) {
-        const full = path.join(dir, name);
-        if (!disk.isDirectory(full)) continue;
-        if (name.endsWith(DELETE_DIR_SUFFIX)) {
-          removeDirectory(disk, full);
-          continue;
+      // The loader reuses each partition directory's listing from this scan (no second stat + list).
+      withKnownListings(this.context, this.startupListings, () => {
+        for (const name of disk.list(dir)) {
+          const full = path.join(dir, name);
+          if (!disk.isDirectory(full)) continue;
+          if (name.endsWith(DELETE_DIR_SUFFIX)) {
+            removeDirectory(disk, full);
+            continue;
+          }
+          if (name.endsWith(STRAY_DIR_SUFFIX)) continue;
+          const parsed = parseTopicPartitionDir(name);
+          if (parsed === null) continue;
+          // A non-empty directory holding no segment file is not a partition log (e.g. `backup-2024`):
+          // opening it would write a segment into someone else's directory.
+          const entries = disk.list(full);
+          if (entries.length > 0 && !entries.some((entry) => entry.endsWith('.log'))) continue;
+          this.startupListings.set(full, entries);
+          const key = topicPartitionKey(parsed.topic, parsed.partition);
+          if (this.logs.has(key)) throw new Error(`duplicate log directory for ${key} in ${dir}`);
+          const config = { ...options.defaults, ...(options.topicConfigs?.(parsed.topic) ?? {}) };
+          const log = UnifiedLog.open({
+            dir: full, topic: parsed.topic, partition: parsed.partition, config, context: this.context,
+            logDirectory: state.directory,
+            recoveryPoint: recoveryPoints.get(key)?.offset ?? 0,
+            logStartOffset: logStartOffsets.get(key)?.offset ?? 0,
+            highWatermark: highWatermarks.get(key)?.offset ?? 0,
+            hadCleanShutdown,
+          });
+          const cleanerOffset = cleanerOffsets.get(key);
+          if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset.offset);
+          this.logs.set(key, log);
+          this.logDirOf.set(key, state);
         }
-        if (name.endsWith(STRAY_DIR_SUFFIX)) continue;
-        const parsed = parseTopicPartitionDir(name);
-        if (parsed === null) continue;
-        // A non-empty directory holding no segment file is not a partition log (e.g. `backup-2024`):
-        // opening it would write a segment into someone else's directory.
-        const entries = disk.list(full);
-        if (entries.length > 0 && !entries.some((entry) => entry.endsWith('.log'))) continue;
-        this.startupListings.set(full, entries);
-        const key = topicPartitionKey(parsed.topic, parsed.partition);
-        if (this.logs.has(key)) throw new Error(`duplicate log directory for ${key} in ${dir}`);
-        const config = { ...options.defaults, ...(options.topicConfigs?.(parsed.topic) ?? {}) };
-        const log = UnifiedLog.open({
-          dir: full, topic: parsed.topic, partition: parsed.partition, config, context: this.context,
-          logDirectory: state.directory,
-          recoveryPoint: recoveryPoints.get(key)?.offset ?? 0,
-          logStartOffset: logStartOffsets.get(key)?.offset ?? 0,
-          highWatermark: highWatermarks.get(key)?.offset ?? 0,
-          hadCleanShutdown,
-        });
-        const cleanerOffset = cleanerOffsets.get(key);
-        if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset.offset);
-        this.logs.set(key, log);
-        this.logDirOf.set(key, state);
-      }
+      });
       if (hadCleanShutdown) {
         disk.delete(markerPath);
         disk.fsyncDir(dir);

@@ -142,20 +142,25 @@ export class LogSegment {
    * Opens an existing segment. `healthy` is false when its index files are missing or fail
    * their sanity checks, or its tail does not parse: the caller must then {@link recover} it
    * (the indexes are left empty). `indexIntervalBytes` is used if a damaged index file must be
-   * rebuilt later, when first loaded. Throws DiskError.
+   * rebuilt later, when first loaded. `cleanShutdown`: the directory was shut down cleanly, so
+   * an empty log file's indexes were flushed empty and are not opened until first used (Kafka's
+   * LazyIndex; Kafka skips index sanity checks after a clean shutdown). The log file itself is
+   * only sized here (one stat by path), not opened. Throws DiskError.
    */
   static open(
     context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active: boolean, indexIntervalBytes = 4096,
+    cleanShutdown = false,
   ): { segment: LogSegment; healthy: boolean } {
     const stem = path.join(dir, offsetFileName(baseOffset));
     const logPath = stem + LOG_FILE_SUFFIX;
-    const sizeBytes = context.files.disk.fileSize(context.files.fd(logPath));
+    const sizeBytes = context.files.disk.size(logPath);
+    const knownEmpty = cleanShutdown && sizeBytes === 0;
     let healthy = true;
     let offsetIndex: OffsetIndex;
     let timeIndex: TimeIndex;
     try {
-      offsetIndex = OffsetIndex.open(baseOffset, stem + INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
-      timeIndex = TimeIndex.open(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
+      offsetIndex = OffsetIndex.open(baseOffset, stem + INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active, knownEmpty);
+      timeIndex = TimeIndex.open(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active, knownEmpty);
     } catch (error) {
       if (!(error instanceof IndexCorruptError) && !(isDiskError(error) && error.code === 'ENOENT')) throw error;
       healthy = false;

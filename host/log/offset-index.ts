@@ -35,10 +35,15 @@ export class OffsetIndex extends AbstractIndex {
     return index;
   }
 
-  /** An existing index file (loaded lazily). Throws IndexCorruptError, DiskError. */
-  static open(baseOffset: number, filePath: string, maxIndexSizeBytes: number, memory: IndexMemory, files: FileHandleCache, active: boolean): OffsetIndex {
+  /**
+   * An existing index file (loaded lazily; with `knownEmpty` not even opened, see
+   * AbstractIndex.initOpen). Throws IndexCorruptError, DiskError.
+   */
+  static open(
+    baseOffset: number, filePath: string, maxIndexSizeBytes: number, memory: IndexMemory, files: FileHandleCache, active: boolean, knownEmpty = false,
+  ): OffsetIndex {
     const index = new OffsetIndex(baseOffset, filePath, maxIndexSizeBytes, memory, files, active);
-    index.initOpen();
+    index.initOpen(knownEmpty);
     return index;
   }
 

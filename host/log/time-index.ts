@@ -37,10 +37,15 @@ export class TimeIndex extends AbstractIndex {
     return index;
   }
 
-  /** An existing index file (loaded lazily). Throws IndexCorruptError, DiskError. */
-  static open(baseOffset: number, filePath: string, maxIndexSizeBytes: number, memory: IndexMemory, files: FileHandleCache, active: boolean): TimeIndex {
+  /**
+   * An existing index file (loaded lazily; with `knownEmpty` not even opened, see
+   * AbstractIndex.initOpen). Throws IndexCorruptError, DiskError.
+   */
+  static open(
+    baseOffset: number, filePath: string, maxIndexSizeBytes: number, memory: IndexMemory, files: FileHandleCache, active: boolean, knownEmpty = false,
+  ): TimeIndex {
     const index = new TimeIndex(baseOffset, filePath, maxIndexSizeBytes, memory, files, active);
-    index.initOpen();
+    index.initOpen(knownEmpty);
     return index;
   }
 

@@ -6,7 +6,7 @@ import { NodeDisk } from '../../host/io/disk.js';
 import { FaultDisk } from '../../host/io/fault-disk.js';
 import { CLEAN_SHUTDOWN_FILE, LogManager, parseTopicPartitionDir } from '../../host/log/log-manager.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
-import { makeBatch, readAllBatches, removeTempDirs, tempDir, testConfig } from './log-test-helpers.js';
+import { expectIndexesMatchRebuild, makeBatch, readAllBatches, removeTempDirs, tempDir, testConfig } from './log-test-helpers.js';
 
 afterEach(removeTempDirs);
 
@@ -89,6 +89,69 @@ describe('LogManager', () => {
       expect(log.highWatermark).toBe(2 * (partition % 4));
     }
     reopened.shutdown();
+  });
+
+  it('after a clean stop lists each partition directory once and opens no index of an empty log; the first append and read work', () => {
+    class CountingDisk extends NodeDisk {
+      readonly opened: string[] = [];
+      readonly listed = new Map<string, number>();
+      override open(filePath: string, mode: 'read' | 'readWrite' | 'create'): number {
+        this.opened.push(filePath);
+        return super.open(filePath, mode);
+      }
+      override list(dir: string): string[] {
+        this.listed.set(dir, (this.listed.get(dir) ?? 0) + 1);
+        return super.list(dir);
+      }
+    }
+    const dir = path.resolve(tempDir());
+    const first = openManager([dir]);
+    const requests = Array.from({ length: 40 }, (_, partition) => ({ topic: 'lazy', partition, config: testConfig() }));
+    for (const log of first.getOrCreateLogs(requests)) {
+      for (let i = 0; i < log.partition % 3; i++) log.appendAsLeader(makeBatch(2, { valueBytes: 1000 }), 0);
+      expect(log.logEndOffset).toBe(2 * (log.partition % 3));
+    }
+    first.shutdown();
+    const disk = new CountingDisk();
+    const reopened = LogManager.open({ logDirs: [dir], defaults: testConfig(), clock: new ManualClock(), disk });
+    for (const { partition } of requests) {
+      const log = reopened.getLog('lazy', partition)!;
+      expect(log.logEndOffset).toBe(2 * (partition % 3));
+      expect(disk.listed.get(log.dir)).toBe(1);
+      const indexOpens = disk.opened.filter((file) => file.startsWith(log.dir + path.sep) && !file.endsWith('.log'));
+      if (partition % 3 === 0) expect(indexOpens).toEqual([]);
+    }
+    // The first append to a lazily opened (empty) log, a read and an index lookup work.
+    const empty = reopened.getLog('lazy', 0)!;
+    for (let i = 0; i < 5; i++) empty.appendAsLeader(makeBatch(2, { valueBytes: 1000 }), 0);
+    expect(readAllBatches(empty)).toHaveLength(5);
+    expect(empty.numberOfSegments).toBeGreaterThan(1); // the lazily opened segment rolled: its indexes were written
+    expectIndexesMatchRebuild(empty);
+    reopened.shutdown();
+    const third = openManager([dir]);
+    for (const { partition } of requests) {
+      expect(third.getLog('lazy', partition)!.logEndOffset).toBe(partition === 0 ? 10 : 2 * (partition % 3));
+    }
+    expectIndexesMatchRebuild(third.getLog('lazy', 0)!);
+    third.shutdown();
+  });
+
+  it('after an unclean stop still checks the index files of an empty log (stale entries are rebuilt)', () => {
+    const dir = tempDir();
+    const manager = openManager([dir]);
+    const log = manager.getOrCreateLog('stale', 0, testConfig());
+    manager.shutdown();
+    const indexPath = log.activeSegment.logPath.replace(/\.log$/, '.index');
+    fs.writeFileSync(indexPath, Buffer.from([0, 0, 0, 5, 0, 0, 16, 0]));
+    fs.rmSync(path.join(dir, CLEAN_SHUTDOWN_FILE));
+    const reopened = openManager([dir]);
+    const recovered = reopened.getLog('stale', 0)!;
+    expect(recovered.logEndOffset).toBe(0);
+    expect(recovered.activeSegment.offsetIndex.entries).toBe(0);
+    recovered.appendAsLeader(makeBatch(3), 0);
+    expect(readAllBatches(recovered)).toHaveLength(1);
+    reopened.shutdown();
+    expect(fs.statSync(indexPath).size).toBe(0);
   });
 
   it('recovers logs after an unclean stop and keeps the log start offset', () => {
