@@ -497,17 +497,24 @@ export class LogManager {
       withKnownListings(this.context, this.startupListings, () => {
         for (const name of disk.list(dir)) {
           const full = path.join(dir, name);
-          if (!disk.isDirectory(full)) continue;
           if (name.endsWith(DELETE_DIR_SUFFIX)) {
-            removeDirectory(disk, full);
+            if (disk.isDirectory(full)) removeDirectory(disk, full);
             continue;
           }
           if (name.endsWith(STRAY_DIR_SUFFIX)) continue;
           const parsed = parseTopicPartitionDir(name);
           if (parsed === null) continue;
+          // Listing a partition directory also tells it is one (a file answers ENOTDIR and is
+          // skipped), so no stat per entry.
+          let entries: string[];
+          try {
+            entries = disk.list(full);
+          } catch (error) {
+            if (isDiskError(error) && error.code === 'ENOTDIR') continue;
+            throw error;
+          }
           // A non-empty directory holding no segment file is not a partition log (e.g. `backup-2024`):
           // opening it would write a segment into someone else's directory.
-          const entries = disk.list(full);
           if (entries.length > 0 && !entries.some((entry) => entry.endsWith('.log'))) continue;
           this.startupListings.set(full, entries);
           const key = topicPartitionKey(parsed.topic, parsed.partition);

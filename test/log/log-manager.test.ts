@@ -204,8 +204,10 @@ describe('LogManager', () => {
     manager.shutdown();
   });
 
-  it('skips -stray directories, illegal topic names and non-empty directories without a segment file', () => {
+  it('skips -stray directories, illegal topic names, files named like partitions and non-empty directories without a segment file', () => {
     const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'notes-3'), 'x');
+    fs.writeFileSync(path.join(dir, 'gone-1-delete'), 'x');
     fs.mkdirSync(path.join(dir, 'backup-2024'));
     fs.writeFileSync(path.join(dir, 'backup-2024', 'notes.txt'), 'x');
     fs.mkdirSync(path.join(dir, 'old-0.123-stray'));
@@ -215,6 +217,8 @@ describe('LogManager', () => {
     expect(manager.allLogs()).toEqual([]);
     expect(fs.readdirSync(path.join(dir, 'backup-2024'))).toEqual(['notes.txt']);
     expect(parseTopicPartitionDir('bad name-0')).toBeNull();
+    expect(manager.logDirectories[0]!.isOffline).toBe(false);
+    expect(fs.readFileSync(path.join(dir, 'notes-3'), 'utf8')).toBe('x');
     manager.shutdown();
   });
 
