@@ -275,8 +275,12 @@ export class LogManager {
     }
   }
 
-  /** Closes a log and removes its directory (rename to `-delete`, then remove); no checkpoints. */
-  private removeLogDirectory(topic: string, partition: number): DirectoryState | undefined {
+  /**
+   * Forgets a log and closes it without flushing (its files are about to be renamed away), and
+   * releases its cached file handles. Returns what the caller needs to move its directory, or
+   * undefined when the log is unknown or its log directory is offline (nothing to move).
+   */
+  private detachLog(topic: string, partition: number): { key: string; log: UnifiedLog; state: DirectoryState } | undefined {
     const key = topicPartitionKey(topic, partition);
     const log = this.logs.get(key);
     const state = this.logDirOf.get(key);
@@ -287,6 +291,14 @@ export class LogManager {
     log.closeWithoutFlush();
     this.context.files.releaseUnder(log.dir + path.sep);
     if (state.directory.isOffline) return undefined;
+    return { key, log, state };
+  }
+
+  /** Closes a log and removes its directory (rename to `-delete`, then remove); no checkpoints. */
+  private removeLogDirectory(topic: string, partition: number): DirectoryState | undefined {
+    const detached = this.detachLog(topic, partition);
+    if (detached === undefined) return undefined;
+    const { key, log, state } = detached;
     const disk = this.context.disk;
     try {
       const doomed = path.join(state.directory.path, `${key}.${randomBytes(8).toString('hex')}${DELETE_DIR_SUFFIX}`);
@@ -307,16 +319,9 @@ export class LogManager {
    * Returns the new path, or undefined when the log is unknown or its directory is offline.
    */
   markStray(topic: string, partition: number, nowMs: number): string | undefined {
-    const key = topicPartitionKey(topic, partition);
-    const log = this.logs.get(key);
-    const state = this.logDirOf.get(key);
-    if (log === undefined || state === undefined) return undefined;
-    this.logs.delete(key);
-    this.logDirOf.delete(key);
-    this.cleaner.forget(log);
-    log.closeWithoutFlush();
-    this.context.files.releaseUnder(log.dir + path.sep);
-    if (state.directory.isOffline) return undefined;
+    const detached = this.detachLog(topic, partition);
+    if (detached === undefined) return undefined;
+    const { key, log, state } = detached;
     const disk = this.context.disk;
     try {
       const stray = path.join(state.directory.path, `${key}.${nowMs}${STRAY_DIR_SUFFIX}`);
