@@ -264,15 +264,7 @@ export class LogManager {
       const state = this.removeLogDirectory(topic, partition);
       if (state !== undefined) touched.add(state);
     }
-    for (const state of touched) {
-      if (state.directory.isOffline) continue;
-      try {
-        this.writeCheckpoints(state);
-      } catch (error) {
-        if (!isDiskError(error)) throw error;
-        state.directory.markOffline(error);
-      }
-    }
+    this.writeOnlineCheckpoints(touched);
   }
 
   /**
@@ -434,9 +426,9 @@ export class LogManager {
     this.writeOnlineCheckpoints();
   }
 
-  /** Writes the checkpoints of every online directory; a disk error takes that directory offline. */
-  private writeOnlineCheckpoints(): void {
-    for (const state of this.directories) {
+  /** Writes the checkpoints of each online directory given (default: all); a disk error takes that directory offline. */
+  private writeOnlineCheckpoints(states: Iterable<DirectoryState> = this.directories): void {
+    for (const state of states) {
       if (state.directory.isOffline) continue;
       try {
         this.writeCheckpoints(state);
