@@ -45,6 +45,12 @@ export const freshReadBuffers: ReadBuffers = {
   release: () => {},
 };
 
+/**
+ * The pool described above: `acquire(size)` returns a leased buffer of the next power of two
+ * ≥ `size` bytes (64 KiB–16 MiB; outside that, a fresh unpooled buffer); `release` returns it to
+ * its size class unless `maxFreeBytes` (bytes) of free buffers are already kept.
+ * @throws Error when `maxFreeBytes` is not a non-negative safe integer (a bug, not client input)
+ */
 export class ReadBufferPool implements ReadBuffers {
   /** Free buffers per size class (index = log2 of the size). */
   private readonly free: Buffer[][] = [];
