@@ -45,6 +45,12 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'CreatePartitions', maxVersion: 1 },
   { name: 'DeleteGroups', maxVersion: 1 },
   { name: 'OffsetDelete', maxVersion: 0 },
+  // KRaft's controller-quorum RPCs (KIP-595, KIP-996 pre-vote, KIP-853 endpoints), for host/raft/.
+  { name: 'Vote', maxVersion: 'all' },
+  { name: 'BeginQuorumEpoch', maxVersion: 'all' },
+  { name: 'EndQuorumEpoch', maxVersion: 'all' },
+  { name: 'FetchSnapshot', maxVersion: 'all' },
+  { name: 'DescribeQuorum', maxVersion: 'all' },
 ];
 
 /** Schemas that are not wire APIs but byte layouts inside records or group protocol metadata. */
@@ -80,4 +86,11 @@ export const STANDALONE_SCHEMAS: readonly StandaloneSchema[] = [
   { folder: 'metadata-records', name: 'NoOpRecord', readNewerAsLatest: false },
   { folder: 'messages', name: 'ConsumerProtocolSubscription', readNewerAsLatest: true },
   { folder: 'messages', name: 'ConsumerProtocolAssignment', readNewerAsLatest: true },
+  // KRaft control records (the value of a control batch's record) and the quorum-state file.
+  { folder: 'messages', name: 'LeaderChangeMessage', readNewerAsLatest: false },
+  { folder: 'messages', name: 'SnapshotHeaderRecord', readNewerAsLatest: false },
+  { folder: 'messages', name: 'SnapshotFooterRecord', readNewerAsLatest: false },
+  { folder: 'messages', name: 'VotersRecord', readNewerAsLatest: false },
+  { folder: 'messages', name: 'KRaftVersionRecord', readNewerAsLatest: false },
+  { folder: 'metadata-records', name: 'QuorumStateData', readNewerAsLatest: false },
 ];
