@@ -1,0 +1,432 @@
+/**
+ * ReplicationControlManager (Kafka's name): topics, partitions, replica placement, leaders and
+ * ISRs. A state machine without I/O: each operation validates against the controller's latest
+ * state (every appended record, committed or not) and returns the records to commit (TopicRecord,
+ * ConfigRecord for a new topic's overrides, PartitionRecord, PartitionChangeRecord,
+ * RemoveTopicRecord) with the per-topic answers; {@link ReplicationControlManager.replay} applies
+ * this manager's record types.
+ *
+ * A new partition's ISR is its unfenced replicas and its leader the first of them; a fenced
+ * broker leaves ISRs (except as the last member) and leadership, an unfenced one takes the
+ * leadership of the partitions that have none and list it in their ISR (the records come from
+ * here, the ClusterControlManager decides when).
+ */
+import { validateTopicConfigs } from '../config/topic-config.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import {
+  type ApiError,
+  type ControllerResult,
+  NONE,
+  RECORD_VERSION,
+  controllerAssert as assert,
+  duplicateKeys,
+  emptyRecord,
+  fail,
+} from './controller-result.js';
+import { type MetadataImage, NO_LEADER, NO_LEADER_CHANGE } from './metadata-image.js';
+import { ConfigResourceType, type MetadataRecord, metadataRecord } from './metadata-records.js';
+import type { ReplicaPlacer } from './replica-placer.js';
+import { type RandomSource, ZERO_TOPIC_ID, randomTopicId } from './topic-id.js';
+import { CLUSTER_METADATA_TOPIC_NAME, topicCollisionKey, topicNameProblem } from './topic-name.js';
+
+/**
+ * Bound on partitions created by one request (CreateTopics across its topics, or
+ * CreatePartitions), so one request's records stay a bounded metadata batch (~60 bytes each).
+ */
+export const MAX_NEW_PARTITIONS_PER_REQUEST = 100_000;
+
+/** One topic of CreateTopics (the CreatableTopic fields). */
+export interface CreateTopicRequest {
+  readonly name: string;
+  /** -1: num.partitions (only -1 together with `assignments`). */
+  readonly numPartitions: number;
+  /** -1: default.replication.factor (only -1 together with `assignments`). */
+  readonly replicationFactor: number;
+  /** Manual assignment: partition index -> broker ids; empty/absent for automatic placement. */
+  readonly assignments?: readonly { readonly partitionIndex: number; readonly brokerIds: readonly number[] }[];
+  /** Topic config overrides; null values are refused (INVALID_CONFIG), as in Kafka. */
+  readonly configs?: readonly { readonly name: string; readonly value: string | null }[];
+}
+
+export interface CreateTopicResult extends ApiError {
+  readonly name: string;
+  /** The new topic's id (32 hex digits); all zeros on error and for validateOnly. */
+  readonly topicId: string;
+  /** The partition count the topic has (or would have); -1 on error. */
+  readonly numPartitions: number;
+  /** The replication factor the topic has (or would have); -1 on error. */
+  readonly replicationFactor: number;
+  /** The topic's config overrides as stored; empty on error. */
+  readonly configs: Readonly<Record<string, string>>;
+}
+
+export interface DeleteTopicResult extends ApiError {
+  readonly name: string;
+  /** The deleted topic's id; all zeros on error. */
+  readonly topicId: string;
+}
+
+/** One topic of CreatePartitions. */
+export interface CreatePartitionsRequest {
+  readonly name: string;
+  /** The new total partition count. */
+  readonly count: number;
+  /** Broker ids for each new partition; null/absent for automatic placement. */
+  readonly assignments?: readonly { readonly brokerIds: readonly number[] }[] | null;
+}
+
+export interface CreatePartitionsResult extends ApiError {
+  readonly name: string;
+}
+
+
+/** The broker configs topic creation and deletion follow (a ControllerConfig fits). */
+export interface ReplicationConfig {
+  /** num.partitions: partitions of a topic created with numPartitions -1. */
+  readonly numPartitions: number;
+  /** default.replication.factor: replication factor of a topic created with -1. */
+  readonly defaultReplicationFactor: number;
+  /** delete.topic.enable: DeleteTopics answers TOPIC_DELETION_DISABLED (73) when false. */
+  readonly deleteTopicEnable: boolean;
+}
+
+export interface ReplicationControlManagerOptions {
+  readonly config: ReplicationConfig;
+  /** The controller's latest state (appended records included). */
+  readonly latest: () => MetadataImage;
+  /** Topic ids. */
+  readonly random: RandomSource;
+  readonly replicaPlacer: ReplicaPlacer;
+}
+
+export class ReplicationControlManager {
+  private readonly config: ReplicationConfig;
+  private readonly latest: () => MetadataImage;
+  private readonly random: RandomSource;
+  private readonly replicaPlacer: ReplicaPlacer;
+
+  constructor(options: ReplicationControlManagerOptions) {
+    this.config = options.config;
+    this.latest = options.latest;
+    this.random = options.random;
+    this.replicaPlacer = options.replicaPlacer;
+  }
+
+  /** Applies a topic record (Topic, Partition, PartitionChange, RemoveTopic) to the latest state. */
+  replay(record: MetadataRecord): void {
+    this.latest().replay(record);
+  }
+
+  /**
+   * Kafka's CreateTopics (ReplicationControlManager.createTopics): per topic, in request order,
+   * - INVALID_REQUEST (42): the name appears twice in the request; assignments given together with
+   *   numPartitions or replicationFactor other than -1; creating `__cluster_metadata`
+   * - INVALID_TOPIC_EXCEPTION (17): illegal name, or one colliding with an existing topic when
+   *   '.' and '_' are unified
+   * - TOPIC_ALREADY_EXISTS (36)
+   * - INVALID_PARTITIONS (37): numPartitions 0 or below -1, or over MAX_NEW_PARTITIONS_PER_REQUEST
+   * - INVALID_REPLICATION_FACTOR (38): replicationFactor 0 or below -1, or above the number of
+   *   usable (registered, unfenced) brokers
+   * - INVALID_REPLICA_ASSIGNMENT (39): manual assignment with gaps, duplicates, unregistered or only
+   *   fenced brokers, or unequal replica counts
+   * - INVALID_CONFIG (40): a config rejected by host/config/topic-config.ts (message from there)
+   * numPartitions / replicationFactor -1 take num.partitions / default.replication.factor. The
+   * created topics are committed as one batch (TopicRecord, ConfigRecords, PartitionRecords per
+   * topic). With `validateOnly` no records are returned; results are as if it had been (topic id zero).
+   */
+  createTopics(topics: readonly CreateTopicRequest[], options: { validateOnly?: boolean } = {}): ControllerResult<CreateTopicResult[]> {
+    const validateOnly = options.validateOnly ?? false;
+    const duplicates = duplicateKeys(topics, (t) => t.name);
+    const pendingCollisionKeys = new Map<string, string>();
+    const records: MetadataRecord[] = [];
+    const results: CreateTopicResult[] = [];
+    let newPartitions = 0;
+    for (const topic of topics) {
+      const failed = (r: ApiError): CreateTopicResult => ({
+        ...r, name: topic.name, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord(),
+      });
+      if (duplicates.has(topic.name)) {
+        results.push(failed(fail(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in the request.`)));
+        continue;
+      }
+      const plan = this.planTopic(topic, pendingCollisionKeys, MAX_NEW_PARTITIONS_PER_REQUEST - newPartitions);
+      if ('errorCode' in plan) {
+        results.push(failed(plan));
+        continue;
+      }
+      newPartitions += plan.assignments.length;
+      pendingCollisionKeys.set(topicCollisionKey(topic.name), topic.name);
+      const topicId = validateOnly ? ZERO_TOPIC_ID : this.freshTopicId();
+      if (!validateOnly) {
+        records.push(metadataRecord('TopicRecord', 0, { name: topic.name, topicId }));
+        for (const [name, value] of Object.entries(plan.configs)) {
+          records.push(metadataRecord('ConfigRecord', 0, { resourceType: ConfigResourceType.TOPIC, resourceName: topic.name, name, value }));
+        }
+        plan.assignments.forEach((replicas, partitionId) => records.push(this.partitionRecord(topicId, partitionId, replicas)));
+      }
+      results.push({
+        ...NONE, name: topic.name, topicId, numPartitions: plan.assignments.length,
+        replicationFactor: plan.assignments[0]!.length, configs: plan.configs,
+      });
+    }
+    // With records to commit (not validateOnly), every successful result is a topic in the batch.
+    return { records, response: results };
+  }
+
+  /**
+   * Kafka's DeleteTopics by name: a RemoveTopicRecord per topic (its partitions and configs go
+   * with it), committed as one batch. Errors per topic: TOPIC_DELETION_DISABLED (73) when
+   * delete.topic.enable is false, INVALID_REQUEST (42) for a name given twice,
+   * UNKNOWN_TOPIC_OR_PARTITION (3).
+   */
+  deleteTopics(names: readonly string[]): ControllerResult<DeleteTopicResult[]> {
+    const duplicates = duplicateKeys(names, (name) => name);
+    const results: DeleteTopicResult[] = [];
+    const records: MetadataRecord[] = [];
+    for (const name of names) {
+      const failed = (r: ApiError): DeleteTopicResult => ({ ...r, name, topicId: ZERO_TOPIC_ID });
+      if (!this.config.deleteTopicEnable) {
+        results.push(failed(fail(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled (delete.topic.enable=false).')));
+        continue;
+      }
+      if (duplicates.has(name)) {
+        results.push(failed(fail(ErrorCode.INVALID_REQUEST, `Topic '${name}' appears more than once in the request.`)));
+        continue;
+      }
+      const topic = this.latest().topic(name);
+      if (topic === undefined) {
+        results.push(failed(fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`)));
+        continue;
+      }
+      records.push(metadataRecord('RemoveTopicRecord', 0, { topicId: topic.topicId }));
+      results.push({ ...NONE, name, topicId: topic.topicId });
+    }
+    return { records, response: results };
+  }
+
+  /**
+   * Kafka's CreatePartitions: grows topics to `count` partitions, new replicas placed like the
+   * existing partition 0's replication factor (or as given). Errors per topic: INVALID_REQUEST (42)
+   * for a topic given twice, UNKNOWN_TOPIC_OR_PARTITION (3), INVALID_PARTITIONS (37) when `count`
+   * is not larger than the current count (or the request adds over
+   * MAX_NEW_PARTITIONS_PER_REQUEST), INVALID_REPLICA_ASSIGNMENT (39) for a bad manual assignment,
+   * INVALID_REPLICATION_FACTOR (38) when too few brokers are usable.
+   */
+  createPartitions(topics: readonly CreatePartitionsRequest[], options: { validateOnly?: boolean } = {}): ControllerResult<CreatePartitionsResult[]> {
+    const validateOnly = options.validateOnly ?? false;
+    const duplicates = duplicateKeys(topics, (t) => t.name);
+    const results: CreatePartitionsResult[] = [];
+    const records: MetadataRecord[] = [];
+    let newPartitions = 0;
+    for (const request of topics) {
+      const name = request.name;
+      const result = ((): ApiError => {
+        if (duplicates.has(name)) return fail(ErrorCode.INVALID_REQUEST, `Topic '${name}' appears more than once in the request.`);
+        const topic = this.latest().topic(name);
+        if (topic === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+        const current = topic.partitions.length;
+        if (request.count < current) {
+          return fail(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${current} partition(s); ${request.count} would not be an increase.`);
+        }
+        if (request.count === current) return fail(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
+        const adding = request.count - current;
+        if (adding > MAX_NEW_PARTITIONS_PER_REQUEST - newPartitions) {
+          return fail(ErrorCode.INVALID_PARTITIONS, `Adding ${adding} partition(s) exceeds the limit of ${MAX_NEW_PARTITIONS_PER_REQUEST} new partitions per request.`);
+        }
+        let assignments: number[][];
+        if (request.assignments !== undefined && request.assignments !== null) {
+          if (request.assignments.length !== adding) {
+            return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+              `Attempted to add ${adding} additional partition(s), but only ${request.assignments.length} assignment(s) were specified.`);
+          }
+          const checked = this.checkManualAssignment(request.assignments.map((a) => a.brokerIds), current);
+          if (!Array.isArray(checked)) return checked;
+          assignments = checked;
+        } else {
+          const replicationFactor = topic.partitions[0]?.replicas.length ?? 1;
+          const usable = this.latest().usableBrokerIds();
+          if (replicationFactor > usable.length) return this.replicationFactorTooHigh(replicationFactor, usable.length);
+          assignments = this.replicaPlacer.place(current, adding, replicationFactor, usable);
+        }
+        newPartitions += adding;
+        if (!validateOnly) assignments.forEach((replicas, i) => records.push(this.partitionRecord(topic.topicId, current + i, replicas)));
+        return NONE;
+      })();
+      results.push({ ...result, name });
+    }
+    return { records, response: results };
+  }
+
+
+  private freshTopicId(): string {
+    for (;;) {
+      const topicId = randomTopicId(this.random);
+      if (this.latest().topicById(topicId) === undefined) return topicId;
+    }
+  }
+
+
+  private replicationFactorTooHigh(replicationFactor: number, usable: number): ApiError {
+    return fail(ErrorCode.INVALID_REPLICATION_FACTOR,
+      `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} ` +
+      `cannot be reached because only ${usable} broker(s) are registered.`);
+  }
+
+  /** Validates one CreateTopics entry: replica lists per partition and the overrides, or an error. */
+  private planTopic(
+    topic: CreateTopicRequest,
+    pendingCollisionKeys: ReadonlyMap<string, string>,
+    partitionBudget: number,
+  ): ApiError | { assignments: number[][]; configs: Record<string, string> } {
+    const name = topic.name;
+    if (name === CLUSTER_METADATA_TOPIC_NAME) {
+      return fail(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC_NAME} is prohibited.`);
+    }
+    const nameProblem = topicNameProblem(name);
+    if (nameProblem !== null) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem);
+    if (this.latest().topic(name) !== undefined) return fail(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    const collisionKey = topicCollisionKey(name);
+    const colliding = pendingCollisionKeys.get(collisionKey) ?? this.latest().collidingTopicName(name);
+    if (colliding !== undefined) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${colliding}`);
+
+    let assignments: number[][];
+    const manual = topic.assignments ?? [];
+    if (manual.length > 0) {
+      if (topic.numPartitions !== -1) {
+        return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+      }
+      if (topic.replicationFactor !== -1) {
+        return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replicationFactor was not set to -1.');
+      }
+      if (manual.length > partitionBudget) {
+        return fail(ErrorCode.INVALID_PARTITIONS, `The request creates more than ${MAX_NEW_PARTITIONS_PER_REQUEST} partitions.`);
+      }
+      const byIndex = new Map<number, readonly number[]>();
+      for (const a of manual) {
+        if (byIndex.has(a.partitionIndex)) {
+          return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partition ${a.partitionIndex} is assigned more than once.`);
+        }
+        byIndex.set(a.partitionIndex, a.brokerIds);
+      }
+      const ordered: (readonly number[])[] = [];
+      for (let i = 0; i < manual.length; i++) {
+        const brokerIds = byIndex.get(i);
+        if (brokerIds === undefined) {
+          return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            `Partitions should be a consecutive 0-based integer sequence; partition ${i} is missing from the manual assignment.`);
+        }
+        ordered.push(brokerIds);
+      }
+      const checked = this.checkManualAssignment(ordered, 0);
+      if (!Array.isArray(checked)) return checked;
+      assignments = checked;
+    } else {
+      const numPartitions = topic.numPartitions === -1 ? this.config.numPartitions : topic.numPartitions;
+      const replicationFactor = topic.replicationFactor === -1 ? this.config.defaultReplicationFactor : topic.replicationFactor;
+      if (!Number.isInteger(numPartitions) || numPartitions <= 0) {
+        return fail(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
+      }
+      if (numPartitions > partitionBudget) {
+        return fail(ErrorCode.INVALID_PARTITIONS,
+          `Number of partitions ${numPartitions} exceeds the limit of ${MAX_NEW_PARTITIONS_PER_REQUEST} new partitions per request.`);
+      }
+      if (!Number.isInteger(replicationFactor) || replicationFactor <= 0) {
+        return fail(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+      }
+      const usable = this.latest().usableBrokerIds();
+      if (replicationFactor > usable.length) return this.replicationFactorTooHigh(replicationFactor, usable.length);
+      assignments = this.replicaPlacer.place(0, numPartitions, replicationFactor, usable);
+    }
+
+    const validation = validateTopicConfigs(topic.configs ?? [], { nullValue: 'reject' });
+    if (validation.errors.length > 0) return fail(validation.errors[0]!.errorCode, validation.errors[0]!.errorMessage);
+    const configs = emptyRecord();
+    for (const [k, v] of Object.entries(validation.overrides)) configs[k] = v;
+    return { assignments, configs };
+  }
+
+  /**
+   * Checks manual replica lists (partition ids `firstPartitionId`..): non-empty, no duplicate
+   * broker, registered brokers, at least one unfenced per partition, equal lengths.
+   */
+  private checkManualAssignment(lists: readonly (readonly number[])[], firstPartitionId: number): ApiError | number[][] {
+    let expectedLength = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const partitionId = firstPartitionId + i;
+      const brokerIds = lists[i]!;
+      if (brokerIds.length === 0) {
+        return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes an empty replica list for partition ${partitionId}.`);
+      }
+      if (new Set(brokerIds).size !== brokerIds.length) {
+        return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes a duplicate broker for partition ${partitionId}: [${brokerIds.join(', ')}].`);
+      }
+      for (const brokerId of brokerIds) {
+        if (this.latest().broker(brokerId) === undefined) {
+          return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${brokerId}, but no such broker is registered.`);
+        }
+      }
+      if (brokerIds.every((id) => this.latest().broker(id)!.fenced)) {
+        return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `All brokers specified in the manual partition assignment for partition ${partitionId} are fenced.`);
+      }
+      if (expectedLength >= 0 && brokerIds.length !== expectedLength) {
+        return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `The manual partition assignment includes a partition with ${brokerIds.length} replica(s), but this is not consistent with previous partitions, which have ${expectedLength} replica(s).`);
+      }
+      expectedLength = brokerIds.length;
+    }
+    return lists.map((l) => [...l]);
+  }
+
+  /** A new partition: ISR = the unfenced replicas, leader = the first of them, epochs 0. */
+  private partitionRecord(topicId: string, partitionId: number, replicas: readonly number[]): MetadataRecord {
+    const isr = replicas.filter((id) => this.latest().broker(id)?.fenced === false);
+    assert(isr.length > 0, 'a new partition has an unfenced replica');
+    return metadataRecord('PartitionRecord', RECORD_VERSION.PartitionRecord, {
+      partitionId, topicId, replicas: [...replicas], isr, removingReplicas: [], addingReplicas: [],
+      leader: isr[0]!, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0, directories: [],
+      eligibleLeaderReplicas: null, lastKnownElr: null,
+    });
+  }
+
+  private partitionChange(topicId: string, partitionId: number, change: { isr?: number[]; leader?: number }): MetadataRecord {
+    return metadataRecord('PartitionChangeRecord', RECORD_VERSION.PartitionChangeRecord, {
+      partitionId, topicId, isr: change.isr ?? null, leader: change.leader ?? NO_LEADER_CHANGE,
+      replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1, directories: null,
+      eligibleLeaderReplicas: null, lastKnownElr: null,
+    });
+  }
+
+  /** Partitions without a leader whose ISR holds `brokerId` get it as leader. */
+  electLeadersOnUnfence(brokerId: number): MetadataRecord[] {
+    const records: MetadataRecord[] = [];
+    for (const topic of this.latest().topics()) {
+      for (const p of topic.partitions) {
+        if (p.leader === NO_LEADER && p.isr.includes(brokerId)) records.push(this.partitionChange(topic.topicId, p.partitionId, { leader: brokerId }));
+      }
+    }
+    return records;
+  }
+
+  /**
+   * `brokerId` leaves every ISR it is in, except as the last member (Kafka keeps the last ISR
+   * member so that it can lead again without an unclean election); where it led, the next ISR
+   * member that is unfenced leads, or nobody.
+   */
+  removeFromIsrOnFence(brokerId: number): MetadataRecord[] {
+    const records: MetadataRecord[] = [];
+    const usable = (id: number): boolean => id !== brokerId && this.latest().broker(id)?.fenced === false;
+    for (const topic of this.latest().topics()) {
+      for (const p of topic.partitions) {
+        if (!p.isr.includes(brokerId)) continue;
+        const isr = p.isr.length > 1 ? p.isr.filter((id) => id !== brokerId) : [...p.isr];
+        const change: { isr?: number[]; leader?: number } = {};
+        if (isr.length !== p.isr.length) change.isr = isr;
+        if (p.leader === brokerId) change.leader = isr.find(usable) ?? NO_LEADER;
+        if (change.isr !== undefined || change.leader !== undefined) records.push(this.partitionChange(topic.topicId, p.partitionId, change));
+      }
+    }
+    return records;
+  }
+
+}
