@@ -46,9 +46,9 @@ import type { ConnectionContext, ResponseBytes } from './network/network-types.j
 import { createApiRegistry } from './api/api-handlers.js';
 import type { BrokerEndpoint, BrokerServices } from './api/broker-services.js';
 import type { ClusterMetadata, TopicChange, TopicState } from './api/cluster-metadata.js';
-import { ControllerClusterMetadata } from './api/controller-cluster-metadata.js';
-import { LogOffsetsTopic } from './api/log-offsets-topic.js';
-import { ensureMetaProperties } from './api/meta-properties.js';
+import { ControllerClusterMetadata } from './server/controller-cluster-metadata.js';
+import { LogOffsetsTopic } from './server/log-offsets-topic.js';
+import { ensureMetaProperties } from './server/meta-properties.js';
 import { RequestDispatcher } from './api/request-dispatcher.js';
 
 /** The library call shape (issue 3). */

@@ -17,7 +17,7 @@ import type {
   PartitionState,
   TopicChange,
   TopicState,
-} from './cluster-metadata.js';
+} from '../api/cluster-metadata.js';
 
 export interface ControllerClusterMetadataOptions {
   controller: QuorumController;
