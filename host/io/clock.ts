@@ -1,42 +1,11 @@
 /**
- * Time as a seam: production code asks a {@link Clock}; tests and simulators move a
- * {@link ManualClock} by hand so time-based behaviour (segment.ms, retention.ms, flush.ms) is
- * deterministic.
+ * The wall clock alone, for code that only reads the time (segment.ms, retention.ms, flush.ms).
+ * A {@link Time} is a Clock; {@link SystemClock} and {@link ManualClock} are the old names of
+ * {@link SystemTime} and {@link ManualTime}.
  */
-export interface Clock {
-  /** Wall-clock milliseconds since the Unix epoch. */
-  nowMs(): number;
-}
+import type { Time } from './environment.js';
 
-/** The real wall clock (`Date.now()`). */
-export class SystemClock implements Clock {
-  nowMs(): number {
-    return Date.now();
-  }
-}
+/** Wall-clock time only: `Time.nowMs`, ms since the Unix epoch. */
+export type Clock = Pick<Time, 'nowMs'>;
 
-/** A clock that only moves when told to. */
-export class ManualClock implements Clock {
-  private currentMs: number;
-
-  /** @param startMs initial time, ms since the epoch */
-  constructor(startMs = 1_700_000_000_000) {
-    this.currentMs = startMs;
-  }
-
-  nowMs(): number {
-    return this.currentMs;
-  }
-
-  /** Moves time forward by `ms` (>= 0). */
-  advance(ms: number): void {
-    if (!(ms >= 0)) throw new Error(`ManualClock.advance: negative or NaN step ${ms}`);
-    this.currentMs += ms;
-  }
-
-  /** Sets the time; it may not go backwards. */
-  set(ms: number): void {
-    if (!(ms >= this.currentMs)) throw new Error(`ManualClock.set: ${ms} is before ${this.currentMs}`);
-    this.currentMs = ms;
-  }
-}
+export { ManualTime as ManualClock, SystemTime as SystemClock } from './time.js';

@@ -11,7 +11,11 @@
  * `Date.now`, `performance.now`, `setTimeout`, `setInterval`, `setImmediate`, `randomUUID`,
  * `randomBytes`, `Math.random`, `node:fs` or `node:net` directly; a test enforces it.
  */
-import type { Disk } from './disk.js';
+import { type Disk, NodeDisk } from './disk.js';
+import { FaultDisk } from './fault-disk.js';
+import { NodeNetwork } from './node-network.js';
+import { CryptoRandom, SeededRandom } from './random.js';
+import { ManualTime, SystemTime } from './time.js';
 
 /** Opaque token of a scheduled task; pass it back to {@link Time.clearTimeout}. */
 export interface TimerHandle {
@@ -110,4 +114,43 @@ export interface Environment {
   readonly random: RandomSource;
   readonly disk: Disk;
   readonly network: Network;
+}
+
+/**
+ * The real world: {@link SystemTime}-style clocks and unref'd Node timers, cryptographic
+ * randomness, the local file system and TCP. Each call builds new objects (no module state), so
+ * two brokers in one process share nothing through it.
+ */
+export function systemEnvironment(): Environment {
+  return { time: new SystemTime(), random: new CryptoRandom(), disk: new NodeDisk(), network: new NodeNetwork() };
+}
+
+/** A {@link manualEnvironment}: its parts keep their concrete types so tests can drive them. */
+export interface ManualEnvironment extends Environment {
+  readonly time: ManualTime;
+  readonly random: SeededRandom;
+}
+
+/** The network of a {@link manualEnvironment} with nothing listening: every connect is refused. */
+export class UnreachableNetwork implements Network {
+  connect(host: string, port: number): Promise<NetworkConnection> {
+    const error = Object.assign(new Error(`connect ECONNREFUSED ${host}:${port} (no simulated network)`), { code: 'ECONNREFUSED' });
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * A deterministic world for tests and the simulator: a {@link ManualTime} (wall clock starting at
+ * `startMs`, ms since the epoch, default 1_700_000_000_000; monotonic at 0), a
+ * {@link SeededRandom} seeded with `seed`, and by default an in-memory {@link FaultDisk} seeded
+ * with the same seed (no faults unless a test sets them) and a network on which every connect is
+ * refused. Pass `disk` (e.g. a NodeDisk over a temporary directory) or `network` to replace them.
+ */
+export function manualEnvironment(options: { seed: number; startMs?: number; disk?: Disk; network?: Network }): ManualEnvironment {
+  return {
+    time: new ManualTime(options.startMs === undefined ? {} : { startMs: options.startMs }),
+    random: new SeededRandom(options.seed),
+    disk: options.disk ?? new FaultDisk(options.seed),
+    network: options.network ?? new UnreachableNetwork(),
+  };
 }

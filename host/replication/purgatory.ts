@@ -1,3 +1,4 @@
+import type { TimerHandle } from '../io/environment.js';
 import type { DelayScheduler } from './delay-scheduler.js';
 import type { DelayedOperation } from './delayed-operation.js';
 
@@ -31,7 +32,7 @@ export class Purgatory<Op extends DelayedOperation<Event>, Event = void> {
   private waiting = 0;
   private readonly deadlines: Deadline<Op>[] = [];
   private nextSeq = 0;
-  private timer: unknown = null;
+  private timer: TimerHandle | null = null;
   private timerDueMs = Infinity;
 
   constructor(
@@ -75,7 +76,7 @@ export class Purgatory<Op extends DelayedOperation<Event>, Event = void> {
       set.add(op);
     }
     this.dropCompletedDeadlines();
-    this.pushDeadline({ dueMs: this.scheduler.nowMs() + op.delayMs, seq: this.nextSeq++, op });
+    this.pushDeadline({ dueMs: this.scheduler.monotonicMs() + op.delayMs, seq: this.nextSeq++, op });
     this.armTimer();
     return false;
   }
@@ -133,7 +134,7 @@ export class Purgatory<Op extends DelayedOperation<Event>, Event = void> {
   private readonly onTimer = (): void => {
     this.timer = null;
     this.timerDueMs = Infinity;
-    const nowMs = this.scheduler.nowMs();
+    const nowMs = this.scheduler.monotonicMs();
     while (this.deadlines.length > 0 && this.deadlines[0]!.dueMs <= nowMs) {
       const { op } = this.popDeadline();
       if (op.watchKeys === null) continue;
@@ -155,7 +156,7 @@ export class Purgatory<Op extends DelayedOperation<Event>, Event = void> {
     if (this.timer !== null && this.timerDueMs <= dueMs) return;
     if (this.timer !== null) this.scheduler.clearTimeout(this.timer);
     this.timerDueMs = dueMs;
-    this.timer = this.scheduler.setTimeout(this.onTimer, Math.max(0, dueMs - this.scheduler.nowMs()));
+    this.timer = this.scheduler.setTimeout(this.onTimer, Math.max(0, dueMs - this.scheduler.monotonicMs()));
   }
 
   /**

@@ -24,7 +24,8 @@
 import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { realTimeScheduler, type DelayScheduler } from './delay-scheduler.js';
+import { SystemTime } from '../io/time.js';
+import type { DelayScheduler } from './delay-scheduler.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
 import { pendingFlushOf } from '../log/group-flush.js';
 import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
@@ -95,6 +96,7 @@ export interface ReplicationLogger {
 
 export interface ReplicaManagerOptions {
   localBrokerId: number;
+  /** The purgatories' timers (an Environment's `time`); default a {@link SystemTime}. */
   scheduler?: DelayScheduler;
   /** Bound on waiting long-poll fetches; beyond it fetches answer at once. */
   maxDelayedFetches?: number;
@@ -120,7 +122,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
 
   constructor(options: ReplicaManagerOptions) {
     this.localBrokerId = options.localBrokerId;
-    const scheduler = options.scheduler ?? realTimeScheduler;
+    const scheduler = options.scheduler ?? new SystemTime();
     this.fetchPurgatory = new Purgatory('Fetch', scheduler, options.maxDelayedFetches ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.producePurgatory = new Purgatory('Produce', scheduler, options.maxDelayedProduces ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.logger = options.logger;
