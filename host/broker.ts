@@ -188,7 +188,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       ensureTopic: ensureOffsetsTopic,
       logger: componentLogger(rootLogger, 'group-coordinator'),
     }),
-    scheduler,
+    time: scheduler,
     config: {
       groupMinSessionTimeoutMs: config.groupMinSessionTimeoutMs,
       groupMaxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,

@@ -30,9 +30,9 @@ import type { SyncGroupRequest, SyncGroupResponse } from '../protocol/generated/
 import {
   ClassicGroupCoordinator,
   type ClassicGroupCoordinatorOptions,
+  type LoadSummary,
 } from './classic-group-coordinator.js';
 import type { LeavingMember, TopicPartitionError, TopicPartitionOffset, TopicPartitionRef } from './coordinator-types.js';
-import type { LoadSummary } from './group-metadata-manager.js';
 import type { OffsetsTopicRecord } from './offsets-topic.js';
 
 /** Who sent a request, as the API layer knows it. */
@@ -65,7 +65,7 @@ export class GroupCoordinator {
   constructor(options: GroupCoordinatorOptions) {
     this.classic = new ClassicGroupCoordinator(options);
     this.partitionExists = options.partitionExists ?? (() => true);
-    this.nowMs = () => options.scheduler.nowMs();
+    this.nowMs = () => options.time.nowMs();
   }
 
   // ---- lifecycle (see ClassicGroupCoordinator) ---------------------------------------------------

@@ -1,80 +1,105 @@
 /**
- * The group coordinator's cache of groups and committed offsets, and its persistence in
- * `__consumer_offsets` (Kafka's GroupMetadataManager.scala):
+ * Classic groups of one `__consumer_offsets` partition (Kafka's GroupMetadataManager, classic
+ * protocol part): membership (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), rebalances
+ * (through {@link ClassicGroupRebalance}), DescribeGroups, and the replay of GroupMetadata
+ * records. A state machine without I/O: time and timers come from the coordinator runtime,
+ * records go to its write queue, and member ids take their random part from a
+ * {@link RandomSource}.
  *
- * - storeGroup: a GroupMetadataValue after a rebalance completes (the leader's SyncGroup), when a
- *   group becomes Empty, or when a static member's id is replaced without a rebalance;
- * - storeOffsets: one OffsetCommitValue per committed partition; the commit becomes visible and
- *   is acknowledged only after the append succeeded;
- * - cleanupGroupMetadata: offset tombstones for expired or deleted offsets, and a group
- *   tombstone when a group dies (not for generation-0 groups, which only ever stored offsets);
- * - load: replays a partition's records (latest wins, tombstones delete) into groups and offsets.
+ * The rebalance protocol (group states and transitions are drawn in group-state.ts):
  *
- * No I/O of its own: batches go through the injected {@link OffsetsTopic}, time through the
- * {@link Scheduler}.
+ * 1. JoinGroup. A member without a member id gets one; with JoinGroup v4+ (and no
+ *    group.instance.id) it is first answered MEMBER_ID_REQUIRED (79) and must join again with
+ *    that id (KIP-394). A join that changes the group (a new member, changed protocol metadata,
+ *    the leader re-joining a Stable group) moves it to PreparingRebalance. The join phase ends
+ *    when every known member has re-joined, or after the largest rebalance timeout; the first
+ *    rebalance of an Empty group instead waits group.initial.rebalance.delay.ms (extended while
+ *    new members keep arriving, KIP-134). Members that did not re-join are dropped (static
+ *    members are kept), a protocol every member supports is chosen by vote, the generation
+ *    increments, and every waiting JoinGroup is answered; only the leader gets the members'
+ *    metadata. The group is now CompletingRebalance.
+ * 2. SyncGroup. The leader sends the assignment; followers wait for it. Once the group metadata
+ *    with the assignment is appended to __consumer_offsets, every member gets its assignment and
+ *    the group is Stable. Members that never send SyncGroup within the rebalance timeout are
+ *    removed and the group rebalances again.
+ * 3. Heartbeat keeps a member's session (session.timeout.ms) alive; during a rebalance it answers
+ *    REBALANCE_IN_PROGRESS (27), which is how every classic client learns it must re-join. A
+ *    member whose session expires is removed and the group rebalances.
+ * 4. LeaveGroup removes members at once (v3+: several, also by group.instance.id, KIP-345).
+ * 5. Static members (group.instance.id, KIP-345) re-joining with a new member id take over their
+ *    old slot: a Stable group with unchanged protocol does not rebalance, the old member id is
+ *    fenced (FENCED_INSTANCE_ID, 82).
+ *
+ * Beyond Kafka: `onTopicPartitionsChanged` lets the broker start a rebalance of consumer groups
+ * subscribed to a topic whose partition count changed. Kafka leaves that to clients (the
+ * leader re-joins when its metadata shows new partitions, which the Stable-leader rule above
+ * turns into a rebalance); triggering it here also covers clients that do not watch.
+ *
+ * Also beyond Kafka: a JoinGroup or SyncGroup that a newer request of the same member replaces
+ * is answered REBALANCE_IN_PROGRESS instead of being left pending forever.
  */
 import type { Logger } from 'pino';
+import type { RandomSource } from '../io/environment.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { GroupMetadataValue } from '../protocol/generated/group-metadata-value.js';
-import {
-  groupMetadataKey,
-  groupMetadataValue,
-  offsetCommitKey,
-  offsetCommitValue,
-  readCoordinatorRecordKey,
-  readGroupMetadataValue,
-  readOffsetCommitValue,
-} from './coordinator-records.js';
+import { ClassicGroupRebalance, validateCurrentMember, type SyncGroupParams } from './classic-group-rebalance.js';
+import type { CoordinatorShardContext } from './coordinator-runtime.js';
 import type {
-  FetchedOffset,
-  OffsetAndMetadata,
-  TopicPartitionError,
-  TopicPartitionOffset,
-  TopicPartitionRef,
+  GroupSummary,
+  JoinGroupResult,
+  JoinProtocol,
+  LeaveGroupResult,
+  LeaveMemberResult,
+  LeavingMember,
+  SyncGroupResult,
 } from './coordinator-types.js';
-import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
-import { GroupMetadata } from './group-metadata.js';
+import { NEW_MEMBER_JOIN_TIMEOUT_MS, type GroupCoordinatorConfig } from './group-coordinator-config.js';
+import { GroupMetadata, joinError, syncError } from './group-metadata.js';
 import { GroupState } from './group-state.js';
 import { MemberMetadata } from './member-metadata.js';
-import { buildOffsetsBatch } from './offsets-batch.js';
-import { partitionForGroup, type OffsetsTopic, type OffsetsTopicRecord } from './offsets-topic.js';
-import type { Scheduler } from './scheduler.js';
-import { TopicPartitionMap } from './topic-partition-map.js';
+import { partitionForGroup } from './offsets-topic.js';
 
-/** What a load of one `__consumer_offsets` partition found. */
-export interface LoadSummary {
-  partition: number;
-  groupsLoaded: number;
-  offsetsLoaded: number;
-  /** Records skipped: null keys, undecodable keys or values, record types of newer coordinators. */
-  recordsSkipped: number;
+/** JoinGroup, as the coordinator needs it (the wire facade fills it from any version). */
+export interface JoinGroupParams {
+  groupId: string;
+  /** "" for a member joining for the first time. */
+  memberId: string;
+  groupInstanceId: string | null;
+  /** JoinGroup v4+ without group.instance.id: answer MEMBER_ID_REQUIRED (79) before admitting. */
+  requireKnownMemberId: boolean;
+  /** JoinGroup v9+: a static leader re-joining a Stable group may skip the assignment. */
+  supportSkippingAssignment: boolean;
+  clientId: string;
+  clientHost: string;
+  rebalanceTimeoutMs: number;
+  sessionTimeoutMs: number;
+  protocolType: string;
+  protocols: JoinProtocol[];
+  reason: string | null;
+}
+
+export interface HeartbeatParams {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
 }
 
 export class GroupMetadataManager {
   private readonly groups = new Map<string, GroupMetadata>();
-  private readonly ownedPartitions = new Set<number>();
+  private readonly rebalance: ClassicGroupRebalance;
+  private readonly time: CoordinatorShardContext['time'];
 
   constructor(
-    private readonly config: GroupCoordinatorConfig,
-    private readonly offsetsTopic: OffsetsTopic,
-    private readonly scheduler: Scheduler,
+    private readonly config: Readonly<GroupCoordinatorConfig>,
+    private readonly context: CoordinatorShardContext,
+    private readonly random: Pick<RandomSource, 'uuid'>,
     private readonly logger: Logger | null,
-    /** Called for each group that dies in a cleanup and leaves the cache (to cancel its timers). */
-    private readonly onGroupRemoved: (group: GroupMetadata) => void = () => {},
-  ) {}
-
-  /** The `__consumer_offsets` partition of `groupId`. */
-  partitionFor(groupId: string): number {
-    return partitionForGroup(groupId, this.config.offsetsTopicNumPartitions);
-  }
-
-  isPartitionOwned(partition: number): boolean {
-    return this.ownedPartitions.has(partition);
-  }
-
-  /** This coordinator has loaded (and so owns) the partition of `groupId`. */
-  isGroupLocal(groupId: string): boolean {
-    return this.ownedPartitions.has(this.partitionFor(groupId));
+    /** A process-wide counter: ListGroups lists groups in the order they were created or loaded. */
+    private readonly nextCreationOrder: () => number,
+  ) {
+    this.time = context.time;
+    this.rebalance = new ClassicGroupRebalance(config, context.time, context.timer, context.writes, logger);
   }
 
   getGroup(groupId: string): GroupMetadata | undefined {
@@ -85,16 +110,10 @@ export class GroupMetadataManager {
   getOrMaybeCreateGroup(groupId: string, createIfNotExist: boolean): GroupMetadata | undefined {
     const existing = this.groups.get(groupId);
     if (existing !== undefined || !createIfNotExist) return existing;
-    const group = new GroupMetadata(groupId, GroupState.Empty, this.scheduler.nowMs());
+    const group = new GroupMetadata(groupId, GroupState.Empty, this.time.nowMs());
+    group.creationOrder = this.nextCreationOrder();
     this.groups.set(groupId, group);
     return group;
-  }
-
-  /** The group is ours and does not exist (or is Dead): GROUP_ID_NOT_FOUND rather than NOT_COORDINATOR. */
-  groupNotExists(groupId: string): boolean {
-    if (!this.isGroupLocal(groupId)) return false;
-    const group = this.groups.get(groupId);
-    return group === undefined || group.is(GroupState.Dead);
   }
 
   /** Every cached group, Dead ones excluded. */
@@ -102,263 +121,434 @@ export class GroupMetadataManager {
     return [...this.groups.values()].filter((group) => !group.is(GroupState.Dead));
   }
 
-  /**
-   * Persists the group's metadata with the given assignment (member id -> bytes; every member
-   * must have one) and reports the mapped append error: COORDINATOR_NOT_AVAILABLE (15) for
-   * replication-type failures, NOT_COORDINATOR (16) for NOT_LEADER_OR_FOLLOWER or
-   * KAFKA_STORAGE_ERROR, UNKNOWN_SERVER_ERROR (-1) for oversized records (Kafka's storeGroup).
-   */
-  storeGroup(group: GroupMetadata, assignment: ReadonlyMap<string, Uint8Array>, callback: (errorCode: number) => void): void {
-    const partition = this.partitionFor(group.groupId);
-    if (!this.ownedPartitions.has(partition)) {
-      callback(ErrorCode.NOT_COORDINATOR);
-      return;
-    }
-    const value = groupMetadataValue({
-      protocolType: group.protocolType ?? '',
-      generation: group.generationId,
-      protocol: group.protocolName,
-      leader: group.leaderId,
-      currentStateTimestamp: group.currentStateTimestampMs ?? -1,
-      members: [...group.members.values()].map((member) => {
-        if (group.protocolName === null) throw new Error(`Non-empty group ${group.groupId} without a protocol`);
-        const memberAssignment = assignment.get(member.memberId);
-        if (memberAssignment === undefined) throw new Error(`No assignment for member ${member.memberId} of ${group.groupId}`);
-        return {
-          memberId: member.memberId,
-          groupInstanceId: member.groupInstanceId,
-          clientId: member.clientId,
-          clientHost: member.clientHost,
-          rebalanceTimeout: member.rebalanceTimeoutMs,
-          sessionTimeout: member.sessionTimeoutMs,
-          subscription: member.metadata(group.protocolName),
-          assignment: memberAssignment,
-        };
-      }),
-    });
-    this.append(partition, [{ key: groupMetadataKey(group.groupId), value }], (errorCode) => {
-      callback(mapStoreGroupError(errorCode));
-    });
+  /** Every cached group, Dead ones included. */
+  allGroups(): GroupMetadata[] {
+    return [...this.groups.values()];
+  }
+
+  /** Drops a dead group from the cache (cancelling its timers) when it is still the cached one. */
+  removeGroup(group: GroupMetadata): boolean {
+    if (this.groups.get(group.groupId) !== group) return false;
+    this.groups.delete(group.groupId);
+    this.rebalance.cancelGroupTimers(group);
+    return true;
   }
 
   /**
-   * Appends the commits and, once the append succeeded, makes them the group's committed
-   * offsets. `callback` gets one error per input entry, in order: OFFSET_METADATA_TOO_LARGE (12)
-   * for metadata longer than offset.metadata.max.bytes, else the mapped append error
-   * (Kafka's storeOffsets).
+   * Applies one GroupMetadata record: the group as its latest record describes it (Stable with
+   * members, Empty without), or gone for a tombstone. False (skipped) for a value naming members
+   * without a protocol.
    */
-  storeOffsets(
-    group: GroupMetadata,
-    offsets: readonly TopicPartitionOffset[],
-    callback: (errors: TopicPartitionError[]) => void,
-  ): void {
-    const metadataFits = (entry: TopicPartitionOffset) =>
-      entry.offsetAndMetadata.metadata.length <= this.config.offsetMetadataMaxBytes;
-    const respond = (errorCode: number) =>
-      callback(offsets.map((entry) => ({
-        topic: entry.topic,
-        partition: entry.partition,
-        errorCode: metadataFits(entry) ? errorCode : ErrorCode.OFFSET_METADATA_TOO_LARGE,
-      })));
-    const filtered = offsets.filter(metadataFits);
-    if (filtered.length === 0) {
-      respond(ErrorCode.OFFSET_METADATA_TOO_LARGE);
-      return;
+  replay(groupId: string, value: GroupMetadataValue | null): boolean {
+    if (value === null) {
+      this.groups.delete(groupId);
+      return true;
     }
-    const partition = this.partitionFor(group.groupId);
-    if (!this.ownedPartitions.has(partition)) {
-      respond(ErrorCode.NOT_COORDINATOR);
-      return;
-    }
-    const records = filtered.map((entry) => ({
-      key: offsetCommitKey(group.groupId, entry.topic, entry.partition),
-      value: offsetCommitValue(entry.offsetAndMetadata),
-    }));
-    group.prepareOffsetCommit(filtered);
-    this.append(partition, records, (errorCode) => {
-      if (errorCode === ErrorCode.NONE) {
-        if (!group.is(GroupState.Dead)) {
-          for (const entry of filtered) group.onOffsetCommitAppend(entry.topic, entry.partition, entry.offsetAndMetadata);
-        }
-      } else if (!group.is(GroupState.Dead)) {
-        for (const entry of filtered) group.failPendingOffsetWrite(entry.topic, entry.partition, entry.offsetAndMetadata);
-      }
-      respond(mapStoreOffsetsError(errorCode));
-    });
+    if (value.members.length > 0 && value.protocol === null) return false;
+    this.groups.set(groupId, this.groupFromValue(groupId, value));
+    return true;
   }
 
   /**
-   * Committed offsets of `groupId`: for the given partitions (offset -1 and metadata "" where
-   * nothing is committed), or for every committed partition when `partitions` is null. With
-   * `requireStable`, a partition whose commit is still being written answers
-   * UNSTABLE_OFFSET_COMMIT (88). Answered whatever the group's state, since groups may use Kafka
-   * only to store offsets (Kafka's getOffsets).
+   * Every record is replayed: groups that only have offsets come back Empty with no protocol
+   * type, sessions restart. Returns the number of groups.
    */
-  getOffsets(groupId: string, requireStable: boolean, partitions: readonly TopicPartitionRef[] | null): FetchedOffset[] {
-    const none = (ref: TopicPartitionRef, errorCode: number = ErrorCode.NONE): FetchedOffset => ({
-      topic: ref.topic,
-      partition: ref.partition,
-      offset: -1,
-      leaderEpoch: -1,
-      metadata: '',
-      errorCode,
-    });
-    const group = this.groups.get(groupId);
-    if (group === undefined || group.is(GroupState.Dead)) return (partitions ?? []).map((ref) => none(ref));
-    const refs = partitions ?? [...group.offsets.entries()].map(([topic, partition]) => ({ topic, partition }));
-    return refs.map((ref) => {
-      if (requireStable && group.hasPendingOffsetCommit(ref.topic, ref.partition)) {
-        return none(ref, ErrorCode.UNSTABLE_OFFSET_COMMIT);
-      }
-      const committed = group.offset(ref.topic, ref.partition);
-      if (committed === undefined) return none(ref);
-      return {
-        topic: ref.topic,
-        partition: ref.partition,
-        offset: committed.offset,
-        leaderEpoch: committed.leaderEpoch,
-        metadata: committed.metadata,
-        errorCode: ErrorCode.NONE,
-      };
-    });
-  }
-
-  /**
-   * Replays one `__consumer_offsets` partition and takes ownership of it. Latest record wins per
-   * key; a null value deletes. Groups with metadata come back Stable (members) or Empty (none);
-   * groups that only have offsets come back Empty with no protocol type. Undecodable records are
-   * skipped and counted (logged) rather than failing the load. `onGroupLoaded` runs per group.
-   */
-  load(partition: number, records: Iterable<OffsetsTopicRecord>, onGroupLoaded: (group: GroupMetadata) => void): LoadSummary {
-    if (this.ownedPartitions.has(partition)) throw new Error(`__consumer_offsets-${partition} is already loaded`);
-    const loadedOffsets = new Map<string, TopicPartitionMap<OffsetAndMetadata>>();
-    const loadedGroups = new Map<string, GroupMetadataValue>();
-    let recordsSkipped = 0;
-    for (const record of records) {
-      const key = record.key === null ? null : readCoordinatorRecordKey(record.key);
-      if (key === null || key.type === 'other') {
-        recordsSkipped++;
-        continue;
-      }
-      if (key.type === 'offsetCommit') {
-        let offsets = loadedOffsets.get(key.group);
-        if (record.value === null) {
-          offsets?.delete(key.topic, key.partition);
-          continue;
-        }
-        const value = readOffsetCommitValue(record.value);
-        if (value === null) {
-          recordsSkipped++;
-          continue;
-        }
-        if (offsets === undefined) {
-          offsets = new TopicPartitionMap();
-          loadedOffsets.set(key.group, offsets);
-        }
-        offsets.set(key.topic, key.partition, value);
-      } else {
-        if (record.value === null) {
-          loadedGroups.delete(key.group);
-          continue;
-        }
-        const value = readGroupMetadataValue(record.value);
-        if (value === null || (value.members.length > 0 && value.protocol === null)) {
-          recordsSkipped++;
-          continue;
-        }
-        loadedGroups.set(key.group, value);
-      }
+  onLoaded(groupIdsWithOffsets: Iterable<string>): number {
+    for (const groupId of groupIdsWithOffsets) {
+      if (!this.groups.has(groupId)) this.groups.set(groupId, new GroupMetadata(groupId, GroupState.Empty, null));
     }
-
-    this.ownedPartitions.add(partition);
-    let groupsLoaded = 0;
-    let offsetsLoaded = 0;
-    const groupIds = new Set([...loadedGroups.keys(), ...[...loadedOffsets.keys()]]);
-    for (const groupId of groupIds) {
-      if (this.partitionFor(groupId) !== partition) {
+    for (const group of this.groups.values()) {
+      group.creationOrder = this.nextCreationOrder();
+      if (partitionForGroup(group.groupId, this.config.offsetsTopicNumPartitions) !== this.context.partition) {
         // A record in the wrong partition (e.g. written with another partition count): Kafka
         // loads it anyway, but no request would ever reach it here.
-        this.logger?.warn({ groupId, partition }, 'group found in a __consumer_offsets partition it does not hash to');
+        this.logger?.warn({ groupId: group.groupId, partition: this.context.partition }, 'group found in a __consumer_offsets partition it does not hash to');
       }
-      const value = loadedGroups.get(groupId);
-      const group = value === undefined ? new GroupMetadata(groupId, GroupState.Empty, null) : this.groupFromValue(groupId, value);
-      const offsets = loadedOffsets.get(groupId);
-      if (offsets !== undefined) {
-        group.initializeOffsets(
-          [...offsets.entries()].map(([topic, topicPartition, offsetAndMetadata]) => ({
-            topic,
-            partition: topicPartition,
-            offsetAndMetadata,
-          })),
-        );
-        offsetsLoaded += offsets.size;
-      }
-      if (value === undefined && !group.hasOffsets) continue;
-      this.groups.set(groupId, group);
-      groupsLoaded++;
-      onGroupLoaded(group);
+      this.onGroupLoaded(group);
     }
-    const summary = { partition, groupsLoaded, offsetsLoaded, recordsSkipped };
-    // One line per partition at debug: a start-up loads all of them (50 by default) and
-    // loadAllPartitions logs their sum once at info.
-    this.logger?.debug(summary, 'loaded __consumer_offsets partition');
-    return summary;
+    return this.groups.size;
   }
 
-  /** Drops ownership of a partition; `onGroupUnloaded` runs for each of its groups first. */
-  unload(partition: number, onGroupUnloaded: (group: GroupMetadata) => void): void {
-    for (const [groupId, group] of this.groups) {
-      if (this.partitionFor(groupId) !== partition) continue;
-      onGroupUnloaded(group);
-      this.groups.delete(groupId);
+  /** The partition is unloaded: every group dies and what waits is answered NOT_COORDINATOR (16). */
+  onUnloaded(): void {
+    for (const group of this.groups.values()) this.onGroupUnloaded(group);
+    this.groups.clear();
+  }
+
+  /** SyncGroup (the group's status was checked by the caller); see ClassicGroupRebalance.syncGroup. */
+  syncGroup(params: SyncGroupParams, callback: (result: SyncGroupResult) => void): void {
+    const group = this.groups.get(params.groupId);
+    if (group === undefined) {
+      callback(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+      return;
     }
-    this.ownedPartitions.delete(partition);
+    this.rebalance.syncGroup(group, params, callback);
+  }
+
+  /** A member's session restarts (a request from it arrived). */
+  rescheduleSession(group: GroupMetadata, member: MemberMetadata): void {
+    this.rebalance.scheduleHeartbeatExpiration(group, member, member.sessionTimeoutMs);
+  }
+
+  validateCurrentMember(group: GroupMetadata, memberId: string, groupInstanceId: string | null): number | null {
+    return validateCurrentMember(group, memberId, groupInstanceId, this.logger);
   }
 
   /**
-   * Removes offsets chosen by `selector` from each group, kills groups left Empty without
-   * offsets, and writes the tombstones (offsets; the group key for dead groups of generation >
-   * 0). Like Kafka the write is not awaited: a lost tombstone is written again on the next pass.
-   * Returns the number of offsets removed.
+   * JoinGroup (the group's status was checked by the caller). Calls back at once on errors
+   * (INVALID_SESSION_TIMEOUT 26, UNKNOWN_MEMBER_ID 25, INCONSISTENT_GROUP_PROTOCOL 23,
+   * MEMBER_ID_REQUIRED 79, FENCED_INSTANCE_ID 82, GROUP_MAX_SIZE_REACHED 81,
+   * COORDINATOR_NOT_AVAILABLE 15), else when the join phase completes.
    */
-  cleanupGroupMetadata(groups: Iterable<GroupMetadata>, selector: (group: GroupMetadata) => TopicPartitionOffset[]): number {
-    let offsetsRemoved = 0;
-    const nowMs = this.scheduler.nowMs();
-    for (const group of groups) {
-      const removed = selector(group);
-      if (group.is(GroupState.Empty) && !group.hasOffsets) {
-        group.transitionTo(GroupState.Dead, nowMs);
-        this.logger?.info({ groupId: group.groupId, generationId: group.generationId }, 'group transitioned to Dead');
-      }
-      const tombstones: OffsetsTopicRecord[] = removed.map((entry) => ({
-        key: offsetCommitKey(group.groupId, entry.topic, entry.partition),
-        value: null,
-      }));
-      if (group.is(GroupState.Dead) && this.groups.get(group.groupId) === group) {
-        this.groups.delete(group.groupId);
-        this.onGroupRemoved(group);
-        if (group.generationId > 0) tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
-      }
-      offsetsRemoved += removed.length;
-      const partition = this.partitionFor(group.groupId);
-      if (tombstones.length > 0 && this.ownedPartitions.has(partition)) {
-        this.append(partition, tombstones, (errorCode) => {
-          if (errorCode !== ErrorCode.NONE) {
-            this.logger?.warn({ groupId: group.groupId, errorCode }, 'failed to append tombstones; they are retried on the next cleanup');
-          }
-        });
-      }
+  joinGroup(params: JoinGroupParams, callback: (result: JoinGroupResult) => void): void {
+    if (params.sessionTimeoutMs < this.config.groupMinSessionTimeoutMs || params.sessionTimeoutMs > this.config.groupMaxSessionTimeoutMs) {
+      callback(joinError(params.memberId, ErrorCode.INVALID_SESSION_TIMEOUT));
+      return;
     }
-    return offsetsRemoved;
+    const isUnknownMember = params.memberId === '';
+    // A group is created only by a member without id; a member id for a group we do not know is stale.
+    const group = this.getOrMaybeCreateGroup(params.groupId, isUnknownMember);
+    if (group === undefined) {
+      callback(joinError(params.memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+      return;
+    }
+    if (!this.acceptJoiningMember(group, params.memberId)) {
+      const member = group.members.get(params.memberId);
+      if (member !== undefined) {
+        group.maybeInvokeJoinCallback(member, joinError(params.memberId, ErrorCode.GROUP_MAX_SIZE_REACHED));
+        this.rebalance.removeHeartbeatForLeavingMember(member);
+      }
+      group.remove(params.memberId);
+      callback(joinError('', ErrorCode.GROUP_MAX_SIZE_REACHED));
+    } else if (isUnknownMember) {
+      this.doNewMemberJoinGroup(group, params, callback);
+    } else {
+      this.doCurrentMemberJoinGroup(group, params, callback);
+    }
+    if (group.is(GroupState.PreparingRebalance)) this.rebalance.tryCompleteJoin(group);
   }
 
-  /** Expires offsets per offsets.retention.minutes across all groups (Kafka's periodic cleanup). */
-  cleanupExpiredOffsets(): number {
-    const nowMs = this.scheduler.nowMs();
-    const retentionMs = this.config.offsetsRetentionMinutes * 60_000;
-    const removed = this.cleanupGroupMetadata([...this.groups.values()], (group) => group.removeExpiredOffsets(nowMs, retentionMs));
-    if (removed > 0) this.logger?.info({ offsetsRemoved: removed }, 'removed expired offsets');
-    return removed;
+  private acceptJoiningMember(group: GroupMetadata, memberId: string): boolean {
+    switch (group.state) {
+      case GroupState.Empty:
+      case GroupState.Dead:
+        return true;
+      case GroupState.PreparingRebalance:
+        // Counting members already waiting (not the size) kicks out the last re-joiners when
+        // group.max.size was lowered.
+        return (group.has(memberId) && group.get(memberId).isAwaitingJoin) || group.numAwaitingJoin < this.config.groupMaxSize;
+      case GroupState.CompletingRebalance:
+      case GroupState.Stable:
+        return group.has(memberId) || group.size < this.config.groupMaxSize;
+    }
+  }
+
+  private doNewMemberJoinGroup(group: GroupMetadata, params: JoinGroupParams, callback: (result: JoinGroupResult) => void): void {
+    if (group.is(GroupState.Dead)) {
+      // Deleted or unloaded under us: the client rediscovers the coordinator and retries.
+      callback(joinError('', ErrorCode.COORDINATOR_NOT_AVAILABLE));
+      return;
+    }
+    if (!group.supportsProtocols(params.protocolType, protocolNames(params.protocols))) {
+      callback(joinError('', ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      return;
+    }
+    const newMemberId = `${params.groupInstanceId ?? params.clientId}-${this.random.uuid()}`;
+    if (params.groupInstanceId !== null) {
+      const oldMemberId = group.currentStaticMemberId(params.groupInstanceId);
+      if (oldMemberId !== null) {
+        this.logger?.info({ groupId: group.groupId, groupInstanceId: params.groupInstanceId, oldMemberId, newMemberId }, 'static member re-joins with a new member id');
+        this.updateStaticMemberAndRebalance(group, oldMemberId, newMemberId, params, callback);
+      } else {
+        this.addMemberAndRebalance(group, params, newMemberId, callback);
+      }
+    } else if (params.requireKnownMemberId) {
+      // KIP-394: hand out the id first so that a client which times out and retries does not
+      // leave a trail of unknown members behind.
+      this.rebalance.addPendingMember(group, newMemberId, params.sessionTimeoutMs);
+      callback(joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED));
+    } else {
+      this.addMemberAndRebalance(group, params, newMemberId, callback);
+    }
+  }
+
+  private doCurrentMemberJoinGroup(group: GroupMetadata, params: JoinGroupParams, callback: (result: JoinGroupResult) => void): void {
+    const memberId = params.memberId;
+    if (group.is(GroupState.Dead)) {
+      callback(joinError(memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+      return;
+    }
+    if (!group.supportsProtocols(params.protocolType, protocolNames(params.protocols))) {
+      callback(joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      return;
+    }
+    if (group.isPendingMember(memberId)) {
+      if (params.groupInstanceId !== null) {
+        // Pending ids are only handed to dynamic members; a static id with one is not ours.
+        callback(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+        return;
+      }
+      this.addMemberAndRebalance(group, params, memberId, callback);
+      return;
+    }
+    const memberError = this.validateCurrentMember(group, memberId, params.groupInstanceId);
+    if (memberError !== null) {
+      callback(joinError(memberId, memberError));
+      return;
+    }
+    const member = group.get(memberId);
+    switch (group.state) {
+      case GroupState.PreparingRebalance:
+        this.updateMemberAndRebalance(group, member, params, callback, 'member joins during PreparingRebalance');
+        return;
+      case GroupState.CompletingRebalance:
+        if (member.matches(params.protocols)) {
+          // The member lost its JoinGroup response: give it this generation again.
+          callback(this.rebalance.joinResultFor(group, member, group.isLeader(memberId)));
+        } else {
+          this.updateMemberAndRebalance(group, member, params, callback, 'member changed its metadata during CompletingRebalance');
+        }
+        return;
+      case GroupState.Stable:
+        if (group.isLeader(memberId)) {
+          // The leader re-joins to have changes it alone sees (e.g. a topic's partition count)
+          // reassigned.
+          this.updateMemberAndRebalance(group, member, params, callback, 'leader re-joins a Stable group');
+        } else if (!member.matches(params.protocols)) {
+          this.updateMemberAndRebalance(group, member, params, callback, 'member changed its metadata (subscription)');
+        } else {
+          callback(this.rebalance.joinResultFor(group, member, false));
+        }
+        return;
+      case GroupState.Empty:
+      case GroupState.Dead:
+        // Unreachable (validateCurrentMember found the member), but answer the client sanely.
+        callback(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+        return;
+    }
+  }
+
+  private addMemberAndRebalance(
+    group: GroupMetadata,
+    params: JoinGroupParams,
+    memberId: string,
+    callback: (result: JoinGroupResult) => void,
+  ): void {
+    const member = new MemberMetadata({
+      memberId,
+      groupInstanceId: params.groupInstanceId,
+      clientId: params.clientId,
+      clientHost: params.clientHost,
+      rebalanceTimeoutMs: params.rebalanceTimeoutMs,
+      sessionTimeoutMs: params.sessionTimeoutMs,
+      protocolType: params.protocolType,
+      supportedProtocols: params.protocols,
+    });
+    member.isNew = true;
+    // A new member during the first rebalance extends the initial delay (KIP-134).
+    if (group.is(GroupState.PreparingRebalance) && group.generationId === 0) group.newMemberAdded = true;
+    this.rebalance.clearPendingMemberTimer(group, memberId);
+    group.add(member, callback);
+    // New members cannot heartbeat before their first JoinGroup response, so they get the
+    // longer new-member timeout instead of their session timeout.
+    this.rebalance.scheduleHeartbeatExpiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS);
+    this.rebalance.maybePrepareRebalance(group, `adding new member ${memberId} with group instance id ${params.groupInstanceId}`);
+  }
+
+  private updateMemberAndRebalance(
+    group: GroupMetadata,
+    member: MemberMetadata,
+    params: JoinGroupParams,
+    callback: (result: JoinGroupResult) => void,
+    reason: string,
+  ): void {
+    this.rebalance.supersedeJoinCallback(group, member);
+    group.updateMember(member, params.protocols, params.rebalanceTimeoutMs, params.sessionTimeoutMs, callback);
+    this.rebalance.maybePrepareRebalance(group, reason);
+  }
+
+  private updateStaticMemberAndRebalance(
+    group: GroupMetadata,
+    oldMemberId: string,
+    newMemberId: string,
+    params: JoinGroupParams,
+    callback: (result: JoinGroupResult) => void,
+  ): void {
+    const currentLeader = group.leaderId ?? '';
+    const groupInstanceId = params.groupInstanceId!;
+    const member = group.replaceStaticMember(groupInstanceId, oldMemberId, newMemberId);
+    // The old id's expiry timer would now find nobody; give the new id a fresh session.
+    this.rebalance.scheduleHeartbeatExpiration(group, member, member.sessionTimeoutMs);
+    const oldProtocols = member.supportedProtocols;
+    const oldRebalanceTimeoutMs = member.rebalanceTimeoutMs;
+    const oldSessionTimeoutMs = member.sessionTimeoutMs;
+    group.updateMember(member, params.protocols, params.rebalanceTimeoutMs, params.sessionTimeoutMs, callback);
+
+    switch (group.state) {
+      case GroupState.Stable: {
+        if (group.protocolName !== group.selectProtocol()) {
+          this.rebalance.maybePrepareRebalance(group, `static member ${newMemberId} changed the protocol the group would select`);
+          return;
+        }
+        // Same protocol: persist the new member id, no rebalance.
+        const assignment = new Map([...group.members.values()].map((m) => [m.memberId, m.assignment] as const));
+        this.rebalance.storeGroup(group, assignment, (errorCode) => {
+          if (errorCode !== ErrorCode.NONE) {
+            // With an asynchronous append the group may have moved on and answered this join already.
+            if (member.awaitingJoinCallback !== callback) return;
+            this.logger?.warn({ groupId: group.groupId, errorCode }, 'failed to persist the new member id of a static member; reverting');
+            group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
+            if (group.has(newMemberId)) {
+              const restored = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId);
+              this.rebalance.scheduleHeartbeatExpiration(group, restored, restored.sessionTimeoutMs);
+            }
+            callback({
+              ...joinError('', errorCode),
+              generationId: group.generationId,
+              protocolType: group.protocolType,
+              protocolName: group.protocolName,
+              leaderId: currentLeader,
+            });
+          } else if (params.supportSkippingAssignment) {
+            const isLeader = group.isLeader(newMemberId);
+            group.maybeInvokeJoinCallback(member, { ...this.rebalance.joinResultFor(group, member, isLeader), skipAssignment: isLeader });
+          } else {
+            // Before JoinGroup v9 the old leader id is returned, so a re-joining static leader
+            // acts as a follower and does not compute an assignment a Stable group would ignore.
+            group.maybeInvokeJoinCallback(member, { ...this.rebalance.joinResultFor(group, member, false), leaderId: currentLeader });
+          }
+        });
+        return;
+      }
+      case GroupState.CompletingRebalance:
+        // The leader may already be assigning to the old member id: rebalance so the new id gets
+        // an assignment.
+        this.rebalance.prepareRebalance(group, `static member ${newMemberId} replaced ${oldMemberId} during CompletingRebalance`);
+        return;
+      case GroupState.PreparingRebalance:
+        return;
+      case GroupState.Empty:
+      case GroupState.Dead:
+        throw new Error(`Group ${group.groupId} is ${group.state} while static member ${groupInstanceId} re-joins`);
+    }
+  }
+
+  /**
+   * Heartbeat: NONE (0), REBALANCE_IN_PROGRESS (27) while PreparingRebalance, or
+   * ILLEGAL_GENERATION (22), UNKNOWN_MEMBER_ID (25), FENCED_INSTANCE_ID (82),
+   * COORDINATOR_NOT_AVAILABLE (15), NOT_COORDINATOR (16), INVALID_GROUP_ID (24).
+   */
+  heartbeat(params: HeartbeatParams): number {
+    const group = this.groups.get(params.groupId);
+    if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const memberError = this.validateCurrentMember(group, params.memberId, params.groupInstanceId);
+    if (memberError !== null) return memberError;
+    if (params.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    const member = group.get(params.memberId);
+    switch (group.state) {
+      case GroupState.Empty:
+        return ErrorCode.UNKNOWN_MEMBER_ID;
+      case GroupState.CompletingRebalance:
+      case GroupState.Stable:
+        // Clients may heartbeat between their JoinGroup response and SyncGroup.
+        this.rebalance.scheduleHeartbeatExpiration(group, member, member.sessionTimeoutMs);
+        return ErrorCode.NONE;
+      case GroupState.PreparingRebalance:
+        this.rebalance.scheduleHeartbeatExpiration(group, member, member.sessionTimeoutMs);
+        return ErrorCode.REBALANCE_IN_PROGRESS;
+      case GroupState.Dead:
+        throw new Error('unreachable');
+    }
+  }
+
+  /**
+   * LeaveGroup for one or more members (by member id, or by group.instance.id with member id ""
+   * for administrative removal of static members). Per-member errors: UNKNOWN_MEMBER_ID (25),
+   * FENCED_INSTANCE_ID (82). Group-level: COORDINATOR_NOT_AVAILABLE (15), NOT_COORDINATOR (16),
+   * INVALID_GROUP_ID (24).
+   */
+  leaveGroup(groupId: string, leavingMembers: readonly LeavingMember[]): LeaveGroupResult {
+    const group = this.groups.get(groupId);
+    const result = (leaving: LeavingMember, errorCode: number): LeaveMemberResult => ({
+      memberId: leaving.memberId,
+      groupInstanceId: leaving.groupInstanceId,
+      errorCode,
+    });
+    if (group === undefined) {
+      return { errorCode: ErrorCode.NONE, members: leavingMembers.map((leaving) => result(leaving, ErrorCode.UNKNOWN_MEMBER_ID)) };
+    }
+    if (group.is(GroupState.Dead)) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    const members = leavingMembers.map((leaving) => {
+      if (leaving.memberId === '') {
+        const currentMemberId = leaving.groupInstanceId === null ? null : group.currentStaticMemberId(leaving.groupInstanceId);
+        if (currentMemberId === null) return result(leaving, ErrorCode.UNKNOWN_MEMBER_ID);
+        this.removeCurrentMemberFromGroup(group, currentMemberId, leaving.reason);
+        return result(leaving, ErrorCode.NONE);
+      }
+      if (group.isPendingMember(leaving.memberId)) {
+        this.rebalance.removePendingMemberAndUpdateGroup(group, leaving.memberId);
+        return result(leaving, ErrorCode.NONE);
+      }
+      const memberError = this.validateCurrentMember(group, leaving.memberId, leaving.groupInstanceId);
+      if (memberError !== null) return result(leaving, memberError);
+      this.removeCurrentMemberFromGroup(group, leaving.memberId, leaving.reason);
+      return result(leaving, ErrorCode.NONE);
+    });
+    return { errorCode: ErrorCode.NONE, members };
+  }
+
+  private removeCurrentMemberFromGroup(group: GroupMetadata, memberId: string, reason: string | null): void {
+    const member = group.get(memberId);
+    this.logger?.info({ groupId: group.groupId, memberId, reason }, 'member left the group');
+    this.rebalance.removeMemberAndUpdateGroup(group, member, `removing member ${memberId} on LeaveGroup; client reason: ${reason ?? 'not provided'}`);
+  }
+
+  /**
+   * DescribeGroups for one group. An unknown group is reported Dead with no error (as Kafka does
+   * up to DescribeGroups v5); status errors come back with state "".
+   */
+  describeGroup(groupId: string): GroupSummary {
+    const group = this.groups.get(groupId);
+    if (group === undefined) {
+      return { errorCode: ErrorCode.NONE, groupId, state: GroupState.Dead, protocolType: '', protocol: '', members: [] };
+    }
+    return group.summary();
+  }
+
+  /**
+   * A topic's partition count changed (CreatePartitions): Stable or CompletingRebalance consumer
+   * groups subscribed to it rebalance so the new partitions get assigned. Returns the group ids
+   * that started rebalancing. (Kafka relies on the group leader noticing; see the file header.)
+   */
+  onTopicPartitionsChanged(topics: Iterable<string>): string[] {
+    const changed = new Set(topics);
+    const rebalanced: string[] = [];
+    for (const group of this.currentGroups()) {
+      if (!group.is(GroupState.Stable) && !group.is(GroupState.CompletingRebalance)) continue;
+      if (![...changed].some((topic) => group.isSubscribedToTopic(topic))) continue;
+      this.rebalance.prepareRebalance(group, `partition count of a subscribed topic changed`);
+      rebalanced.push(group.groupId);
+    }
+    return rebalanced;
+  }
+
+  private onGroupLoaded(group: GroupMetadata): void {
+    if (!group.is(GroupState.Stable) && !group.is(GroupState.Empty)) throw new Error(`Loaded group ${group.groupId} is ${group.state}`);
+    for (const member of group.members.values()) this.rebalance.scheduleHeartbeatExpiration(group, member, member.sessionTimeoutMs);
+    if (group.is(GroupState.Stable) && group.size > this.config.groupMaxSize) {
+      this.rebalance.prepareRebalance(group, `freshly-loaded group is over capacity (${group.size} > group.max.size ${this.config.groupMaxSize})`);
+    }
+  }
+
+  private onGroupUnloaded(group: GroupMetadata): void {
+    this.logger?.info({ groupId: group.groupId, generationId: group.generationId }, 'unloading group metadata');
+    group.transitionTo(GroupState.Dead, this.time.nowMs());
+    this.rebalance.cancelGroupTimers(group);
+    for (const member of [...group.members.values()]) {
+      group.maybeInvokeJoinCallback(member, joinError(member.memberId, ErrorCode.NOT_COORDINATOR));
+      group.maybeInvokeSyncCallback(member, syncError(ErrorCode.NOT_COORDINATOR));
+    }
   }
 
   private groupFromValue(groupId: string, value: GroupMetadataValue): GroupMetadata {
@@ -385,51 +575,8 @@ export class GroupMetadataManager {
     group.subscribedTopics = group.computeSubscribedTopics();
     return group;
   }
-
-  private append(partition: number, records: OffsetsTopicRecord[], callback: (errorCode: number) => void): void {
-    const batch = buildOffsetsBatch(records, this.scheduler.nowMs());
-    const result = this.offsetsTopic.append(partition, batch);
-    if (typeof result === 'number') {
-      callback(result);
-      return;
-    }
-    result.then(callback, (error: unknown) => {
-      this.logger?.error({ err: error, partition }, 'append to __consumer_offsets failed');
-      callback(ErrorCode.UNKNOWN_SERVER_ERROR);
-    });
-  }
 }
 
-/** Kafka's storeGroup mapping of log append errors to coordinator errors. */
-export function mapStoreGroupError(errorCode: number): number {
-  if (errorCode === ErrorCode.REQUEST_TIMED_OUT) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  return mapAppendError(errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
-}
-
-/** Kafka's storeOffsets mapping of log append errors to OffsetCommit errors. */
-export function mapStoreOffsetsError(errorCode: number): number {
-  return mapAppendError(errorCode, ErrorCode.INVALID_COMMIT_OFFSET_SIZE);
-}
-
-/**
- * What storeGroup and storeOffsets share: a missing or under-replicated __consumer_offsets
- * partition is COORDINATOR_NOT_AVAILABLE (retry), a moved or offline one NOT_COORDINATOR (look the
- * coordinator up again), a batch too large `tooLargeErrorCode`; anything else passes through.
- */
-function mapAppendError(errorCode: number, tooLargeErrorCode: number): number {
-  switch (errorCode) {
-    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-    case ErrorCode.NOT_ENOUGH_REPLICAS:
-    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
-      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
-    case ErrorCode.KAFKA_STORAGE_ERROR:
-      return ErrorCode.NOT_COORDINATOR;
-    case ErrorCode.MESSAGE_TOO_LARGE:
-    case ErrorCode.RECORD_LIST_TOO_LARGE:
-    case ErrorCode.INVALID_FETCH_SIZE:
-      return tooLargeErrorCode;
-    default:
-      return errorCode;
-  }
+function protocolNames(protocols: readonly JoinProtocol[]): Set<string> {
+  return new Set(protocols.map((protocol) => protocol.name));
 }

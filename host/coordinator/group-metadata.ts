@@ -6,16 +6,12 @@ import type {
   JoinGroupResult,
   JoinProtocol,
   MemberSummary,
-  OffsetAndMetadata,
   SyncGroupResult,
-  TopicPartitionOffset,
-  TopicPartitionRef,
 } from './coordinator-types.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { assertValidTransition, GroupState } from './group-state.js';
 import type { MemberMetadata } from './member-metadata.js';
-import type { TimerHandle } from './scheduler.js';
-import { TopicPartitionMap } from './topic-partition-map.js';
+import type { TimerHandle } from '../io/environment.js';
 
 const EMPTY_BYTES = new Uint8Array(0);
 
@@ -31,7 +27,7 @@ export interface PendingJoin {
 }
 
 /**
- * A classic consumer group: members, generation, selected protocol, leader, committed offsets,
+ * A classic consumer group: members, generation, selected protocol, leader,
  * and the state of the diagram in group-state.ts (Kafka's GroupMetadata.scala). Pure data plus
  * invariant-keeping mutations; the coordinator drives it and owns the timers stored here.
  */
@@ -54,14 +50,13 @@ export class GroupMetadata {
   private numMembersAwaitingJoin = 0;
   /** protocol name -> number of members supporting it. */
   private readonly supportedProtocols = new Map<string, number>();
+  /** Position in ListGroups: groups are listed in the order they were created or loaded. */
+  creationOrder = 0;
   /** A new member joined during the first rebalance (extends the initial rebalance delay). */
   newMemberAdded = false;
   /** Topics the `consumer` members subscribe to; null when unknown (not a consumer group or undecodable). */
   subscribedTopics: Set<string> | null = null;
 
-  readonly offsets = new TopicPartitionMap<OffsetAndMetadata>();
-  /** Offsets written to the log but not yet acknowledged (OffsetFetch RequireStable answers 88). */
-  private readonly pendingOffsetCommits = new TopicPartitionMap<OffsetAndMetadata>();
 
   pendingJoin: PendingJoin | null = null;
   pendingSyncTimer: TimerHandle | null = null;
@@ -405,106 +400,6 @@ export class GroupMetadata {
 
   overview(): GroupOverview {
     return { groupId: this.groupId, protocolType: this.protocolType ?? '', state: this.currentState };
-  }
-
-  // ---- offsets -------------------------------------------------------------------------------
-
-  offset(topic: string, partition: number): OffsetAndMetadata | undefined {
-    return this.offsets.get(topic, partition);
-  }
-
-  get hasOffsets(): boolean {
-    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0;
-  }
-
-  hasPendingOffsetCommit(topic: string, partition: number): boolean {
-    return this.pendingOffsetCommits.has(topic, partition);
-  }
-
-  /** Offsets restored from __consumer_offsets. */
-  initializeOffsets(offsets: Iterable<TopicPartitionOffset>): void {
-    for (const { topic, partition, offsetAndMetadata } of offsets) this.offsets.set(topic, partition, offsetAndMetadata);
-  }
-
-  /** Stages commits whose records are being appended. */
-  prepareOffsetCommit(offsets: readonly TopicPartitionOffset[]): void {
-    for (const { topic, partition, offsetAndMetadata } of offsets) {
-      this.pendingOffsetCommits.set(topic, partition, offsetAndMetadata);
-    }
-  }
-
-  /**
-   * The append of a commit succeeded: it becomes the committed offset unless the partition's
-   * offset was deleted meanwhile (Kafka's onOffsetCommitAppend).
-   */
-  onOffsetCommitAppend(topic: string, partition: number, offsetAndMetadata: OffsetAndMetadata): void {
-    const staged = this.pendingOffsetCommits.get(topic, partition);
-    if (staged === undefined) return;
-    this.offsets.set(topic, partition, offsetAndMetadata);
-    if (staged === offsetAndMetadata) this.pendingOffsetCommits.delete(topic, partition);
-  }
-
-  /** The append of a commit failed: unstage it unless a later commit replaced it. */
-  failPendingOffsetWrite(topic: string, partition: number, offsetAndMetadata: OffsetAndMetadata): void {
-    if (this.pendingOffsetCommits.get(topic, partition) === offsetAndMetadata) {
-      this.pendingOffsetCommits.delete(topic, partition);
-    }
-  }
-
-  /** Removes the offsets of `partitions` (and staged commits for them); returns those that existed. */
-  removeOffsets(partitions: readonly TopicPartitionRef[]): TopicPartitionOffset[] {
-    const removed: TopicPartitionOffset[] = [];
-    for (const { topic, partition } of partitions) {
-      this.pendingOffsetCommits.delete(topic, partition);
-      const offsetAndMetadata = this.offsets.get(topic, partition);
-      if (offsetAndMetadata !== undefined) {
-        this.offsets.delete(topic, partition);
-        removed.push({ topic, partition, offsetAndMetadata });
-      }
-    }
-    return removed;
-  }
-
-  removeAllOffsets(): TopicPartitionOffset[] {
-    return this.removeOffsets([...this.offsets.entries()].map(([topic, partition]) => ({ topic, partition })));
-  }
-
-  /**
-   * Removes and returns the offsets that expired at `nowMs` (Kafka 2.1+ semantics, KIP-211):
-   * - Empty group with a protocol type: `retentionMs` after the group became Empty (or after the
-   *   commit when that time is unknown);
-   * - Stable `consumer` group with known subscriptions: offsets of topics nobody subscribes to,
-   *   `retentionMs` after their commit;
-   * - group used only for offset storage (no protocol type): `retentionMs` after the commit;
-   * - offsets committed with an explicit retention (OffsetCommit v2-v4) expire at their
-   *   expireTimestamp instead.
-   * Offsets with a commit in flight never expire.
-   */
-  removeExpiredOffsets(nowMs: number, retentionMs: number): TopicPartitionOffset[] {
-    const expired = (baseTimestamp: (offset: OffsetAndMetadata) => number, subscribed: ReadonlySet<string>) => {
-      const result: TopicPartitionRef[] = [];
-      for (const [topic, partition, offsetAndMetadata] of this.offsets.entries()) {
-        if (subscribed.has(topic) || this.pendingOffsetCommits.has(topic, partition)) continue;
-        const isExpired = offsetAndMetadata.expireTimestampMs === null
-          ? nowMs - baseTimestamp(offsetAndMetadata) >= retentionMs
-          : nowMs >= offsetAndMetadata.expireTimestampMs;
-        if (isExpired) result.push({ topic, partition });
-      }
-      return result;
-    };
-    const none = new Set<string>();
-    let partitions: TopicPartitionRef[];
-    if (this.protocolType !== null && this.is(GroupState.Empty)) {
-      const becameEmptyMs = this.currentStateTimestampMs;
-      partitions = expired((offset) => becameEmptyMs ?? offset.commitTimestampMs, none);
-    } else if (this.protocolType === CONSUMER_PROTOCOL_TYPE && this.subscribedTopics !== null && this.is(GroupState.Stable)) {
-      partitions = expired((offset) => offset.commitTimestampMs, this.subscribedTopics);
-    } else if (this.protocolType === null) {
-      partitions = expired((offset) => offset.commitTimestampMs, none);
-    } else {
-      partitions = [];
-    }
-    return this.removeOffsets(partitions);
   }
 
   private incSupportedProtocols(member: MemberMetadata): void {

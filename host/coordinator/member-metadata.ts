@@ -1,5 +1,5 @@
 import type { JoinGroupResult, JoinProtocol, SyncGroupResult } from './coordinator-types.js';
-import type { TimerHandle } from './scheduler.js';
+import type { TimerHandle } from '../io/environment.js';
 
 const EMPTY_BYTES = new Uint8Array(0);
 

@@ -28,7 +28,7 @@ function setup(partitionExists?: (topic: string, partition: number) => boolean):
   const scheduler = new ManualScheduler();
   const offsetsTopic = new InMemoryOffsetsTopic();
   let next = 0;
-  const coordinator = new GroupCoordinator({ scheduler, offsetsTopic, memberIdSuffix: () => `m${++next}`, partitionExists });
+  const coordinator = new GroupCoordinator({ time: scheduler, offsetsTopic, random: { uuid: () => `m${++next}` }, partitionExists });
   coordinator.startup();
   coordinator.loadAllPartitions();
   return { scheduler, offsetsTopic, coordinator };
@@ -217,7 +217,7 @@ describe('GroupCoordinator OffsetCommit and OffsetFetch versions', () => {
       memberId: member.memberId,
       topics: [{ name: 'topic', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, commitTimestamp: 12_345, committedMetadata: 'x' }] }],
     }), context(1));
-    expect(s.coordinator.classic.group('group')!.offset('topic', 0)!.commitTimestampMs).toBe(12_345);
+    expect(s.coordinator.classic.committedOffset('group', 'topic', 0)!.commitTimestampMs).toBe(12_345);
   });
 
   it('answers UNKNOWN_TOPIC_OR_PARTITION for partitions the broker does not have', async () => {

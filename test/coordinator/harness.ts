@@ -18,9 +18,9 @@ export function newHarness(config: Partial<GroupCoordinatorConfig> = {}, offsets
   let nextMember = 0;
   const coordinator = new ClassicGroupCoordinator({
     offsetsTopic,
-    scheduler,
+    time: scheduler,
     config,
-    memberIdSuffix: () => `m${++nextMember}`,
+    random: { uuid: () => `m${++nextMember}` },
   });
   coordinator.startup();
   coordinator.loadAllPartitions();

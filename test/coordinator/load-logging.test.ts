@@ -24,7 +24,7 @@ describe('loading __consumer_offsets', () => {
     const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
     const restarted = new ClassicGroupCoordinator({
       offsetsTopic: h.offsetsTopic,
-      scheduler: new ManualScheduler(h.scheduler.nowMs()),
+      time: new ManualScheduler(h.scheduler.nowMs()),
       config: { offsetsTopicNumPartitions: 50 },
       logger,
     });

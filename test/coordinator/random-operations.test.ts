@@ -148,10 +148,10 @@ describe('random sequences of group operations', () => {
         const h = newHarness();
         let before: unknown = null;
         await run(h, operations, () => {
-          before = h.coordinator.groupManager.getOffsets('g', false, null);
+          before = h.coordinator.fetchOffsets('g', false, null).partitions;
         });
         const after = newHarness({}, h.offsetsTopic);
-        expect(after.coordinator.groupManager.getOffsets('g', false, null)).toEqual(before);
+        expect(after.coordinator.fetchOffsets('g', false, null).partitions).toEqual(before);
       }),
       { numRuns: 50 },
     );
