@@ -29,6 +29,7 @@ import { brokerLogConfigDefaults, toLogConfig } from './config/topic-config.js';
 import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { SystemScheduler } from './coordinator/scheduler.js';
+import { CryptoRandom } from './io/random.js';
 import { NodeDisk } from './io/disk.js';
 import { lockLogDirs } from './log/log-dir-lock.js';
 import { LogManager } from './log/log-manager.js';
@@ -189,6 +190,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       logger: componentLogger(rootLogger, 'group-coordinator'),
     }),
     time: scheduler,
+    random: new CryptoRandom(),
     config: {
       groupMinSessionTimeoutMs: config.groupMinSessionTimeoutMs,
       groupMaxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,

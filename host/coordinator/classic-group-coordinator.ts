@@ -17,7 +17,6 @@
  * consumers that use Kafka only to store offsets). Offsets of an Empty group expire
  * offsets.retention.minutes after it became Empty (KIP-211).
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RandomSource, Time, TimerHandle } from '../io/environment.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -62,7 +61,7 @@ export interface ClassicGroupCoordinatorOptions {
   /** Wall-clock time (commit timestamps, state timestamps) and the timers of sessions, rebalances and expiry. */
   time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
   /** The random part of new member ids (Kafka: a UUID); seeded in tests and the simulator. */
-  random?: Pick<RandomSource, 'uuid'>;
+  random: Pick<RandomSource, 'uuid'>;
   config?: Partial<GroupCoordinatorConfig>;
   logger?: Logger;
 }
@@ -82,8 +81,7 @@ export class ClassicGroupCoordinator {
     this.config = Object.freeze({ ...defaultGroupCoordinatorConfig, ...options.config });
     this.time = options.time;
     this.logger = options.logger ?? null;
-    // TODO(env): the broker hands in its Environment's random source once io/ has one.
-    const random = options.random ?? { uuid: randomUUID };
+    const random = options.random;
     this.runtime = new CoordinatorRuntime({
       log: options.offsetsTopic,
       time: options.time,

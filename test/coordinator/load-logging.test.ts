@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClassicGroupCoordinator } from '../../host/coordinator/classic-group-coordinator.js';
 import { ManualScheduler } from '../../host/coordinator/scheduler.js';
+import { SeededRandom } from '../../host/io/random.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { newHarness } from './harness.js';
@@ -25,6 +26,7 @@ describe('loading __consumer_offsets', () => {
     const restarted = new ClassicGroupCoordinator({
       offsetsTopic: h.offsetsTopic,
       time: new ManualScheduler(h.scheduler.nowMs()),
+      random: new SeededRandom(1),
       config: { offsetsTopicNumPartitions: 50 },
       logger,
     });
