@@ -52,6 +52,7 @@ export class ClassicGroupRebalance {
     private readonly logger: Logger | null,
   ) {}
 
+  /** Remembers a member id handed out with MEMBER_ID_REQUIRED; forgotten after `sessionTimeoutMs` (ms) if it never joins. */
   addPendingMember(group: GroupMetadata, memberId: string, sessionTimeoutMs: number): void {
     group.addPendingMember(memberId);
     this.clearPendingMemberTimer(group, memberId);
@@ -63,6 +64,7 @@ export class ClassicGroupRebalance {
     }, sessionTimeoutMs));
   }
 
+  /** Cancels the expiry of a pending member id (it joined, left, or the group died). */
   clearPendingMemberTimer(group: GroupMetadata, memberId: string): void {
     const timer = group.pendingMemberTimers.get(memberId);
     if (timer === undefined) return;
@@ -70,6 +72,7 @@ export class ClassicGroupRebalance {
     group.pendingMemberTimers.delete(memberId);
   }
 
+  /** Forgets a pending member id; a join phase that only waited for it completes. */
   removePendingMemberAndUpdateGroup(group: GroupMetadata, memberId: string): void {
     group.remove(memberId);
     this.clearPendingMemberTimer(group, memberId);
@@ -86,10 +89,16 @@ export class ClassicGroupRebalance {
 
   // ---- rebalance machinery ---------------------------------------------------------------------
 
+  /** Starts a rebalance unless one is already in its join phase (or the group is Dead). */
   maybePrepareRebalance(group: GroupMetadata, reason: string): void {
     if (group.canRebalance) this.prepareRebalance(group, reason);
   }
 
+  /**
+   * Moves the group to PreparingRebalance and arms the join phase's end: the initial delay for an
+   * Empty group, else the largest rebalance timeout (completing at once when everyone is in).
+   * A bug (throws) when a join phase is already pending.
+   */
   prepareRebalance(group: GroupMetadata, reason: string): void {
     if (group.is(GroupState.CompletingRebalance)) this.resetAndPropagateAssignmentError(group, ErrorCode.REBALANCE_IN_PROGRESS);
     this.removeSyncExpiration(group);
@@ -235,6 +244,7 @@ export class ClassicGroupRebalance {
 
   // ---- heartbeats and session expiry -------------------------------------------------------------
 
+  /** (Re)starts a member's session: it is removed after `timeoutMs` (ms) without a request. */
   scheduleHeartbeatExpiration(group: GroupMetadata, member: MemberMetadata, timeoutMs: number): void {
     if (member.heartbeatTimer !== null) this.timer.cancel(member.heartbeatTimer);
     const memberId = member.memberId;
@@ -244,6 +254,7 @@ export class ClassicGroupRebalance {
     }, timeoutMs);
   }
 
+  /** Cancels a member's session expiry. */
   removeHeartbeatForLeavingMember(member: MemberMetadata): void {
     if (member.heartbeatTimer === null) return;
     this.timer.cancel(member.heartbeatTimer);
@@ -259,6 +270,7 @@ export class ClassicGroupRebalance {
     this.removeMemberAndUpdateGroup(group, member, `removing member ${memberId} on heartbeat expiration`);
   }
 
+  /** Removes a member (answering what it waits for with UNKNOWN_MEMBER_ID) and rebalances what remains. */
   removeMemberAndUpdateGroup(group: GroupMetadata, member: MemberMetadata, reason: string): void {
     // A new member may time out with its JoinGroup pending: answer it so the client re-joins.
     group.maybeInvokeJoinCallback(member, joinError('', ErrorCode.UNKNOWN_MEMBER_ID));
@@ -394,6 +406,7 @@ export class ClassicGroupRebalance {
     this.writes.append([{ key: groupMetadataKey(group.groupId), value }], (errorCode) => callback(mapStoreGroupError(errorCode)));
   }
 
+  /** Cancels every timer of a group (it dies or is unloaded). */
   cancelGroupTimers(group: GroupMetadata): void {
     if (group.pendingJoin !== null) {
       this.timer.cancel(group.pendingJoin.timer);
@@ -405,6 +418,7 @@ export class ClassicGroupRebalance {
   }
 
 
+  /** A successful JoinGroup answer for `member` in the current generation; the members' metadata only for the leader. */
   joinResultFor(group: GroupMetadata, member: MemberMetadata, includeMembers: boolean): JoinGroupResult {
     return {
       errorCode: ErrorCode.NONE,

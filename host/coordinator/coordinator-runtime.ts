@@ -80,6 +80,7 @@ export class CoordinatorWriteQueue {
     return { response, writes: this.drain() };
   }
 
+  /** Takes every queued write, oldest first. */
   drain(): CoordinatorWrite[] {
     const writes = this.queued;
     this.queued = [];
@@ -117,6 +118,7 @@ export interface CoordinatorShard {
 export interface CoordinatorRuntimeOptions<S extends CoordinatorShard> {
   log: CoordinatorLog;
   time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
+  /** Builds the empty shard of one partition (its records are replayed into it next). */
   buildShard(context: CoordinatorShardContext): S;
   logger?: Logger | null;
 }
@@ -148,6 +150,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard> {
     return this.shards.get(partition)?.shard;
   }
 
+  /** Whether this broker coordinates `partition` now. */
   isLoaded(partition: number): boolean {
     return this.shards.has(partition);
   }

@@ -73,6 +73,7 @@ export class GroupCoordinatorShard implements CoordinatorShard {
     return value !== null && this.groups.replay(key.group, value);
   }
 
+  /** Restores the groups' sessions and counts what the load found ({@link loadCounts}). */
   onLoaded(): void {
     const groupIdsWithOffsets = this.offsets.groupIdsWithOffsets();
     this.loadCounts.groupsLoaded = this.groups.onLoaded(groupIdsWithOffsets);
@@ -81,6 +82,7 @@ export class GroupCoordinatorShard implements CoordinatorShard {
     this.loadCounts.offsetsLoaded = offsetsLoaded;
   }
 
+  /** Every group dies; what its members wait for is answered NOT_COORDINATOR (16). */
   onUnloaded(): void {
     this.groups.onUnloaded();
   }

@@ -102,6 +102,7 @@ export class GroupMetadataManager {
     this.rebalance = new ClassicGroupRebalance(config, context.time, context.timer, context.writes, logger);
   }
 
+  /** The cached group, Dead or not; undefined when unknown. */
   getGroup(groupId: string): GroupMetadata | undefined {
     return this.groups.get(groupId);
   }
@@ -190,6 +191,7 @@ export class GroupMetadataManager {
     this.rebalance.scheduleHeartbeatExpiration(group, member, member.sessionTimeoutMs);
   }
 
+  /** See {@link validateCurrentMember}: UNKNOWN_MEMBER_ID (25), FENCED_INSTANCE_ID (82) or null. */
   validateCurrentMember(group: GroupMetadata, memberId: string, groupInstanceId: string | null): number | null {
     return validateCurrentMember(group, memberId, groupInstanceId, this.logger);
   }

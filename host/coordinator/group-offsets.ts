@@ -15,6 +15,7 @@ export class GroupOffsets {
   /** Offsets written to the log but not yet acknowledged (OffsetFetch RequireStable answers 88). */
   private readonly pendingOffsetCommits = new TopicPartitionMap<OffsetAndMetadata>();
 
+  /** The committed offset of a partition; undefined when none. */
   offset(topic: string, partition: number): OffsetAndMetadata | undefined {
     return this.offsets.get(topic, partition);
   }
@@ -23,6 +24,7 @@ export class GroupOffsets {
     return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0;
   }
 
+  /** A commit of this partition is being appended. */
   hasPendingOffsetCommit(topic: string, partition: number): boolean {
     return this.pendingOffsetCommits.has(topic, partition);
   }
@@ -81,6 +83,7 @@ export class GroupOffsets {
     return removed;
   }
 
+  /** Removes every committed offset (and the staged commits of those partitions); returns them. */
   removeAllOffsets(): TopicPartitionOffset[] {
     return this.removeOffsets([...this.offsets.entries()].map(([topic, partition]) => ({ topic, partition })));
   }

@@ -65,6 +65,7 @@ export class OffsetMetadataManager {
     return [...this.offsetsByGroup].filter(([, offsets]) => offsets.hasOffsets).map(([groupId]) => groupId);
   }
 
+  /** Whether the group has committed offsets or commits in flight (an Empty group with none dies). */
   hasOffsets(groupId: string): boolean {
     return this.offsetsByGroup.get(groupId)?.hasOffsets ?? false;
   }
@@ -240,6 +241,7 @@ export class OffsetMetadataManager {
     return this.offsetsByGroup.get(groupId)?.removeOffsets(partitions) ?? [];
   }
 
+  /** Removes every committed offset of the group (DeleteGroups); returns them. */
   removeAllOffsets(groupId: string): TopicPartitionOffset[] {
     return this.removeOffsets(groupId, this.committedPartitions(groupId));
   }
