@@ -180,10 +180,7 @@ export class ClassicGroupCoordinator {
   joinGroup(params: JoinGroupParams): Promise<JoinGroupResult> {
     const statusError = this.validateGroupStatus(params.groupId, 'join');
     if (statusError !== null) return Promise.resolve(joinError(params.memberId, statusError));
-    return this.write(params.groupId, (shard) => {
-      const response = new Promise<JoinGroupResult>((resolve) => shard.groups.joinGroup(params, resolve));
-      return response;
-    });
+    return this.write(params.groupId, (shard) => shard.groups.joinGroup(params));
   }
 
   /** SyncGroup; see ClassicGroupRebalance.syncGroup for the errors. */
@@ -194,7 +191,7 @@ export class ClassicGroupCoordinator {
       // clients do not know COORDINATOR_LOAD_IN_PROGRESS here).
       return Promise.resolve(syncError(statusError === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? ErrorCode.REBALANCE_IN_PROGRESS : statusError));
     }
-    return this.write(params.groupId, (shard) => new Promise<SyncGroupResult>((resolve) => shard.groups.syncGroup(params, resolve)));
+    return this.write(params.groupId, (shard) => shard.groups.syncGroup(params));
   }
 
   /**
@@ -231,7 +228,7 @@ export class ClassicGroupCoordinator {
     if (statusError !== null) {
       return Promise.resolve(params.offsets.map((entry) => ({ topic: entry.topic, partition: entry.partition, errorCode: statusError })));
     }
-    return this.write(params.groupId, (shard) => new Promise<TopicPartitionError[]>((resolve) => shard.offsets.commitOffsets(params, resolve)));
+    return this.write(params.groupId, (shard) => shard.offsets.commitOffsets(params));
   }
 
   /**
@@ -298,7 +295,7 @@ export class ClassicGroupCoordinator {
       byPartition.set(partition, [...(byPartition.get(partition) ?? []), groupId]);
     }
     for (const [partition, ids] of byPartition) {
-      const results = this.runtime.write(partition, (shard) => this.result(shard, shard.deleteGroups(ids)));
+      const results = this.runtime.write(partition, (shard) => shard.deleteGroups(ids));
       for (const [groupId, errorCode] of results) errors.set(groupId, errorCode);
     }
     return [...errors].map(([groupId, errorCode]) => ({ groupId, errorCode }));
@@ -314,18 +311,18 @@ export class ClassicGroupCoordinator {
    */
   onTopicPartitionsChanged(topics: Iterable<string>): string[] {
     const changed = [...topics];
-    return this.runtime.writeAll((shard) => this.result(shard, shard.groups.onTopicPartitionsChanged(changed))).flat();
+    return this.runtime.writeAll((shard) => shard.groups.onTopicPartitionsChanged(changed)).flat();
   }
 
   /** Topics were deleted: their committed offsets go from every group (Kafka's handleDeletedPartitions). */
   onTopicsDeleted(topics: Iterable<string>): number {
     const deleted = new Set(topics);
-    return this.runtime.writeAll((shard) => this.result(shard, shard.onTopicsDeleted(deleted))).reduce((sum, n) => sum + n, 0);
+    return this.runtime.writeAll((shard) => shard.onTopicsDeleted(deleted)).reduce((sum, n) => sum + n, 0);
   }
 
   /** Runs the offset expiry now (it also runs every offsets.retention.check.interval.ms). */
   cleanupExpiredOffsets(): number {
-    const removed = this.runtime.writeAll((shard) => this.result(shard, shard.cleanupExpiredOffsets())).reduce((sum, n) => sum + n, 0);
+    const removed = this.runtime.writeAll((shard) => shard.cleanupExpiredOffsets()).reduce((sum, n) => sum + n, 0);
     if (removed > 0) this.logger?.info({ offsetsRemoved: removed }, 'removed expired offsets');
     return removed;
   }
@@ -333,13 +330,8 @@ export class ClassicGroupCoordinator {
   // ---- shared ----------------------------------------------------------------------------------
 
   /** Runs an operation on the shard of `groupId` (loaded: checked by validateGroupStatus). */
-  private write<T>(groupId: string, operation: (shard: GroupCoordinatorShard) => T): T {
-    return this.runtime.write(this.partitionFor(groupId), (shard) => this.result(shard, operation(shard)));
-  }
-
-  /** The operation's response with the records its shard queued (the CoordinatorResult). */
-  private result<T>(shard: GroupCoordinatorShard, response: T): CoordinatorResult<T> {
-    return shard.writes.result(response);
+  private write<T>(groupId: string, operation: (shard: GroupCoordinatorShard) => CoordinatorResult<T>): T {
+    return this.runtime.write(this.partitionFor(groupId), operation);
   }
 
   private validateGroupStatus(groupId: string, api: ApiKind): number | null {

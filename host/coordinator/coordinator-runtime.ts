@@ -75,7 +75,11 @@ export class CoordinatorWriteQueue {
     if (records.length > 0) this.queued.push({ records, onAppended });
   }
 
-  /** The operation's result: `response` and every write queued since the last drain. */
+  /**
+   * The operation's result: `response` and every write queued since the last drain. Called once,
+   * by an operation's entry point; timer tasks and append completions only {@link append}
+   * (the runtime drains after them), since a result built and dropped would lose its writes.
+   */
   result<T>(response: T): CoordinatorResult<T> {
     return { response, writes: this.drain() };
   }

@@ -16,7 +16,7 @@ import {
   readGroupMetadataValue,
   readOffsetCommitValue,
 } from './coordinator-records.js';
-import type { CoordinatorRecord, CoordinatorShard, CoordinatorShardContext, CoordinatorWriteQueue } from './coordinator-runtime.js';
+import type { CoordinatorRecord, CoordinatorResult, CoordinatorShard, CoordinatorShardContext, CoordinatorWriteQueue } from './coordinator-runtime.js';
 import type { OffsetDeleteResult, TopicPartitionError, TopicPartitionOffset, TopicPartitionRef } from './coordinator-types.js';
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
 import type { GroupMetadata } from './group-metadata.js';
@@ -120,12 +120,17 @@ export class GroupCoordinatorShard implements CoordinatorShard {
     return offsetsRemoved;
   }
 
+  /** OffsetDelete as an operation: the answer and the tombstones. */
+  deleteOffsets(groupId: string, partitions: readonly TopicPartitionRef[]): CoordinatorResult<OffsetDeleteResult> {
+    return this.writes.result(this.handleDeleteOffsets(groupId, partitions));
+  }
+
   /**
    * OffsetDelete on a group of this shard (its status checked by the caller). Group-level
    * errors: GROUP_ID_NOT_FOUND (69), NON_EMPTY_GROUP (68); per partition NONE or
    * GROUP_SUBSCRIBED_TO_TOPIC (86), in request order.
    */
-  deleteOffsets(groupId: string, partitions: readonly TopicPartitionRef[]): OffsetDeleteResult {
+  private handleDeleteOffsets(groupId: string, partitions: readonly TopicPartitionRef[]): OffsetDeleteResult {
     const group = this.groups.getGroup(groupId);
     if (group === undefined || group.is(GroupState.Dead)) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, partitions: [] };
     const { errorCode, eligible, refused } = this.offsets.deletableOffsets(group, partitions);
@@ -141,11 +146,16 @@ export class GroupCoordinatorShard implements CoordinatorShard {
     return { errorCode: ErrorCode.NONE, partitions: results };
   }
 
+  /** DeleteGroups as an operation: error per group id and the tombstones. */
+  deleteGroups(groupIds: readonly string[]): CoordinatorResult<Map<string, number>> {
+    return this.writes.result(this.handleDeleteGroups(groupIds));
+  }
+
   /**
    * DeleteGroups for groups of this shard: Empty groups die with their offsets (tombstones
    * written); others NON_EMPTY_GROUP (68), unknown ones GROUP_ID_NOT_FOUND (69).
    */
-  deleteGroups(groupIds: readonly string[]): Map<string, number> {
+  private handleDeleteGroups(groupIds: readonly string[]): Map<string, number> {
     const errors = new Map<string, number>();
     const eligible: GroupMetadata[] = [];
     const nowMs = this.context.time.nowMs();
@@ -168,13 +178,23 @@ export class GroupCoordinatorShard implements CoordinatorShard {
     return errors;
   }
 
+  /** Deleted topics as an operation: offsets removed and their tombstones. */
+  onTopicsDeleted(topics: ReadonlySet<string>): CoordinatorResult<number> {
+    return this.writes.result(this.handleTopicsDeleted(topics));
+  }
+
   /** Topics were deleted: their committed offsets go from every group (Kafka's handleDeletedPartitions). */
-  onTopicsDeleted(topics: ReadonlySet<string>): number {
+  private handleTopicsDeleted(topics: ReadonlySet<string>): number {
     return this.cleanupGroupMetadata(this.groups.currentGroups(), (group) => this.offsets.removeOffsetsOfTopics(group.groupId, topics));
   }
 
+  /** Offset expiry as an operation: offsets removed and their tombstones. */
+  cleanupExpiredOffsets(): CoordinatorResult<number> {
+    return this.writes.result(this.handleCleanupExpiredOffsets());
+  }
+
   /** Expires offsets per offsets.retention.minutes (Kafka's periodic cleanup). */
-  cleanupExpiredOffsets(): number {
+  private handleCleanupExpiredOffsets(): number {
     const nowMs = this.context.time.nowMs();
     return this.cleanupGroupMetadata(this.groups.allGroups(), (group) => this.offsets.removeExpiredOffsets(group, nowMs));
   }

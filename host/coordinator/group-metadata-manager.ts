@@ -43,7 +43,7 @@ import type { RandomSource } from '../io/environment.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { GroupMetadataValue } from '../protocol/generated/group-metadata-value.js';
 import { ClassicGroupRebalance, validateCurrentMember, type SyncGroupParams } from './classic-group-rebalance.js';
-import type { CoordinatorShardContext } from './coordinator-runtime.js';
+import type { CoordinatorResult, CoordinatorShardContext } from './coordinator-runtime.js';
 import type {
   GroupSummary,
   JoinGroupResult,
@@ -176,8 +176,14 @@ export class GroupMetadataManager {
     this.groups.clear();
   }
 
+  /** SyncGroup as an operation: the answer (resolved once the assignment is appended) and the records. */
+  syncGroup(params: SyncGroupParams): CoordinatorResult<Promise<SyncGroupResult>> {
+    const response = new Promise<SyncGroupResult>((resolve) => this.handleSyncGroup(params, resolve));
+    return this.context.writes.result(response);
+  }
+
   /** SyncGroup (the group's status was checked by the caller); see ClassicGroupRebalance.syncGroup. */
-  syncGroup(params: SyncGroupParams, callback: (result: SyncGroupResult) => void): void {
+  private handleSyncGroup(params: SyncGroupParams, callback: (result: SyncGroupResult) => void): void {
     const group = this.groups.get(params.groupId);
     if (group === undefined) {
       callback(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
@@ -196,13 +202,19 @@ export class GroupMetadataManager {
     return validateCurrentMember(group, memberId, groupInstanceId, this.logger);
   }
 
+  /** JoinGroup as an operation: the answer (resolved when the join phase ends) and the records. */
+  joinGroup(params: JoinGroupParams): CoordinatorResult<Promise<JoinGroupResult>> {
+    const response = new Promise<JoinGroupResult>((resolve) => this.handleJoinGroup(params, resolve));
+    return this.context.writes.result(response);
+  }
+
   /**
    * JoinGroup (the group's status was checked by the caller). Calls back at once on errors
    * (INVALID_SESSION_TIMEOUT 26, UNKNOWN_MEMBER_ID 25, INCONSISTENT_GROUP_PROTOCOL 23,
    * MEMBER_ID_REQUIRED 79, FENCED_INSTANCE_ID 82, GROUP_MAX_SIZE_REACHED 81,
    * COORDINATOR_NOT_AVAILABLE 15), else when the join phase completes.
    */
-  joinGroup(params: JoinGroupParams, callback: (result: JoinGroupResult) => void): void {
+  private handleJoinGroup(params: JoinGroupParams, callback: (result: JoinGroupResult) => void): void {
     if (params.sessionTimeoutMs < this.config.groupMinSessionTimeoutMs || params.sessionTimeoutMs > this.config.groupMaxSessionTimeoutMs) {
       callback(joinError(params.memberId, ErrorCode.INVALID_SESSION_TIMEOUT));
       return;
@@ -435,12 +447,17 @@ export class GroupMetadataManager {
     }
   }
 
+  /** Heartbeat as an operation (it writes nothing, but a session restarts). */
+  heartbeat(params: HeartbeatParams): CoordinatorResult<number> {
+    return this.context.writes.result(this.handleHeartbeat(params));
+  }
+
   /**
    * Heartbeat: NONE (0), REBALANCE_IN_PROGRESS (27) while PreparingRebalance, or
    * ILLEGAL_GENERATION (22), UNKNOWN_MEMBER_ID (25), FENCED_INSTANCE_ID (82),
    * COORDINATOR_NOT_AVAILABLE (15), NOT_COORDINATOR (16), INVALID_GROUP_ID (24).
    */
-  heartbeat(params: HeartbeatParams): number {
+  private handleHeartbeat(params: HeartbeatParams): number {
     const group = this.groups.get(params.groupId);
     if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -464,13 +481,18 @@ export class GroupMetadataManager {
     }
   }
 
+  /** LeaveGroup as an operation: the answer (at once) and the records (a group left Empty is written). */
+  leaveGroup(groupId: string, leavingMembers: readonly LeavingMember[]): CoordinatorResult<LeaveGroupResult> {
+    return this.context.writes.result(this.handleLeaveGroup(groupId, leavingMembers));
+  }
+
   /**
    * LeaveGroup for one or more members (by member id, or by group.instance.id with member id ""
    * for administrative removal of static members). Per-member errors: UNKNOWN_MEMBER_ID (25),
    * FENCED_INSTANCE_ID (82). Group-level: COORDINATOR_NOT_AVAILABLE (15), NOT_COORDINATOR (16),
    * INVALID_GROUP_ID (24).
    */
-  leaveGroup(groupId: string, leavingMembers: readonly LeavingMember[]): LeaveGroupResult {
+  private handleLeaveGroup(groupId: string, leavingMembers: readonly LeavingMember[]): LeaveGroupResult {
     const group = this.groups.get(groupId);
     const result = (leaving: LeavingMember, errorCode: number): LeaveMemberResult => ({
       memberId: leaving.memberId,
@@ -518,12 +540,17 @@ export class GroupMetadataManager {
     return group.summary();
   }
 
+  /** A subscribed topic's partition count changed, as an operation; see below. */
+  onTopicPartitionsChanged(topics: Iterable<string>): CoordinatorResult<string[]> {
+    return this.context.writes.result(this.handleTopicPartitionsChanged(topics));
+  }
+
   /**
    * A topic's partition count changed (CreatePartitions): Stable or CompletingRebalance consumer
    * groups subscribed to it rebalance so the new partitions get assigned. Returns the group ids
    * that started rebalancing. (Kafka relies on the group leader noticing; see the file header.)
    */
-  onTopicPartitionsChanged(topics: Iterable<string>): string[] {
+  private handleTopicPartitionsChanged(topics: Iterable<string>): string[] {
     const changed = new Set(topics);
     const rebalanced: string[] = [];
     for (const group of this.currentGroups()) {

@@ -16,7 +16,7 @@
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { offsetCommitKey, offsetCommitValue } from './coordinator-records.js';
-import type { CoordinatorWriteQueue } from './coordinator-runtime.js';
+import type { CoordinatorResult, CoordinatorWriteQueue } from './coordinator-runtime.js';
 import type {
   FetchedOffset,
   OffsetAndMetadata,
@@ -87,6 +87,12 @@ export class OffsetMetadataManager {
     return [...offsets.offsets.entries()].map(([topic, partition]) => ({ topic, partition }));
   }
 
+  /** OffsetCommit as an operation: the OffsetCommit records and the answer, resolved once they are appended. */
+  commitOffsets(params: CommitOffsetsParams): CoordinatorResult<Promise<TopicPartitionError[]>> {
+    const response = new Promise<TopicPartitionError[]>((resolve) => this.handleCommitOffsets(params, resolve));
+    return this.writes.result(response);
+  }
+
   /**
    * OffsetCommit. Calls back after the append (one error per entry, in order): NONE, or
    * ILLEGAL_GENERATION (22), UNKNOWN_MEMBER_ID (25), REBALANCE_IN_PROGRESS (27, while
@@ -94,7 +100,7 @@ export class OffsetMetadataManager {
    * append error (COORDINATOR_NOT_AVAILABLE 15, NOT_COORDINATOR 16, INVALID_COMMIT_OFFSET_SIZE 28).
    * The group's status (coordinator, loaded) was checked by the caller.
    */
-  commitOffsets(params: CommitOffsetsParams, callback: (errors: TopicPartitionError[]) => void): void {
+  private handleCommitOffsets(params: CommitOffsetsParams, callback: (errors: TopicPartitionError[]) => void): void {
     const all = (errorCode: number) =>
       callback(params.offsets.map((entry) => ({ topic: entry.topic, partition: entry.partition, errorCode })));
     let group = this.groups.getGroup(params.groupId);
