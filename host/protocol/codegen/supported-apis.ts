@@ -16,7 +16,7 @@ export interface SupportedApi {
 
 export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'Produce', maxVersion: 7 },
-  { name: 'Fetch', maxVersion: 11 },
+  { name: 'Fetch', maxVersion: 'all' },
   { name: 'ListOffsets', maxVersion: 3 },
   { name: 'Metadata', maxVersion: 8 },
   { name: 'OffsetCommit', maxVersion: 7 },
@@ -51,6 +51,12 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'EndQuorumEpoch', maxVersion: 'all' },
   { name: 'FetchSnapshot', maxVersion: 'all' },
   { name: 'DescribeQuorum', maxVersion: 'all' },
+  // KRaft broker lifecycle (KIP-631) and ISR changes (KIP-497), for host/server and host/replication.
+  { name: 'BrokerRegistration', maxVersion: 'all' },
+  { name: 'BrokerHeartbeat', maxVersion: 'all' },
+  { name: 'UnregisterBroker', maxVersion: 'all' },
+  { name: 'DescribeCluster', maxVersion: 'all' },
+  { name: 'AlterPartition', maxVersion: 'all' },
 ];
 
 /** Schemas that are not wire APIs but byte layouts inside records or group protocol metadata. */

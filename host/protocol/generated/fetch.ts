@@ -3,18 +3,23 @@
 // Regenerate with `npm run generate:protocol`.
 /* eslint-disable */
 
-// Fetch (api key 1): versions 0-11 generated; flexible 12+.
+// Fetch (api key 1): versions 0-17 generated; flexible 12+.
 
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
+import { ZERO_UUID } from '../reader.js';
 
 /**
- * FetchRequest (api key 1): versions 0-11 generated (schema 0-17, flexible 12+).
+ * FetchRequest (api key 1): versions 0-17 generated (schema 0-17, flexible 12+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface FetchRequest {
-  /** The broker ID of the follower, of -1 if this request is from a consumer. Versions 0-14; default -1. */
+  /** The clusterId if known. This is used to validate metadata fetches prior to broker registration. Versions 12+; nullable 12+; tag 0 in 12+; default null; absent in other versions (decoded as the default; ignored when encoding). */
+  clusterId: string | null;
+  /** The broker ID of the follower, of -1 if this request is from a consumer. Versions 0-14; default -1; absent in other versions (decoded as the default; ignored when encoding). */
   replicaId: number;
+  /** Versions 15+; tag 1 in 15+; default every field of ReplicaState at its default; absent in other versions (decoded as the default; ignored when encoding). */
+  replicaState: ReplicaState;
   /** The maximum time in milliseconds to wait for the response. Versions 0+. */
   maxWaitMs: number;
   /** The minimum bytes to accumulate in the response. Versions 0+. */
@@ -37,7 +42,9 @@ export interface FetchRequest {
 
 /** FetchRequest as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface FetchRequestInit {
+  clusterId?: string | null;
   replicaId?: number;
+  replicaState?: ReplicaStateInit;
   maxWaitMs: number;
   minBytes: number;
   maxBytes?: number;
@@ -50,24 +57,44 @@ export interface FetchRequestInit {
 }
 
 /**
- * FetchTopic (a struct of FetchRequest), versions 0-11.
+ * ReplicaState (a struct of FetchRequest), versions 15-17.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface ReplicaState {
+  /** The replica ID of the follower, or -1 if this request is from a consumer. Versions 15+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
+  replicaId: number;
+  /** The epoch of this follower, or -1 if not available. Versions 15+; default -1; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
+  replicaEpoch: number;
+}
+
+/** ReplicaState as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface ReplicaStateInit {
+  replicaId?: number;
+  replicaEpoch?: number;
+}
+
+/**
+ * FetchTopic (a struct of FetchRequest), versions 0-17.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface FetchTopic {
-  /** The name of the topic to fetch. Versions 0-12. */
+  /** The name of the topic to fetch. Versions 0-12; default ""; absent in other versions (decoded as the default; ignored when encoding). */
   topic: string;
+  /** The unique topic ID Versions 13+; default the zero UUID; absent in other versions (decoded as the default; ignored when encoding). UUID as 32 lowercase hex digits. */
+  topicId: string;
   /** The partitions to fetch. Versions 0+. */
   partitions: FetchPartition[];
 }
 
 /** FetchTopic as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface FetchTopicInit {
-  topic: string;
+  topic?: string;
+  topicId?: string;
   partitions: FetchPartitionInit[];
 }
 
 /**
- * FetchPartition (a struct of FetchRequest), versions 0-11.
+ * FetchPartition (a struct of FetchRequest), versions 0-17.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface FetchPartition {
@@ -77,10 +104,14 @@ export interface FetchPartition {
   currentLeaderEpoch: number;
   /** The message offset. Versions 0+. int64 as a number (exact up to 2^53 - 1). */
   fetchOffset: number;
+  /** The epoch of the last fetched record or -1 if there is none Versions 12+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
+  lastFetchedEpoch: number;
   /** The earliest available offset of the follower replica.  The field is only used when the request is sent by the follower. Versions 5+; default -1; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
   logStartOffset: number;
   /** The maximum bytes to fetch from this partition.  See KIP-74 for cases where this limit may not be honored. Versions 0+. */
   partitionMaxBytes: number;
+  /** The directory id of the follower fetching Versions 17+; tag 0 in 17+; default the zero UUID; absent in other versions (decoded as the default; ignored when encoding). UUID as 32 lowercase hex digits. */
+  replicaDirectoryId: string;
 }
 
 /** FetchPartition as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
@@ -88,17 +119,21 @@ export interface FetchPartitionInit {
   partition: number;
   currentLeaderEpoch?: number;
   fetchOffset: number;
+  lastFetchedEpoch?: number;
   logStartOffset?: number;
   partitionMaxBytes: number;
+  replicaDirectoryId?: string;
 }
 
 /**
- * ForgottenTopic (a struct of FetchRequest), versions 7-11.
+ * ForgottenTopic (a struct of FetchRequest), versions 7-17.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface ForgottenTopic {
   /** The topic name. Versions 7-12; default ""; absent in other versions (decoded as the default; ignored when encoding). */
   topic: string;
+  /** The unique topic ID Versions 13+; default the zero UUID; absent in other versions (decoded as the default; ignored when encoding). UUID as 32 lowercase hex digits. */
+  topicId: string;
   /** The partitions indexes to forget. Versions 7+; default []; absent in other versions (decoded as the default; ignored when encoding). */
   partitions: number[];
 }
@@ -106,16 +141,34 @@ export interface ForgottenTopic {
 /** ForgottenTopic as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface ForgottenTopicInit {
   topic?: string;
+  topicId?: string;
   partitions?: number[];
 }
 
+function defaultReplicaState(): ReplicaState {
+  return {
+    replicaId: -1,
+    replicaEpoch: -1,
+  };
+}
+
+function isDefaultReplicaState(m: ReplicaStateInit): boolean {
+  return (m.replicaId === undefined || m.replicaId === -1) &&
+    (m.replicaEpoch === undefined || m.replicaEpoch === -1);
+}
+
 /**
- * Decodes a FetchRequest body of `version` (0-11). Never throws: malformed or short
+ * Decodes a FetchRequest body of `version` (0-17). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
-  if (version < 0 || version > 11) r.fail(`FetchRequest version ${version} is not supported (0-11)`);
-  const $replicaId: number = r.int32();
+  if (version < 0 || version > 17) r.fail(`FetchRequest version ${version} is not supported (0-17)`);
+  let $clusterId: string | null = null;
+  let $replicaState: ReplicaState = defaultReplicaState();
+  let $replicaId: number;
+  if (version <= 14) {
+    $replicaId = r.int32();
+  } else $replicaId = -1;
   const $maxWaitMs: number = r.int32();
   const $minBytes: number = r.int32();
   let $maxBytes: number;
@@ -136,7 +189,7 @@ export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   } else $sessionEpoch = -1;
   let $topics: FetchTopic[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $topics = [];
     else {
       const a: FetchTopic[] = [];
@@ -147,7 +200,7 @@ export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   let $forgottenTopicsData: ForgottenTopic[];
   if (version >= 7) {
     {
-      const n = r.arrayLength();
+      const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
       if (n < 0) $forgottenTopicsData = [];
       else {
         const a: ForgottenTopic[] = [];
@@ -158,10 +211,36 @@ export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   } else $forgottenTopicsData = [];
   let $rackId: string;
   if (version >= 11) {
-    $rackId = r.string();
+    $rackId = (version >= 12 ? r.compactString() : r.string());
   } else $rackId = "";
+  if (version >= 12) {
+    const tagCount = r.uvarint();
+    for (let t = 0; t < tagCount && r.error === null; t++) {
+      const tag = r.uvarint();
+      const size = r.uvarint();
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (version >= 12) {
+            $clusterId = r.compactNullableString();
+            if (r.offset !== end) r.fail('FetchRequest.clusterId: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        case 1:
+          if (version >= 15) {
+            $replicaState = decodeReplicaState(r, version);
+            if (r.offset !== end) r.fail('FetchRequest.replicaState: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        default:
+          r.skip(size);
+      }
+    }
+  }
   return {
+    clusterId: $clusterId,
     replicaId: $replicaId,
+    replicaState: $replicaState,
     maxWaitMs: $maxWaitMs,
     minBytes: $minBytes,
     maxBytes: $maxBytes,
@@ -174,11 +253,28 @@ export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   };
 }
 
+function decodeReplicaState(r: Reader, version: number): ReplicaState {
+  const $replicaId: number = r.int32();
+  const $replicaEpoch: number = r.int64();
+  r.skipTaggedFields();
+  return {
+    replicaId: $replicaId,
+    replicaEpoch: $replicaEpoch,
+  };
+}
+
 function decodeFetchTopic(r: Reader, version: number): FetchTopic {
-  const $topic: string = r.string();
+  let $topic: string;
+  if (version <= 12) {
+    $topic = (version >= 12 ? r.compactString() : r.string());
+  } else $topic = "";
+  let $topicId: string;
+  if (version >= 13) {
+    $topicId = r.uuid();
+  } else $topicId = ZERO_UUID;
   let $partitions: FetchPartition[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $partitions = [];
     else {
       const a: FetchPartition[] = [];
@@ -186,38 +282,74 @@ function decodeFetchTopic(r: Reader, version: number): FetchTopic {
       $partitions = a;
     }
   }
+  if (version >= 12) {
+    r.skipTaggedFields();
+  }
   return {
     topic: $topic,
+    topicId: $topicId,
     partitions: $partitions,
   };
 }
 
 function decodeFetchPartition(r: Reader, version: number): FetchPartition {
+  let $replicaDirectoryId: string = ZERO_UUID;
   const $partition: number = r.int32();
   let $currentLeaderEpoch: number;
   if (version >= 9) {
     $currentLeaderEpoch = r.int32();
   } else $currentLeaderEpoch = -1;
   const $fetchOffset: number = r.int64();
+  let $lastFetchedEpoch: number;
+  if (version >= 12) {
+    $lastFetchedEpoch = r.int32();
+  } else $lastFetchedEpoch = -1;
   let $logStartOffset: number;
   if (version >= 5) {
     $logStartOffset = r.int64();
   } else $logStartOffset = -1;
   const $partitionMaxBytes: number = r.int32();
+  if (version >= 12) {
+    const tagCount = r.uvarint();
+    for (let t = 0; t < tagCount && r.error === null; t++) {
+      const tag = r.uvarint();
+      const size = r.uvarint();
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (version >= 17) {
+            $replicaDirectoryId = r.uuid();
+            if (r.offset !== end) r.fail('FetchPartition.replicaDirectoryId: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        default:
+          r.skip(size);
+      }
+    }
+  }
   return {
     partition: $partition,
     currentLeaderEpoch: $currentLeaderEpoch,
     fetchOffset: $fetchOffset,
+    lastFetchedEpoch: $lastFetchedEpoch,
     logStartOffset: $logStartOffset,
     partitionMaxBytes: $partitionMaxBytes,
+    replicaDirectoryId: $replicaDirectoryId,
   };
 }
 
 function decodeForgottenTopic(r: Reader, version: number): ForgottenTopic {
-  const $topic: string = r.string();
+  let $topic: string;
+  if (version <= 12) {
+    $topic = (version >= 12 ? r.compactString() : r.string());
+  } else $topic = "";
+  let $topicId: string;
+  if (version >= 13) {
+    $topicId = r.uuid();
+  } else $topicId = ZERO_UUID;
   let $partitions: number[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $partitions = [];
     else {
       const a: number[] = [];
@@ -225,20 +357,26 @@ function decodeForgottenTopic(r: Reader, version: number): ForgottenTopic {
       $partitions = a;
     }
   }
+  if (version >= 12) {
+    r.skipTaggedFields();
+  }
   return {
     topic: $topic,
+    topicId: $topicId,
     partitions: $partitions,
   };
 }
 
 /**
- * Encodes a FetchRequest body as `version` (0-11). Fields absent in that version are
+ * Encodes a FetchRequest body as `version` (0-17). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeFetchRequest(w: Writer, version: number, m: FetchRequestInit): void {
-  if (version < 0 || version > 11) throw new RangeError(`FetchRequest version ${version} is not supported (0-11)`);
-  w.int32((m.replicaId ?? -1));
+  if (version < 0 || version > 17) throw new RangeError(`FetchRequest version ${version} is not supported (0-17)`);
+  if (version <= 14) {
+    w.int32((m.replicaId ?? -1));
+  }
   w.int32(m.maxWaitMs);
   w.int32(m.minBytes);
   if (version >= 3) {
@@ -256,29 +394,61 @@ export function encodeFetchRequest(w: Writer, version: number, m: FetchRequestIn
   {
     const a = m.topics;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeFetchTopic(w, version, a[i]!); }
   }
   if (version >= 7) {
     {
       const a = (m.forgottenTopicsData ?? []);
       const n = a.length;
-      w.arrayLength(n);
+      if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
       for (let i = 0; i < n; i++) { encodeForgottenTopic(w, version, a[i]!); }
     }
   }
   if (version >= 11) {
-    w.string((m.rackId ?? ""));
+    if (version >= 12) { w.compactString((m.rackId ?? "")); } else { w.string((m.rackId ?? "")); }
+  }
+  if (version >= 12) {
+    let tagCount = 0;
+    const $hasClusterId = version >= 12 && !(m.clusterId === undefined || m.clusterId === null);
+    if ($hasClusterId) tagCount++;
+    const $hasReplicaState = version >= 15 && !(m.replicaState === undefined || (m.replicaState !== null && isDefaultReplicaState(m.replicaState)));
+    if ($hasReplicaState) tagCount++;
+    w.uvarint(tagCount);
+    if ($hasClusterId) {
+      const mark = w.beginTaggedField(0);
+      w.compactNullableString(m.clusterId!);
+      w.endTaggedField(mark);
+    }
+    if ($hasReplicaState) {
+      const mark = w.beginTaggedField(1);
+      encodeReplicaState(w, version, m.replicaState!);
+      w.endTaggedField(mark);
+    }
   }
 }
 
+function encodeReplicaState(w: Writer, version: number, m: ReplicaStateInit): void {
+  w.int32((m.replicaId ?? -1));
+  w.int64((m.replicaEpoch ?? -1));
+  w.emptyTaggedFields();
+}
+
 function encodeFetchTopic(w: Writer, version: number, m: FetchTopicInit): void {
-  w.string(m.topic);
+  if (version <= 12) {
+    if (version >= 12) { w.compactString((m.topic ?? "")); } else { w.string((m.topic ?? "")); }
+  }
+  if (version >= 13) {
+    w.uuid((m.topicId ?? ZERO_UUID));
+  }
   {
     const a = m.partitions;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeFetchPartition(w, version, a[i]!); }
+  }
+  if (version >= 12) {
+    w.emptyTaggedFields();
   }
 }
 
@@ -288,24 +458,46 @@ function encodeFetchPartition(w: Writer, version: number, m: FetchPartitionInit)
     w.int32((m.currentLeaderEpoch ?? -1));
   }
   w.int64(m.fetchOffset);
+  if (version >= 12) {
+    w.int32((m.lastFetchedEpoch ?? -1));
+  }
   if (version >= 5) {
     w.int64((m.logStartOffset ?? -1));
   }
   w.int32(m.partitionMaxBytes);
+  if (version >= 12) {
+    let tagCount = 0;
+    const $hasReplicaDirectoryId = version >= 17 && !(m.replicaDirectoryId === undefined || m.replicaDirectoryId === ZERO_UUID);
+    if ($hasReplicaDirectoryId) tagCount++;
+    w.uvarint(tagCount);
+    if ($hasReplicaDirectoryId) {
+      const mark = w.beginTaggedField(0);
+      w.uuid(m.replicaDirectoryId!);
+      w.endTaggedField(mark);
+    }
+  }
 }
 
 function encodeForgottenTopic(w: Writer, version: number, m: ForgottenTopicInit): void {
-  w.string((m.topic ?? ""));
+  if (version <= 12) {
+    if (version >= 12) { w.compactString((m.topic ?? "")); } else { w.string((m.topic ?? "")); }
+  }
+  if (version >= 13) {
+    w.uuid((m.topicId ?? ZERO_UUID));
+  }
   {
     const a = (m.partitions ?? []);
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { w.int32(a[i]!); }
+  }
+  if (version >= 12) {
+    w.emptyTaggedFields();
   }
 }
 
 /**
- * FetchResponse (api key 1): versions 0-11 generated (schema 0-17, flexible 12+).
+ * FetchResponse (api key 1): versions 0-17 generated (schema 0-17, flexible 12+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface FetchResponse {
@@ -317,6 +509,8 @@ export interface FetchResponse {
   sessionId: number;
   /** The response topics. Versions 0+. */
   responses: FetchableTopicResponse[];
+  /** Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER & FENCED_LEADER_EPOCH. Versions 16+; tag 0 in 16+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  nodeEndpoints: NodeEndpoint[];
 }
 
 /** FetchResponse as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
@@ -325,27 +519,31 @@ export interface FetchResponseInit {
   errorCode?: number;
   sessionId?: number;
   responses: FetchableTopicResponseInit[];
+  nodeEndpoints?: NodeEndpointInit[];
 }
 
 /**
- * FetchableTopicResponse (a struct of FetchResponse), versions 0-11.
+ * FetchableTopicResponse (a struct of FetchResponse), versions 0-17.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface FetchableTopicResponse {
-  /** The topic name. Versions 0-12. */
+  /** The topic name. Versions 0-12; default ""; absent in other versions (decoded as the default; ignored when encoding). */
   topic: string;
+  /** The unique topic ID Versions 13+; default the zero UUID; absent in other versions (decoded as the default; ignored when encoding). UUID as 32 lowercase hex digits. */
+  topicId: string;
   /** The topic partitions. Versions 0+. */
   partitions: PartitionData[];
 }
 
 /** FetchableTopicResponse as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface FetchableTopicResponseInit {
-  topic: string;
+  topic?: string;
+  topicId?: string;
   partitions: PartitionDataInit[];
 }
 
 /**
- * PartitionData (a struct of FetchResponse), versions 0-11.
+ * PartitionData (a struct of FetchResponse), versions 0-17.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface PartitionData {
@@ -359,6 +557,12 @@ export interface PartitionData {
   lastStableOffset: number;
   /** The current log start offset. Versions 5+; default -1; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
   logStartOffset: number;
+  /** In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge Versions 12+; tag 0 in 12+; default every field of EpochEndOffset at its default; absent in other versions (decoded as the default; ignored when encoding). */
+  divergingEpoch: EpochEndOffset;
+  /** Versions 12+; tag 1 in 12+; default every field of LeaderIdAndEpoch at its default; absent in other versions (decoded as the default; ignored when encoding). */
+  currentLeader: LeaderIdAndEpoch;
+  /** In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request. Versions 12+; tag 2 in 12+; default every field of SnapshotId at its default; absent in other versions (decoded as the default; ignored when encoding). */
+  snapshotId: SnapshotId;
   /** The aborted transactions. Versions 4+; nullable 4+; default []; absent in other versions (decoded as the default; ignored when encoding). */
   abortedTransactions: AbortedTransaction[] | null;
   /** The preferred read replica for the consumer to use on its next fetch request Versions 11+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
@@ -374,13 +578,67 @@ export interface PartitionDataInit {
   highWatermark: number;
   lastStableOffset?: number;
   logStartOffset?: number;
+  divergingEpoch?: EpochEndOffsetInit;
+  currentLeader?: LeaderIdAndEpochInit;
+  snapshotId?: SnapshotIdInit;
   abortedTransactions?: AbortedTransactionInit[] | null;
   preferredReadReplica?: number;
   records: Uint8Array | null;
 }
 
 /**
- * AbortedTransaction (a struct of FetchResponse), versions 4-11.
+ * EpochEndOffset (a struct of FetchResponse), versions 12-17.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface EpochEndOffset {
+  /** Versions 12+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
+  epoch: number;
+  /** Versions 12+; default -1; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
+  endOffset: number;
+}
+
+/** EpochEndOffset as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface EpochEndOffsetInit {
+  epoch?: number;
+  endOffset?: number;
+}
+
+/**
+ * LeaderIdAndEpoch (a struct of FetchResponse), versions 12-17.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface LeaderIdAndEpoch {
+  /** The ID of the current leader or -1 if the leader is unknown. Versions 12+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
+  leaderId: number;
+  /** The latest known leader epoch Versions 12+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
+  leaderEpoch: number;
+}
+
+/** LeaderIdAndEpoch as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface LeaderIdAndEpochInit {
+  leaderId?: number;
+  leaderEpoch?: number;
+}
+
+/**
+ * SnapshotId (a struct of FetchResponse), versions 12-17.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface SnapshotId {
+  /** Versions 0+; default -1; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
+  endOffset: number;
+  /** Versions 0+; default -1; absent in other versions (decoded as the default; ignored when encoding). */
+  epoch: number;
+}
+
+/** SnapshotId as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface SnapshotIdInit {
+  endOffset?: number;
+  epoch?: number;
+}
+
+/**
+ * AbortedTransaction (a struct of FetchResponse), versions 4-17.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface AbortedTransaction {
@@ -397,11 +655,71 @@ export interface AbortedTransactionInit {
 }
 
 /**
- * Decodes a FetchResponse body of `version` (0-11). Never throws: malformed or short
+ * NodeEndpoint (a struct of FetchResponse), versions 16-17.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface NodeEndpoint {
+  /** The ID of the associated node. Versions 16+; default 0; absent in other versions (decoded as the default; ignored when encoding). */
+  nodeId: number;
+  /** The node's hostname. Versions 16+; default ""; absent in other versions (decoded as the default; ignored when encoding). */
+  host: string;
+  /** The node's port. Versions 16+; default 0; absent in other versions (decoded as the default; ignored when encoding). */
+  port: number;
+  /** The rack of the node, or null if it has not been assigned to a rack. Versions 16+; nullable 16+; default null; absent in other versions (decoded as the default; ignored when encoding). */
+  rack: string | null;
+}
+
+/** NodeEndpoint as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface NodeEndpointInit {
+  nodeId?: number;
+  host?: string;
+  port?: number;
+  rack?: string | null;
+}
+
+function defaultEpochEndOffset(): EpochEndOffset {
+  return {
+    epoch: -1,
+    endOffset: -1,
+  };
+}
+
+function defaultLeaderIdAndEpoch(): LeaderIdAndEpoch {
+  return {
+    leaderId: -1,
+    leaderEpoch: -1,
+  };
+}
+
+function defaultSnapshotId(): SnapshotId {
+  return {
+    endOffset: -1,
+    epoch: -1,
+  };
+}
+
+function isDefaultEpochEndOffset(m: EpochEndOffsetInit): boolean {
+  return (m.epoch === undefined || m.epoch === -1) &&
+    (m.endOffset === undefined || m.endOffset === -1);
+}
+
+function isDefaultLeaderIdAndEpoch(m: LeaderIdAndEpochInit): boolean {
+  return (m.leaderId === undefined || m.leaderId === -1) &&
+    (m.leaderEpoch === undefined || m.leaderEpoch === -1);
+}
+
+function isDefaultSnapshotId(m: SnapshotIdInit): boolean {
+  return (m.endOffset === undefined || m.endOffset === -1) &&
+    (m.epoch === undefined || m.epoch === -1);
+}
+
+/**
+ * Decodes a FetchResponse body of `version` (0-17). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeFetchResponse(r: Reader, version: number): FetchResponse {
-  if (version < 0 || version > 11) r.fail(`FetchResponse version ${version} is not supported (0-11)`);
+  if (version < 0 || version > 17) r.fail(`FetchResponse version ${version} is not supported (0-17)`);
+  let $nodeEndpoints: NodeEndpoint[] = [];
   let $throttleTimeMs: number;
   if (version >= 1) {
     $throttleTimeMs = r.int32();
@@ -416,7 +734,7 @@ export function decodeFetchResponse(r: Reader, version: number): FetchResponse {
   } else $sessionId = 0;
   let $responses: FetchableTopicResponse[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $responses = [];
     else {
       const a: FetchableTopicResponse[] = [];
@@ -424,19 +742,53 @@ export function decodeFetchResponse(r: Reader, version: number): FetchResponse {
       $responses = a;
     }
   }
+  if (version >= 12) {
+    const tagCount = r.uvarint();
+    for (let t = 0; t < tagCount && r.error === null; t++) {
+      const tag = r.uvarint();
+      const size = r.uvarint();
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (version >= 16) {
+            {
+              const n = r.compactArrayLength();
+              if (n < 0) $nodeEndpoints = [];
+              else {
+                const a: NodeEndpoint[] = [];
+                for (let i = 0; i < n && r.error === null; i++) a.push(decodeNodeEndpoint(r, version));
+                $nodeEndpoints = a;
+              }
+            }
+            if (r.offset !== end) r.fail('FetchResponse.nodeEndpoints: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        default:
+          r.skip(size);
+      }
+    }
+  }
   return {
     throttleTimeMs: $throttleTimeMs,
     errorCode: $errorCode,
     sessionId: $sessionId,
     responses: $responses,
+    nodeEndpoints: $nodeEndpoints,
   };
 }
 
 function decodeFetchableTopicResponse(r: Reader, version: number): FetchableTopicResponse {
-  const $topic: string = r.string();
+  let $topic: string;
+  if (version <= 12) {
+    $topic = (version >= 12 ? r.compactString() : r.string());
+  } else $topic = "";
+  let $topicId: string;
+  if (version >= 13) {
+    $topicId = r.uuid();
+  } else $topicId = ZERO_UUID;
   let $partitions: PartitionData[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $partitions = [];
     else {
       const a: PartitionData[] = [];
@@ -444,13 +796,20 @@ function decodeFetchableTopicResponse(r: Reader, version: number): FetchableTopi
       $partitions = a;
     }
   }
+  if (version >= 12) {
+    r.skipTaggedFields();
+  }
   return {
     topic: $topic,
+    topicId: $topicId,
     partitions: $partitions,
   };
 }
 
 function decodePartitionData(r: Reader, version: number): PartitionData {
+  let $divergingEpoch: EpochEndOffset = defaultEpochEndOffset();
+  let $currentLeader: LeaderIdAndEpoch = defaultLeaderIdAndEpoch();
+  let $snapshotId: SnapshotId = defaultSnapshotId();
   const $partitionIndex: number = r.int32();
   const $errorCode: number = r.int16();
   const $highWatermark: number = r.int64();
@@ -465,7 +824,7 @@ function decodePartitionData(r: Reader, version: number): PartitionData {
   let $abortedTransactions: AbortedTransaction[] | null;
   if (version >= 4) {
     {
-      const n = r.arrayLength();
+      const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
       if (n < 0) $abortedTransactions = null;
       else {
         const a: AbortedTransaction[] = [];
@@ -478,35 +837,115 @@ function decodePartitionData(r: Reader, version: number): PartitionData {
   if (version >= 11) {
     $preferredReadReplica = r.int32();
   } else $preferredReadReplica = -1;
-  const $records: Uint8Array | null = r.nullableBytes();
+  const $records: Uint8Array | null = (version >= 12 ? r.compactNullableBytes() : r.nullableBytes());
+  if (version >= 12) {
+    const tagCount = r.uvarint();
+    for (let t = 0; t < tagCount && r.error === null; t++) {
+      const tag = r.uvarint();
+      const size = r.uvarint();
+      const end = r.offset + size;
+      switch (tag) {
+        case 0:
+          if (version >= 12) {
+            $divergingEpoch = decodeEpochEndOffset(r, version);
+            if (r.offset !== end) r.fail('PartitionData.divergingEpoch: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        case 1:
+          if (version >= 12) {
+            $currentLeader = decodeLeaderIdAndEpoch(r, version);
+            if (r.offset !== end) r.fail('PartitionData.currentLeader: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        case 2:
+          if (version >= 12) {
+            $snapshotId = decodeSnapshotId(r, version);
+            if (r.offset !== end) r.fail('PartitionData.snapshotId: tagged field size mismatch');
+          } else r.skip(size);
+          break;
+        default:
+          r.skip(size);
+      }
+    }
+  }
   return {
     partitionIndex: $partitionIndex,
     errorCode: $errorCode,
     highWatermark: $highWatermark,
     lastStableOffset: $lastStableOffset,
     logStartOffset: $logStartOffset,
+    divergingEpoch: $divergingEpoch,
+    currentLeader: $currentLeader,
+    snapshotId: $snapshotId,
     abortedTransactions: $abortedTransactions,
     preferredReadReplica: $preferredReadReplica,
     records: $records,
   };
 }
 
+function decodeEpochEndOffset(r: Reader, version: number): EpochEndOffset {
+  const $epoch: number = r.int32();
+  const $endOffset: number = r.int64();
+  r.skipTaggedFields();
+  return {
+    epoch: $epoch,
+    endOffset: $endOffset,
+  };
+}
+
+function decodeLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpoch {
+  const $leaderId: number = r.int32();
+  const $leaderEpoch: number = r.int32();
+  r.skipTaggedFields();
+  return {
+    leaderId: $leaderId,
+    leaderEpoch: $leaderEpoch,
+  };
+}
+
+function decodeSnapshotId(r: Reader, version: number): SnapshotId {
+  const $endOffset: number = r.int64();
+  const $epoch: number = r.int32();
+  r.skipTaggedFields();
+  return {
+    endOffset: $endOffset,
+    epoch: $epoch,
+  };
+}
+
 function decodeAbortedTransaction(r: Reader, version: number): AbortedTransaction {
   const $producerId: number = r.int64();
   const $firstOffset: number = r.int64();
+  if (version >= 12) {
+    r.skipTaggedFields();
+  }
   return {
     producerId: $producerId,
     firstOffset: $firstOffset,
   };
 }
 
+function decodeNodeEndpoint(r: Reader, version: number): NodeEndpoint {
+  const $nodeId: number = r.int32();
+  const $host: string = r.compactString();
+  const $port: number = r.int32();
+  const $rack: string | null = r.compactNullableString();
+  r.skipTaggedFields();
+  return {
+    nodeId: $nodeId,
+    host: $host,
+    port: $port,
+    rack: $rack,
+  };
+}
+
 /**
- * Encodes a FetchResponse body as `version` (0-11). Fields absent in that version are
+ * Encodes a FetchResponse body as `version` (0-17). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeFetchResponse(w: Writer, version: number, m: FetchResponseInit): void {
-  if (version < 0 || version > 11) throw new RangeError(`FetchResponse version ${version} is not supported (0-11)`);
+  if (version < 0 || version > 17) throw new RangeError(`FetchResponse version ${version} is not supported (0-17)`);
   if (version >= 1) {
     w.int32((m.throttleTimeMs ?? 0));
   }
@@ -519,18 +958,42 @@ export function encodeFetchResponse(w: Writer, version: number, m: FetchResponse
   {
     const a = m.responses;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeFetchableTopicResponse(w, version, a[i]!); }
+  }
+  if (version >= 12) {
+    let tagCount = 0;
+    const $hasNodeEndpoints = version >= 16 && !(m.nodeEndpoints === undefined || (m.nodeEndpoints !== null && m.nodeEndpoints.length === 0));
+    if ($hasNodeEndpoints) tagCount++;
+    w.uvarint(tagCount);
+    if ($hasNodeEndpoints) {
+      const mark = w.beginTaggedField(0);
+      {
+        const a = m.nodeEndpoints!;
+        const n = a.length;
+        w.compactArrayLength(n);
+        for (let i = 0; i < n; i++) { encodeNodeEndpoint(w, version, a[i]!); }
+      }
+      w.endTaggedField(mark);
+    }
   }
 }
 
 function encodeFetchableTopicResponse(w: Writer, version: number, m: FetchableTopicResponseInit): void {
-  w.string(m.topic);
+  if (version <= 12) {
+    if (version >= 12) { w.compactString((m.topic ?? "")); } else { w.string((m.topic ?? "")); }
+  }
+  if (version >= 13) {
+    w.uuid((m.topicId ?? ZERO_UUID));
+  }
   {
     const a = m.partitions;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodePartitionData(w, version, a[i]!); }
+  }
+  if (version >= 12) {
+    w.emptyTaggedFields();
   }
 }
 
@@ -547,9 +1010,9 @@ function encodePartitionData(w: Writer, version: number, m: PartitionDataInit): 
   if (version >= 4) {
     {
       const a = (m.abortedTransactions === undefined ? [] : m.abortedTransactions);
-      if (a === null) { w.arrayLength(-1); } else {
+      if (a === null) { if (version >= 12) { w.compactArrayLength(-1); } else { w.arrayLength(-1); } } else {
         const n = a.length;
-        w.arrayLength(n);
+        if (version >= 12) { w.compactArrayLength(n); } else { w.arrayLength(n); }
         for (let i = 0; i < n; i++) { encodeAbortedTransaction(w, version, a[i]!); }
       }
     }
@@ -557,10 +1020,64 @@ function encodePartitionData(w: Writer, version: number, m: PartitionDataInit): 
   if (version >= 11) {
     w.int32((m.preferredReadReplica ?? -1));
   }
-  w.nullableBytes(m.records);
+  if (version >= 12) { w.compactNullableBytes(m.records); } else { w.nullableBytes(m.records); }
+  if (version >= 12) {
+    let tagCount = 0;
+    const $hasDivergingEpoch = version >= 12 && !(m.divergingEpoch === undefined || (m.divergingEpoch !== null && isDefaultEpochEndOffset(m.divergingEpoch)));
+    if ($hasDivergingEpoch) tagCount++;
+    const $hasCurrentLeader = version >= 12 && !(m.currentLeader === undefined || (m.currentLeader !== null && isDefaultLeaderIdAndEpoch(m.currentLeader)));
+    if ($hasCurrentLeader) tagCount++;
+    const $hasSnapshotId = version >= 12 && !(m.snapshotId === undefined || (m.snapshotId !== null && isDefaultSnapshotId(m.snapshotId)));
+    if ($hasSnapshotId) tagCount++;
+    w.uvarint(tagCount);
+    if ($hasDivergingEpoch) {
+      const mark = w.beginTaggedField(0);
+      encodeEpochEndOffset(w, version, m.divergingEpoch!);
+      w.endTaggedField(mark);
+    }
+    if ($hasCurrentLeader) {
+      const mark = w.beginTaggedField(1);
+      encodeLeaderIdAndEpoch(w, version, m.currentLeader!);
+      w.endTaggedField(mark);
+    }
+    if ($hasSnapshotId) {
+      const mark = w.beginTaggedField(2);
+      encodeSnapshotId(w, version, m.snapshotId!);
+      w.endTaggedField(mark);
+    }
+  }
+}
+
+function encodeEpochEndOffset(w: Writer, version: number, m: EpochEndOffsetInit): void {
+  w.int32((m.epoch ?? -1));
+  w.int64((m.endOffset ?? -1));
+  w.emptyTaggedFields();
+}
+
+function encodeLeaderIdAndEpoch(w: Writer, version: number, m: LeaderIdAndEpochInit): void {
+  w.int32((m.leaderId ?? -1));
+  w.int32((m.leaderEpoch ?? -1));
+  w.emptyTaggedFields();
+}
+
+function encodeSnapshotId(w: Writer, version: number, m: SnapshotIdInit): void {
+  w.int64((m.endOffset ?? -1));
+  w.int32((m.epoch ?? -1));
+  w.emptyTaggedFields();
 }
 
 function encodeAbortedTransaction(w: Writer, version: number, m: AbortedTransactionInit): void {
   w.int64((m.producerId ?? 0));
   w.int64((m.firstOffset ?? 0));
+  if (version >= 12) {
+    w.emptyTaggedFields();
+  }
+}
+
+function encodeNodeEndpoint(w: Writer, version: number, m: NodeEndpointInit): void {
+  w.int32((m.nodeId ?? 0));
+  w.compactString((m.host ?? ""));
+  w.int32((m.port ?? 0));
+  w.compactNullableString((m.rack ?? null));
+  w.emptyTaggedFields();
 }
