@@ -25,7 +25,7 @@
 import { hostname } from 'node:os';
 import type { BrokerConfig, Listener } from './config/broker-config.js';
 import { loadBrokerConfig, resolveAdvertisedListeners } from './config/broker-config.js';
-import { brokerLogConfigDefaults, toLogConfig } from './config/topic-config.js';
+import { brokerLogConfigDefaults } from './config/topic-config.js';
 import { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { SystemScheduler } from './coordinator/scheduler.js';
@@ -33,7 +33,6 @@ import { CryptoRandom } from './io/random.js';
 import { NodeDisk } from './io/disk.js';
 import { lockLogDirs } from './log/log-dir-lock.js';
 import { LogManager } from './log/log-manager.js';
-import { ProducerStateManager } from './log/producer-state-manager.js';
 import type { UnifiedLog } from './log/unified-log.js';
 import { SocketServer } from './network/socket-server.js';
 import type { GatewayAddress, WebSocketGateway } from './network/websocket-gateway.js';
@@ -45,8 +44,9 @@ import { CLUSTER_METADATA_TOPIC_NAME } from './controller/topic-name.js';
 import { UnifiedLogMetadataLog } from './controller/unified-log-metadata-log.js';
 import type { ConnectionContext, ResponseBytes } from './network/network-types.js';
 import { createApiRegistry } from './api/api-handlers.js';
-import type { BrokerEndpoint, BrokerServices } from './api/broker-services.js';
-import type { ClusterMetadata, TopicChange, TopicState } from './api/cluster-metadata.js';
+import type { BrokerServices } from './api/broker-services.js';
+import { BrokerMetadataPublisher } from './server/broker-metadata-publisher.js';
+import { MetadataCache } from './server/metadata-cache.js';
 import { ControllerClusterMetadata } from './server/controller-cluster-metadata.js';
 import { LogOffsetsTopic } from './server/log-offsets-topic.js';
 import { ensureMetaProperties } from './server/meta-properties.js';
@@ -157,7 +157,8 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     throw error;
   }
   let brokerEpoch = -1;
-  const metadata = new ControllerClusterMetadata({ controller, clusterId, brokerId: config.nodeId, brokerEpoch: () => brokerEpoch });
+  const cache = new MetadataCache({ clusterId, nodeId: config.nodeId });
+  const metadata = new ControllerClusterMetadata({ controller, cache, brokerId: config.nodeId, brokerEpoch: () => brokerEpoch });
   // Producer-state snapshots are found by listing the partition directory, which loading the log
   // has just done: the first listing of each directory is served from there.
   const nodeDisk = new NodeDisk();
@@ -206,55 +207,11 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   });
 
   const topicLogger = componentLogger(rootLogger, 'topics');
-  const applyTopic = (topic: TopicState): void => {
-    const logConfig = toLogConfig(topic.configs, config);
-    // Missing logs are created in one batch (one fsync of the log directory for all of them).
-    logManager.getOrCreateLogs(topic.partitions
-      .filter((partition) => partition.leaderId === config.nodeId)
-      .map((partition) => ({ topic: topic.name, partition: partition.partition, config: logConfig })));
-    for (const partition of topic.partitions) {
-      if (partition.leaderId !== config.nodeId) continue;
-      const log = logManager.getOrCreateLog(topic.name, partition.partition, logConfig);
-      log.updateConfig(logConfig);
-      const existing = replicaManager.getPartition(topic.name, partition.partition);
-      replicaManager.becomeLeader({
-        topic: topic.name,
-        partition: partition.partition,
-        log,
-        leaderEpoch: partition.leaderEpoch,
-        replicas: partition.replicas,
-        // UnifiedLog keeps no producer state itself: the Partition owns it (recovered from the
-        // partition directory's snapshots and the log tail), which makes idempotent retries
-        // answer with their original offsets, also across restarts.
-        ...(existing?.log === log ? {} : {
-          producerState: new ProducerStateManager({ dir: log.dir, disk: producerStateDisk, producerIdExpirationMs: config.producerIdExpirationMs }),
-        }),
-      });
-    }
-  };
-  const onTopicChange = (change: TopicChange): void => {
-    if (change.after !== null) {
-      applyTopic(change.after);
-      if (change.before === null) {
-        topicLogger.info({ event: 'topic.created', topic: change.name, partitions: change.after.partitions.length }, `topic ${change.name} created`);
-        if (change.name === OFFSETS_TOPIC_NAME) groupCoordinator.loadAllPartitions();
-      } else if (change.after.partitions.length > change.before.partitions.length) {
-        topicLogger.info({ event: 'topic.partitions_added', topic: change.name, partitions: change.after.partitions.length },
-          `topic ${change.name} now has ${change.after.partitions.length} partitions`);
-        groupCoordinator.onTopicPartitionsChanged([change.name]);
-      }
-      return;
-    }
-    if (change.before !== null) {
-      for (const partition of change.before.partitions) replicaManager.removePartition(change.name, partition.partition);
-      // One checkpoint write for the whole topic, not one per partition.
-      logManager.deleteLogs(change.before.partitions.map((partition) => ({ topic: change.name, partition: partition.partition })));
-      groupCoordinator.onTopicsDeleted([change.name]);
-      topicLogger.info({ event: 'topic.deleted', topic: change.name }, `topic ${change.name} deleted`);
-    }
-  };
-
-  metadata.watch(onTopicChange);
+  const publisher = new BrokerMetadataPublisher({
+    config, cache, logManager, replicaManager, groupCoordinator, producerStateDisk, logger: topicLogger,
+  });
+  publisher.start(controller.image, controller.nodeId);
+  controller.addListener(publisher);
 
   let advertised: Listener[] = [];
   const services: BrokerServices = {
@@ -263,12 +220,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     metadata,
     replicaManager,
     groupCoordinator,
-    brokers: (listenerName) => {
-      const listener = advertised.find((candidate) => candidate.name === listenerName) ?? advertised[0];
-      if (listener === undefined) return [];
-      const endpoint: BrokerEndpoint = { nodeId: config.nodeId, host: listener.host, port: listener.port, rack: config.brokerRack };
-      return [endpoint];
-    },
+    brokers: (listenerName) => cache.aliveBrokerEndpoints(listenerName),
     ensureOffsetsTopic,
     nowMs: () => Date.now(),
   };
@@ -372,8 +324,8 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     brokerEpoch = registration.brokerEpoch;
     // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
     // adopted, so a deleted topic is never resurrected.
-    setAsideStrayLogs(metadata, logManager, topicLogger);
-    for (const topic of metadata.topics()) applyTopic(topic);
+    setAsideStrayLogs(cache, logManager, topicLogger);
+    publisher.applyAllTopics();
     logManager.releaseStartupListings();
     groupCoordinator.startup();
     // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
@@ -451,7 +403,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
  * renaming them `<topic>-<partition>.<timestampMs>-stray` and never serving them. Nothing is
  * created. One warning per topic.
  */
-function setAsideStrayLogs(metadata: ClusterMetadata, logManager: LogManager, logger: Logger): void {
+function setAsideStrayLogs(metadata: MetadataCache, logManager: LogManager, logger: Logger): void {
   const stray = new Map<string, number[]>();
   for (const log of logManager.allLogs()) {
     if (log.topic === CLUSTER_METADATA_TOPIC_NAME || metadata.topic(log.topic) !== undefined) continue;

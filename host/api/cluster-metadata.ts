@@ -1,8 +1,8 @@
 /**
  * The cluster metadata the API handlers read and change: topics, their partitions (leader,
  * leader epoch, replicas, ISR), their config overrides, and producer id allocation. The broker
- * backs it with the controller (host/controller) or, where none is wired, with
- * {@link LocalClusterMetadata}; handlers only see this interface.
+ * backs it with its MetadataCache for reads and the controller for changes
+ * (host/server/controller-cluster-metadata.ts); handlers only see this interface.
  *
  * Requests are validated by the handlers (topic names, partition counts, configs) before they
  * reach these methods, but implementations re-check what only they can know (existence, races)
@@ -44,15 +44,6 @@ export interface CreateTopicSpec {
 export interface MetadataResult {
   readonly errorCode: number;
   readonly errorMessage: string | null;
-}
-
-/** What changed, for the broker to apply to logs, partitions and the group coordinator. */
-export interface TopicChange {
-  readonly name: string;
-  /** Null when the topic was created. */
-  readonly before: TopicState | null;
-  /** Null when the topic was deleted. */
-  readonly after: TopicState | null;
 }
 
 export interface ClusterMetadata {

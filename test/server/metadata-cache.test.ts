@@ -1,0 +1,120 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadBrokerConfig } from '../../host/config/broker-config.js';
+import { brokerLogConfigDefaults } from '../../host/config/topic-config.js';
+import type { GroupCoordinator } from '../../host/coordinator/group-coordinator.js';
+import type { QuorumController } from '../../host/controller/quorum-controller.js';
+import { NodeDisk } from '../../host/io/disk.js';
+import { LogManager } from '../../host/log/log-manager.js';
+import type { UnifiedLog } from '../../host/log/unified-log.js';
+import { createLogger } from '../../host/observability/logger.js';
+import { ReplicaManager } from '../../host/replication/replica-manager.js';
+import { BrokerMetadataPublisher } from '../../host/server/broker-metadata-publisher.js';
+import { ControllerClusterMetadata } from '../../host/server/controller-cluster-metadata.js';
+import { MetadataCache, toTopicState } from '../../host/server/metadata-cache.js';
+import { startController } from '../controller/controller-fixture.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Broker {
+  cache: MetadataCache;
+  logManager: LogManager;
+  replicaManager: ReplicaManager<UnifiedLog>;
+  coordinatorCalls: string[];
+}
+
+/** Broker 1's cache and publisher, listening to `controller` (brokers 1 and 2 registered). */
+function attachBroker(controller: QuorumController): Broker {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-cache-'));
+  dirs.push(dir);
+  const config = loadBrokerConfig({ overrides: { 'node.id': '1', 'log.dirs': dir } });
+  const logManager = LogManager.open({ logDirs: [dir], defaults: brokerLogConfigDefaults(config) });
+  const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 1 });
+  const coordinatorCalls: string[] = [];
+  const groupCoordinator = {
+    loadAllPartitions: () => coordinatorCalls.push('load'),
+    onTopicPartitionsChanged: (topics: string[]) => coordinatorCalls.push(`grown ${topics.join()}`),
+    onTopicsDeleted: (topics: string[]) => coordinatorCalls.push(`deleted ${topics.join()}`),
+  } as unknown as GroupCoordinator;
+  const cache = new MetadataCache({ clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', nodeId: 1 });
+  const publisher = new BrokerMetadataPublisher({
+    config, cache, logManager, replicaManager, groupCoordinator, producerStateDisk: new NodeDisk(),
+    logger: createLogger({ level: 'silent' }),
+  });
+  publisher.start(controller.image, controller.nodeId);
+  controller.addListener(publisher);
+  publisher.applyAllTopics();
+  return { cache, logManager, replicaManager, coordinatorCalls };
+}
+
+/** The cache holds exactly the controller image's topics and brokers. */
+function expectCacheMatchesImage(cache: MetadataCache, controller: QuorumController): void {
+  const image = controller.image;
+  expect(cache.topics()).toEqual(image.topics().map((topic) => toTopicState(topic, image.topicConfigs(topic.name))));
+  expect(cache.brokers()).toEqual(image.brokers());
+}
+
+describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
+  it('follows creations, growth, config changes and deletions, and creates local logs only where this broker leads', async () => {
+    const { controller } = startController({ brokers: [1, 2], seed: 5 });
+    await controller.createTopics([{ name: 'before', numPartitions: 2, replicationFactor: 1, configs: [] }]);
+    const broker = attachBroker(controller);
+    expectCacheMatchesImage(broker.cache, controller);
+
+    await controller.createTopics([{ name: 'orders', numPartitions: 6, replicationFactor: 1, configs: [] }]);
+    await controller.createPartitions([{ name: 'orders', count: 8 }]);
+    await controller.alterConfigs([{ resourceType: 2, resourceName: 'orders', configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    expectCacheMatchesImage(broker.cache, controller);
+    expect(broker.cache.topic('orders')!.configs.get('retention.ms')).toBe('1000');
+    expect(broker.coordinatorCalls).toEqual(['grown orders']);
+
+    for (const topic of broker.cache.topics()) {
+      for (const partition of topic.partitions) {
+        const local = broker.logManager.getLog(topic.name, partition.partition) !== undefined;
+        expect(local).toBe(partition.leaderId === 1);
+        expect(broker.replicaManager.getPartition(topic.name, partition.partition) !== undefined).toBe(partition.leaderId === 1);
+      }
+    }
+    // Both brokers lead something: the placement spreads leaders.
+    const leaders = new Set(broker.cache.topic('orders')!.partitions.map((partition) => partition.leaderId));
+    expect([...leaders].sort()).toEqual([1, 2]);
+
+    await controller.deleteTopics(['orders']);
+    expectCacheMatchesImage(broker.cache, controller);
+    expect(broker.cache.topic('orders')).toBeUndefined();
+    expect(broker.replicaManager.getPartition('orders', 0)).toBeUndefined();
+    expect(broker.coordinatorCalls).toEqual(['grown orders', 'deleted orders']);
+    broker.logManager.shutdown();
+  });
+
+  it('lists the unfenced brokers with the endpoint of the asked listener', async () => {
+    const { controller } = startController({ brokers: [1, 2], seed: 6 });
+    const broker = attachBroker(controller);
+    expect(broker.cache.aliveBrokerEndpoints('PLAINTEXT')).toEqual([
+      { nodeId: 1, host: '127.0.0.1', port: 9093, rack: null },
+      { nodeId: 2, host: '127.0.0.1', port: 9094, rack: null },
+    ]);
+    await controller.fenceBroker(2, controller.image.broker(2)!.brokerEpoch);
+    expect(broker.cache.aliveBrokerEndpoints('PLAINTEXT').map((endpoint) => endpoint.nodeId)).toEqual([1]);
+    expectCacheMatchesImage(broker.cache, controller);
+    broker.logManager.shutdown();
+  });
+
+  it('answers the handlers from the cache alone: a cache nobody feeds knows no topics', async () => {
+    const { controller } = startController({ seed: 7 });
+    await controller.createTopics([{ name: 'orders', numPartitions: 1, replicationFactor: 1, configs: [] }]);
+    const cache = new MetadataCache({ clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', nodeId: 1 });
+    const metadata = new ControllerClusterMetadata({ controller, cache, brokerId: 1, brokerEpoch: () => 0 });
+    expect(metadata.topic('orders')).toBeUndefined();
+    expect(metadata.controllerId).toBe(-1);
+    cache.loadImage(controller.image, controller.nodeId);
+    expect(metadata.topic('orders')!.partitions).toHaveLength(1);
+    expect(metadata.controllerId).toBe(1);
+    expect(metadata.clusterId).toBe('AAAAAAAAAAAAAAAAAAAAAA');
+  });
+});
