@@ -42,6 +42,12 @@ export interface BrokerProcessOptions {
    * `log.dirs` and `http.listeners` (empty: gateway off) unless given here.
    */
   overrides?: Record<string, OverrideValue>;
+  /**
+   * Listen for clients on this port (the PLAINTEXT listener and the readiness probe) instead of a
+   * fresh free one; a cluster launcher that must write every node's ports into every node's
+   * `controller.quorum.voters` picks them first. No retry on EADDRINUSE then.
+   */
+  port?: number;
   /** Use this `log.dirs` directory instead of a fresh temp one (it is then never deleted by the helper). */
   logDir?: string;
   /** How long to wait for the broker to become ready, in ms (default 30 000). */
@@ -118,13 +124,13 @@ export async function startBrokerProcess(options: BrokerProcessOptions = {}): Pr
   }
   const ownsLogDir = options.logDir === undefined;
   const logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'tributary-broker-'));
-  let port = await findFreePort();
+  let port = options.port ?? await findFreePort();
   const broker = new BrokerProcessImpl(options, logDir, ownsLogDir, port);
   registry.add(broker);
   try {
     await broker.start();
   } catch (error) {
-    if (!/EADDRINUSE/.test(broker.outputTail(200))) {
+    if (options.port !== undefined || !/EADDRINUSE/.test(broker.outputTail(200))) {
       await broker.close();
       throw error;
     }

@@ -1,0 +1,150 @@
+/**
+ * Starts a cluster of real Tributary processes on 127.0.0.1, configured as Kafka's KRaft quick
+ * start says (`process.roles`, `node.id`, `controller.quorum.voters`, a CONTROLLER listener), with
+ * a {@link LinkProxy} on every network path a test may want to cut:
+ *
+ * - every ordered controller link i → j: node i's `controller.quorum.voters` names voter j at the
+ *   port of the proxy (i → j), so cutting both directions of a pair partitions exactly those two
+ *   controllers (the voters list is per-node configuration; only the ids must agree);
+ * - every node's client listener: the node advertises its proxy (`advertised.listeners`), so
+ *   clients and other brokers reach it only through that proxy; cutting it makes the node
+ *   unreachable for them (its own outgoing connections to other brokers are not cut — a limit of
+ *   one loopback address, named here so tests do not assume more).
+ *
+ * Ports are chosen first (free ports, then written into every node's config); logs live in temp
+ * directories removed by `close()`.
+ */
+import { findFreePort, startBrokerProcess, type BrokerProcess, type OverrideValue } from '../helpers/broker-process.js';
+import { LinkProxy, type CutMode } from './link-proxy.js';
+
+export interface ClusterOptions {
+  /** Number of combined broker+controller nodes (ids 1..n). Default 3. */
+  readonly nodes?: number;
+  /** Extra configs for every node. */
+  readonly overrides?: Record<string, OverrideValue>;
+  /** ms to wait for each process to answer ApiVersions. Default 30 000. */
+  readonly startTimeoutMs?: number;
+}
+
+/** One node of a {@link TestCluster}. */
+export interface ClusterNode {
+  readonly id: number;
+  readonly process: BrokerProcess;
+  /** Port the node's PLAINTEXT listener binds. */
+  readonly clientPort: number;
+  /** Port the node's CONTROLLER listener binds. */
+  readonly controllerPort: number;
+  /** The proxy clients reach the node through (its advertised listener). */
+  readonly clientProxy: LinkProxy;
+}
+
+const HOST = '127.0.0.1';
+
+/** A running cluster; see the file header. */
+export class TestCluster {
+  private constructor(
+    readonly nodes: readonly ClusterNode[],
+    /** Controller links by `${from}->${to}`. */
+    private readonly links: ReadonlyMap<string, LinkProxy>,
+  ) {}
+
+  /** Starts `options.nodes` processes concurrently and waits until each answers ApiVersions. */
+  static async start(options: ClusterOptions = {}): Promise<TestCluster> {
+    const count = options.nodes ?? 3;
+    const ids = Array.from({ length: count }, (_, i) => i + 1);
+    const ports = new Map<number, { client: number; controller: number }>();
+    const taken = new Set<number>();
+    const freshPort = async (): Promise<number> => {
+      for (;;) {
+        const port = await findFreePort();
+        if (!taken.has(port)) {
+          taken.add(port);
+          return port;
+        }
+      }
+    };
+    for (const id of ids) ports.set(id, { client: await freshPort(), controller: await freshPort() });
+    const links = new Map<string, LinkProxy>();
+    const clientProxies = new Map<number, LinkProxy>();
+    for (const id of ids) {
+      clientProxies.set(id, await LinkProxy.start({ host: HOST, port: ports.get(id)!.client }));
+      for (const to of ids) {
+        if (to !== id) links.set(`${id}->${to}`, await LinkProxy.start({ host: HOST, port: ports.get(to)!.controller }));
+      }
+    }
+    const processes = await Promise.all(ids.map((id) => {
+      const own = ports.get(id)!;
+      const voters = ids.map((to) => `${to}@${HOST}:${to === id ? own.controller : links.get(`${id}->${to}`)!.port}`).join(',');
+      return startBrokerProcess({
+        port: own.client,
+        startTimeoutMs: options.startTimeoutMs ?? 30_000,
+        overrides: {
+          'process.roles': 'broker,controller',
+          'node.id': id,
+          listeners: `PLAINTEXT://${HOST}:${own.client},CONTROLLER://${HOST}:${own.controller}`,
+          'advertised.listeners': `PLAINTEXT://${HOST}:${clientProxies.get(id)!.port}`,
+          'controller.listener.names': 'CONTROLLER',
+          'inter.broker.listener.name': 'PLAINTEXT',
+          'controller.quorum.voters': voters,
+          ...options.overrides,
+        },
+      });
+    }));
+    const nodes = ids.map((id, i) => ({
+      id, process: processes[i]!, clientPort: ports.get(id)!.client, controllerPort: ports.get(id)!.controller, clientProxy: clientProxies.get(id)!,
+    }));
+    return new TestCluster(nodes, links);
+  }
+
+  /** `host:port,...` of every node's client proxy, for `bootstrap.servers`. */
+  get bootstrap(): string {
+    return this.nodes.map((node) => `${HOST}:${node.clientProxy.port}`).join(',');
+  }
+
+  /** The node with id `id`. @throws Error for an unknown id */
+  node(id: number): ClusterNode {
+    const node = this.nodes.find((n) => n.id === id);
+    if (node === undefined) throw new Error(`no node ${id} in this cluster`);
+    return node;
+  }
+
+  /** SIGKILLs node `id` (its data directory stays). */
+  async kill9(id: number): Promise<void> {
+    await this.node(id).process.kill9();
+  }
+
+  /** Starts node `id` again on the same ports and data directory. */
+  async restart(id: number): Promise<void> {
+    await this.node(id).process.restart();
+  }
+
+  /** Cuts the controller links between `a` and `b`, both directions. */
+  partition(a: number, b: number, mode: CutMode = 'blackhole'): void {
+    this.link(a, b).cut(mode);
+    this.link(b, a).cut(mode);
+  }
+
+  /** Cuts every controller link of `id` and its client proxy. */
+  isolate(id: number, mode: CutMode = 'blackhole'): void {
+    for (const other of this.nodes) if (other.id !== id) this.partition(id, other.id, mode);
+    this.node(id).clientProxy.cut(mode);
+  }
+
+  /** Heals every cut link and proxy. */
+  heal(): void {
+    for (const link of this.links.values()) link.heal();
+    for (const node of this.nodes) node.clientProxy.heal();
+  }
+
+  /** Stops every process, removes the data directories and closes the proxies. */
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.process.close()));
+    await Promise.all([...this.links.values(), ...this.nodes.map((n) => n.clientProxy)].map((proxy) => proxy.close()));
+  }
+
+  private link(from: number, to: number): LinkProxy {
+    const link = this.links.get(`${from}->${to}`);
+    if (link === undefined) throw new Error(`no controller link ${from} -> ${to}`);
+    return link;
+  }
+}
