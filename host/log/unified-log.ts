@@ -21,51 +21,21 @@
  */
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
-import { CompressionError, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
-import { BatchLayout, CorruptRecordError, readRecords } from '../record/records.js';
-import type { BatchSummary, PreparedAppend } from '../wasm/core.js';
-import { LOG_OVERHEAD, type StoredBatchHeader } from './batch-header.js';
+import type { PreparedAppend } from '../wasm/core.js';
+import { validateCompressedBatch } from './compressed-batch-validation.js';
+import { prepareFollowerAppend } from './follower-append.js';
 import { defaultGroupFlusher, type GroupFlusher, type GroupFlushTarget } from './group-flush.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
 import { LogDirectory } from './log-directory.js';
 import { loadSegments } from './log-loader.js';
+import { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, type ReadResult } from './log-results.js';
 import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
+import { findOffsetByTimestamp } from './offset-by-timestamp.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
+import { floorSegmentIndex, leadingDeletableSegments } from './segment-list.js';
 import type { StorageContext } from './storage-context.js';
 
-/** Kafka error codes the log answers with (errors.json). */
-export const LogErrorCode = {
-  NONE: 0,
-  OFFSET_OUT_OF_RANGE: 1,
-  CORRUPT_MESSAGE: 2,
-  MESSAGE_TOO_LARGE: 10,
-  RECORD_LIST_TOO_LARGE: 18,
-  KAFKA_STORAGE_ERROR: 56,
-  INVALID_RECORD: 87,
-} as const;
-
-/** ListOffsets' special timestamps (Kafka's ListOffsetsRequest). */
-export const LATEST_TIMESTAMP = -1;
-export const EARLIEST_TIMESTAMP = -2;
-export const MAX_TIMESTAMP = -3;
-
-/** The outcome of an append. On error, offsets are -1 and `batches` is empty. */
-export interface AppendResult {
-  errorCode: number;
-  baseOffset: number;
-  lastOffset: number;
-  /** The broker time stamped into LogAppendTime batches, -1 for CreateTime. */
-  logAppendTimeMs: number;
-  logStartOffset: number;
-  /** The appended batches (positions are inside the appended blob). */
-  batches: BatchSummary[];
-}
-
-/** The outcome of a read: whole batches, possibly empty. */
-export interface ReadResult {
-  errorCode: number;
-  records: Buffer;
-}
+export { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, MAX_TIMESTAMP, type ReadResult } from './log-results.js';
 
 export interface UnifiedLogOptions {
   /** The partition directory `<log.dir>/<topic>-<partition>`; created if missing. */
@@ -244,30 +214,8 @@ export class UnifiedLog implements GroupFlushTarget {
     this.assertOpen();
     if (this.logDirectory.isOffline) return this.failedAppend(LogErrorCode.KAFKA_STORAGE_ERROR);
     if (records.length > this.config.segmentBytes) return this.failedAppend(LogErrorCode.RECORD_LIST_TOO_LARGE);
-    const validation = this.context.core.validateBatches(records);
-    if (validation.errorCode !== LogErrorCode.NONE) return this.failedAppend(validation.errorCode);
-    if (validation.validBytes !== records.length || validation.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
-    let expected = this.logEndOffset;
-    let maxTimestamp = -1;
-    let offsetOfMaxTimestamp = -1;
-    for (const batch of validation.batches) {
-      if (batch.baseOffset < expected) return this.failedAppend(LogErrorCode.OFFSET_OUT_OF_RANGE);
-      expected = batch.baseOffset + batch.lastOffsetDelta + 1;
-      if (batch.maxTimestamp > maxTimestamp) {
-        maxTimestamp = batch.maxTimestamp;
-        offsetOfMaxTimestamp = batch.offsetOfMaxTimestamp;
-      }
-    }
-    const first = validation.batches[0]!;
-    const prepared: PreparedAppend = {
-      ...validation,
-      bytes: Buffer.isBuffer(records) ? records : Buffer.from(records.buffer, records.byteOffset, records.byteLength),
-      stable: true,
-      firstOffset: first.baseOffset,
-      lastOffset: expected - 1,
-      maxTimestamp,
-      offsetOfMaxTimestamp,
-    };
+    const prepared = prepareFollowerAppend(this.context.core, records, this.logEndOffset);
+    if (typeof prepared === 'number') return this.failedAppend(prepared);
     const errorCode = this.appendPrepared(prepared, this.context.clock.nowMs());
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
     return {
@@ -276,7 +224,7 @@ export class UnifiedLog implements GroupFlushTarget {
       lastOffset: prepared.lastOffset,
       logAppendTimeMs: -1,
       logStartOffset: this.logStartOffsetValue,
-      batches: validation.batches,
+      batches: prepared.batches,
     };
   }
 
@@ -327,22 +275,7 @@ export class UnifiedLog implements GroupFlushTarget {
     if (timestampMs === LATEST_TIMESTAMP) return { offset: this.logEndOffset, timestamp: -1 };
     if (timestampMs === EARLIEST_TIMESTAMP) return { offset: this.logStartOffsetValue, timestamp: -1 };
     try {
-      if (timestampMs === MAX_TIMESTAMP) {
-        let best: LogSegment | null = null;
-        for (const segment of this.segments) {
-          if (segment.maxTimestampSoFar >= 0 && (best === null || segment.maxTimestampSoFar > best.maxTimestampSoFar)) best = segment;
-        }
-        if (best === null) return null;
-        const maxTimestamp = best.maxTimestampSoFar;
-        return best.searchForTimestamp(maxTimestamp, this.logStartOffsetValue, (batch, header) =>
-          firstRecordAtOrAfter(batch, header, maxTimestamp, this.logStartOffsetValue));
-      }
-      for (const segment of this.segments) {
-        if (segment.maxTimestampSoFar < timestampMs || segment.nextOffset <= this.logStartOffsetValue) continue;
-        const found = segment.searchForTimestamp(timestampMs, this.logStartOffsetValue, (batch, header) =>
-          firstRecordAtOrAfter(batch, header, timestampMs, this.logStartOffsetValue));
-        if (found !== null) return found;
-      }
+      return findOffsetByTimestamp(this.segments, this.logStartOffsetValue, timestampMs);
     } catch (error) {
       this.storageFailure(error);
     }
@@ -712,33 +645,12 @@ export class UnifiedLog implements GroupFlushTarget {
 
   /** Index of the last segment with baseOffset <= offset, or -1. */
   private floorSegmentIndex(offset: number): number {
-    let low = 0;
-    let high = this.segments.length - 1;
-    let found = -1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      if (this.segments[middle]!.baseOffset <= offset) {
-        found = middle;
-        low = middle + 1;
-      } else {
-        high = middle - 1;
-      }
-    }
-    return found;
+    return floorSegmentIndex(this.segments, offset);
   }
 
   /** Kafka's deletableSegments: the leading run satisfying `predicate`, below the high watermark. */
   private deletableSegments(predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean): LogSegment[] {
-    const result: LogSegment[] = [];
-    for (let i = 0; i < this.segments.length; i++) {
-      const segment = this.segments[i]!;
-      const next = this.segments[i + 1];
-      const upperBound = next === undefined ? this.logEndOffset : next.baseOffset;
-      if (next === undefined && segment.size === 0) break;
-      if (this.highWatermarkValue < upperBound || !predicate(segment, next)) break;
-      result.push(segment);
-    }
-    return result;
+    return leadingDeletableSegments(this.segments, this.highWatermarkValue, this.logEndOffset, predicate);
   }
 
   /** Deletes a leading run of segments (rolling first when it is all of them). Throws DiskError. */
@@ -770,57 +682,4 @@ export class UnifiedLog implements GroupFlushTarget {
     this.highWatermarkValue = offset;
     this.recoveryPointValue = offset;
   }
-}
-
-/**
- * The first record of `batch` with offset >= `startingOffset` and timestamp >= `timestampMs`.
- * LogAppendTime batches carry one timestamp for all records, so no decoding is needed.
- */
-function firstRecordAtOrAfter(batch: Buffer, header: StoredBatchHeader, timestampMs: number, startingOffset: number): { offset: number; timestamp: number } | null {
-  if ((header.attributes & 0x08) !== 0) {
-    return { offset: Math.max(header.baseOffset, startingOffset), timestamp: header.maxTimestamp };
-  }
-  if (batch.length < header.sizeInBytes || header.sizeInBytes < LOG_OVERHEAD) return null;
-  for (const record of readRecords(batch, { verifyCrc: false })) {
-    if (record.offset >= startingOffset && record.timestamp >= timestampMs) return { offset: record.offset, timestamp: record.timestamp };
-  }
-  return null;
-}
-
-/**
- * Kafka's leader-side check of a compressed client batch (LogValidator): the core walks only
- * uncompressed records, so here the records section is decompressed (bounded by
- * DEFAULT_MAX_DECOMPRESSED_BYTES) and decoded as an uncompressed copy of the batch. Returns
- * CORRUPT_MESSAGE (2) when the section does not decompress, INVALID_RECORD (87) when the records
- * do not parse or disagree with the header (count, lastOffsetDelta, offset deltas not 0..n-1),
- * else NONE. Never throws for bad client bytes.
- */
-function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary): number {
-  let section: Buffer;
-  try {
-    section = decompress(batch.compression, bytes.subarray(BatchLayout.RECORDS), DEFAULT_MAX_DECOMPRESSED_BYTES);
-  } catch (error) {
-    if (error instanceof CompressionError) return LogErrorCode.CORRUPT_MESSAGE;
-    throw error;
-  }
-  const plain = Buffer.allocUnsafe(BatchLayout.RECORDS + section.length);
-  plain.set(bytes.subarray(0, BatchLayout.RECORDS), 0);
-  plain.set(section, BatchLayout.RECORDS);
-  plain.writeInt32BE(plain.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
-  plain.writeInt16BE(batch.attributes & ~0x07, BatchLayout.ATTRIBUTES);
-  let records: ReturnType<typeof readRecords>;
-  try {
-    records = readRecords(plain, { verifyCrc: false });
-  } catch (error) {
-    if (error instanceof CorruptRecordError) return LogErrorCode.INVALID_RECORD;
-    throw error;
-  }
-  if (records.length === 0 || records.length !== batch.recordCount || batch.lastOffsetDelta !== records.length - 1) {
-    return LogErrorCode.INVALID_RECORD;
-  }
-  const baseOffset = plain.readInt32BE(BatchLayout.BASE_OFFSET) * 4294967296 + plain.readUInt32BE(BatchLayout.BASE_OFFSET + 4);
-  for (let i = 0; i < records.length; i++) {
-    if (records[i]!.offset !== baseOffset + i) return LogErrorCode.INVALID_RECORD;
-  }
-  return LogErrorCode.NONE;
 }

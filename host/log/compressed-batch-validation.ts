@@ -1,0 +1,46 @@
+/**
+ * The leader's check of compressed client batches, which the WebAssembly core (walking only
+ * uncompressed records) leaves to the host.
+ */
+import { CompressionError, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
+import { BatchLayout, CorruptRecordError, readRecords } from '../record/records.js';
+import type { BatchSummary } from '../wasm/core.js';
+import { LogErrorCode } from './log-results.js';
+
+/**
+ * Kafka's leader-side check of a compressed client batch (LogValidator): the core walks only
+ * uncompressed records, so here the records section is decompressed (bounded by
+ * DEFAULT_MAX_DECOMPRESSED_BYTES) and decoded as an uncompressed copy of the batch. Returns
+ * CORRUPT_MESSAGE (2) when the section does not decompress, INVALID_RECORD (87) when the records
+ * do not parse or disagree with the header (count, lastOffsetDelta, offset deltas not 0..n-1),
+ * else NONE. Never throws for bad client bytes.
+ */
+export function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary): number {
+  let section: Buffer;
+  try {
+    section = decompress(batch.compression, bytes.subarray(BatchLayout.RECORDS), DEFAULT_MAX_DECOMPRESSED_BYTES);
+  } catch (error) {
+    if (error instanceof CompressionError) return LogErrorCode.CORRUPT_MESSAGE;
+    throw error;
+  }
+  const plain = Buffer.allocUnsafe(BatchLayout.RECORDS + section.length);
+  plain.set(bytes.subarray(0, BatchLayout.RECORDS), 0);
+  plain.set(section, BatchLayout.RECORDS);
+  plain.writeInt32BE(plain.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
+  plain.writeInt16BE(batch.attributes & ~0x07, BatchLayout.ATTRIBUTES);
+  let records: ReturnType<typeof readRecords>;
+  try {
+    records = readRecords(plain, { verifyCrc: false });
+  } catch (error) {
+    if (error instanceof CorruptRecordError) return LogErrorCode.INVALID_RECORD;
+    throw error;
+  }
+  if (records.length === 0 || records.length !== batch.recordCount || batch.lastOffsetDelta !== records.length - 1) {
+    return LogErrorCode.INVALID_RECORD;
+  }
+  const baseOffset = plain.readInt32BE(BatchLayout.BASE_OFFSET) * 4294967296 + plain.readUInt32BE(BatchLayout.BASE_OFFSET + 4);
+  for (let i = 0; i < records.length; i++) {
+    if (records[i]!.offset !== baseOffset + i) return LogErrorCode.INVALID_RECORD;
+  }
+  return LogErrorCode.NONE;
+}

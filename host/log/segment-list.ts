@@ -1,0 +1,45 @@
+/**
+ * Searches over a log's segment list (sorted by base offset, the last one active), shared by
+ * {@link UnifiedLog}'s reads, truncation, flushes and retention.
+ */
+import type { LogSegment } from './log-segment.js';
+
+/** Index of the last segment with baseOffset <= `offset`, or -1 (binary search). */
+export function floorSegmentIndex(segments: readonly LogSegment[], offset: number): number {
+  let low = 0;
+  let high = segments.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (segments[middle]!.baseOffset <= offset) {
+      found = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}
+
+/**
+ * Kafka's deletableSegments: the leading run of `segments` satisfying `predicate` whose offsets
+ * all lie below `highWatermark` (the next segment's base, or `logEndOffset` for the last one).
+ * An empty active segment is never included.
+ */
+export function leadingDeletableSegments(
+  segments: readonly LogSegment[],
+  highWatermark: number,
+  logEndOffset: number,
+  predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean,
+): LogSegment[] {
+  const result: LogSegment[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const next = segments[i + 1];
+    const upperBound = next === undefined ? logEndOffset : next.baseOffset;
+    if (next === undefined && segment.size === 0) break;
+    if (highWatermark < upperBound || !predicate(segment, next)) break;
+    result.push(segment);
+  }
+  return result;
+}
