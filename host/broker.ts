@@ -285,9 +285,9 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     // refusing to start (the default 127.0.0.1:8080 is often taken on developer machines).
     // Loaded only when configured: uWebSockets.js and the JSON protocol (which brings the client
     // library) are a large part of start-up time and memory.
-    const gatewayModule = config.httpListeners.length === 0 ? null : await import('./network/websocket-gateway.js');
+    const gatewayModule = config.httpListeners.length === 0 ? null : await import('./gateway/json-gateway.js');
     for (const endpoint of config.httpListeners) {
-      const gateway = new gatewayModule!.WebSocketGateway({
+      const gateway = gatewayModule!.createJsonGateway({
         host: endpoint.host === '' ? '0.0.0.0' : endpoint.host,
         port: endpoint.port,
         handler,

@@ -7,9 +7,10 @@
  *   (socket.request.max.bytes, connections.max.idle.ms, max.connections) and the same ordering
  *   (responses in request order even when handlers complete out of order; Produce acks=0 gets no
  *   message back). See websocket-kafka-connection.ts for backpressure and memory bounds.
- * - WebSocket `/json`: the JSON subprotocol for browsers and `websocat` (json-protocol/,
- *   documented in JSON-PROTOCOL.md): produce, subscribe with a group, credit-based push,
- *   commit, list topics; each socket drives an in-process Kafka client over the same handler.
+ * - WebSocket `/json`: text messages handed to a session made by `jsonSessions` (the seam in
+ *   json-socket.ts). The application behind it, the JSON subprotocol for browsers and `websocat`,
+ *   lives in host/gateway/ (documented in host/gateway/JSON-PROTOCOL.md); this file only carries
+ *   its text messages, limits and close handling.
  * - HTTP `GET /health`, `GET /ready` (http-server.ts).
  *
  * Bad input harms only its own socket: a message above socket.request.max.bytes closes with 1009
@@ -32,8 +33,7 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
-import { createJsonSessionFactory, type JsonSessionOptions } from './json-protocol/json-session.js';
-import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-protocol/json-socket.js';
+import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-socket.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 import { OriginPolicy } from './websocket-origin-policy.js';
 import {
@@ -52,6 +52,8 @@ import {
 
 export { WebSocketCloseCode } from './websocket-kafka-connection.js';
 
+/** Listener name reported to the handler when none is given. */
+export const DEFAULT_WEBSOCKET_LISTENER_NAME = 'WEBSOCKET';
 /** Default soft bound: held + buffered response bytes per socket before dispatch and sends pause: 16 MiB. */
 export const DEFAULT_WEBSOCKET_MAX_PENDING_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** Default hard bound: bytes one socket may hold (requests + responses) before it is cut off: 128 MiB. */
@@ -89,12 +91,10 @@ export interface WebSocketGatewayOptions {
   /** Listener name reported to the handler; default `WEBSOCKET`. */
   listenerName?: string;
   /**
-   * `/json` sessions. Absent: the JSON subprotocol over `handler` (json-protocol/json-session.ts,
-   * an in-process Kafka client per socket). null: the route is disabled (upgrades get 404).
+   * `/json` sessions (host/gateway/json-gateway.ts makes the JSON subprotocol's). Absent or null:
+   * the route is disabled (upgrades get 404).
    */
   jsonSessions?: JsonSessionFactory | null;
-  /** Options of the default `/json` sessions (limits, group timeouts), when `jsonSessions` is absent. */
-  json?: Partial<Omit<JsonSessionOptions, 'handler' | 'logger' | 'listenerName'>>;
   /** socket.request.max.bytes: largest `/kafka` message, bytes. */
   socketRequestMaxBytes?: number;
   /** Largest `/json` message, bytes. Default 1 MiB. */
@@ -165,7 +165,7 @@ export class WebSocketGateway {
   /** @throws Error for a bad limit or an `allowedOrigins` entry that is not an origin */
   constructor(private readonly options: WebSocketGatewayOptions) {
     this.logger = options.logger ?? componentLogger(createLogger(), 'websocket-gateway');
-    this.listenerName = options.listenerName ?? 'WEBSOCKET';
+    this.listenerName = options.listenerName ?? DEFAULT_WEBSOCKET_LISTENER_NAME;
     const socketRequestMaxBytes = positiveInteger(options.socketRequestMaxBytes, DEFAULT_SOCKET_REQUEST_MAX_BYTES, 'socketRequestMaxBytes');
     const maxPendingResponseBytes = positiveInteger(
       options.maxPendingResponseBytesPerConnection,
@@ -188,9 +188,7 @@ export class WebSocketGateway {
     this.originPolicy = new OriginPolicy({ allowedOrigins: options.allowedOrigins ?? [], gatewayHost: options.host });
     this.app = uWS.App();
     this.registerKafkaRoute();
-    const jsonSessions = options.jsonSessions === undefined
-      ? createJsonSessionFactory({ ...options.json, handler: options.handler, listenerName: this.listenerName, logger: this.logger })
-      : options.jsonSessions;
+    const jsonSessions = options.jsonSessions ?? null;
     this.jsonEnabled = jsonSessions !== null;
     if (jsonSessions !== null) this.registerJsonRoute(jsonSessions);
     registerHttpRoutes(this.app, {

@@ -12,9 +12,9 @@
  * with a ConnectionError carrying that reason; a handler exception is a broker bug and closes it
  * the same way.
  */
-import { ConnectionError } from '../../clients/errors.js';
-import type { BrokerAddress, Transport, TransportFactory, TransportHandlers, TransportOptions } from '../../clients/transport/transport.js';
-import type { ConnectionContext, RequestHandler, ResponseBytes } from '../network-types.js';
+import { ConnectionError } from '../clients/errors.js';
+import type { BrokerAddress, Transport, TransportFactory, TransportHandlers, TransportOptions } from '../clients/transport/transport.js';
+import type { ConnectionContext, RequestHandler, ResponseBytes } from '../network/network-types.js';
 
 interface Slot {
   done: boolean;

@@ -1,11 +1,11 @@
 /**
- * The JSON subprotocol's message shapes (documented for users in host/network/JSON-PROTOCOL.md),
+ * The JSON subprotocol's message shapes (documented for users in host/gateway/JSON-PROTOCOL.md),
  * the validation of what clients send, and the error objects we answer with.
  *
  * Client messages are validated, never trusted: `parseClientMessage` turns a text message into a
  * typed request or a JsonProtocolError naming the offending field. It never throws.
  */
-import { errorName } from '../../protocol/generated/error-codes.js';
+import { errorName } from '../protocol/generated/error-codes.js';
 
 /** How keys, values and header values travel as JSON strings. */
 export type JsonEncoding = 'utf8' | 'base64';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JsonSession } from '../../host/network/json-protocol/json-session.js';
-import type { JsonSocket } from '../../host/network/json-protocol/json-socket.js';
+import { JsonSession } from '../../host/gateway/json-session.js';
+import type { JsonSocket } from '../../host/network/json-socket.js';
 import type { NetworkLogger } from '../../host/network/network-types.js';
 
 const quiet: NetworkLogger = { debug() {}, info() {}, warn() {}, error() {} };

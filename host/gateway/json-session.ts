@@ -1,6 +1,6 @@
 /**
  * One `/json` WebSocket session: JSON operations in, replies and pushed records out (message
- * shapes in host/network/JSON-PROTOCOL.md, validation in json-messages.ts).
+ * shapes in host/gateway/JSON-PROTOCOL.md, validation in json-messages.ts).
  *
  * Built on Kafka semantics, not on broker internals: the session drives the client library's
  * Producer and Consumer over an InProcessTransport into the broker's own request handler, so a
@@ -23,12 +23,12 @@
  * Subscription states: none → subscribed (poll loop running) → stopping (unsubscribe, socket
  * closed or gateway stop: loop ends, pushed offsets committed, group left) → none.
  */
-import { Consumer, type ConsumerRecord, type TopicPartition } from '../../clients/consumer.js';
-import { ClientClosedError, ConnectionError, KafkaError, KafkaTimeoutError } from '../../clients/errors.js';
-import { Producer } from '../../clients/producer.js';
-import type { TransportFactory } from '../../clients/transport/transport.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { NetworkLogger, RequestHandler } from '../network-types.js';
+import { Consumer, type ConsumerRecord, type TopicPartition } from '../clients/consumer.js';
+import { ClientClosedError, ConnectionError, KafkaError, KafkaTimeoutError } from '../clients/errors.js';
+import { Producer } from '../clients/producer.js';
+import type { TransportFactory } from '../clients/transport/transport.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { NetworkLogger, RequestHandler } from '../network/network-types.js';
 import { inProcessTransportFactory } from './in-process-transport.js';
 import {
   encodeBytes,
@@ -40,7 +40,7 @@ import {
   type JsonEncoding,
   type JsonId,
 } from './json-messages.js';
-import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-socket.js';
+import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from '../network/json-socket.js';
 
 export interface JsonSessionOptions {
   /** The broker's request handler (the same one TCP and /kafka use). */

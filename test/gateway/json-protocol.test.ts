@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../host/broker.js';
 import type { NetworkLogger } from '../../host/network/network-types.js';
-import { WebSocketCloseCode, WebSocketGateway, type WebSocketGatewayOptions } from '../../host/network/websocket-gateway.js';
-import { tcpBridgeHandler } from './kafka-tcp-bridge.js';
-import { OPCODE_BINARY, TestWebSocket, waitUntil } from './websocket-test-client.js';
+import { createJsonGateway, type JsonGatewayOptions } from '../../host/gateway/json-gateway.js';
+import { WebSocketCloseCode, type WebSocketGateway } from '../../host/network/websocket-gateway.js';
+import { tcpBridgeHandler } from '../network/kafka-tcp-bridge.js';
+import { OPCODE_BINARY, TestWebSocket, waitUntil } from '../network/websocket-test-client.js';
 
 // The /json subprotocol against a real broker (through a TCP bridge to its dispatcher): every
 // message type, every error, credit-based flow control, commits through a consumer group, and a
@@ -42,8 +43,8 @@ afterAll(async () => {
   rmSync(logDir, { recursive: true, force: true });
 });
 
-async function startGateway(options: Partial<WebSocketGatewayOptions> = {}): Promise<{ gateway: WebSocketGateway; port: number }> {
-  const gateway = new WebSocketGateway({
+async function startGateway(options: Partial<JsonGatewayOptions> = {}): Promise<{ gateway: WebSocketGateway; port: number }> {
+  const gateway = createJsonGateway({
     host: '127.0.0.1',
     port: 0,
     handler: bridge,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError } from '../../host/clients/errors.js';
-import { InProcessTransport } from '../../host/network/json-protocol/in-process-transport.js';
+import { InProcessTransport } from '../../host/gateway/in-process-transport.js';
 import type { ConnectionContext, RequestHandler, ResponseBytes } from '../../host/network/network-types.js';
 
 function open(handler: RequestHandler): { transport: InProcessTransport; frames: string[]; closed: Promise<Error | undefined> } {
