@@ -150,7 +150,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   }
   let controller: QuorumController;
   try {
-    controller = new QuorumController({ config, log: UnifiedLogMetadataLog.open(logManager) });
+    controller = new QuorumController({ config, log: UnifiedLogMetadataLog.open(logManager, { localId: config.nodeId }) });
   } catch (error) {
     logManager.shutdown();
     logDirLocks.release();
@@ -308,7 +308,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
       }
     }
     advertised = resolveAdvertisedListeners(config.advertisedListeners, bound, hostname());
-    const registration = controller.registerBroker({
+    const registration = await controller.registerBroker({
       brokerId: config.nodeId,
       endpoints: advertised.map((listener) => ({
         name: listener.name,

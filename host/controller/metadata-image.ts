@@ -128,6 +128,23 @@ export class MetadataImage {
   private nextProducerIdValue = 0;
   private partitionCount = 0;
 
+  /**
+   * An independent image with the same content: replaying into one never changes the other.
+   * The frozen snapshots are shared; O(brokers + topics + partitions) pointer copies.
+   */
+  copy(): MetadataImage {
+    const image = new MetadataImage();
+    for (const [id, broker] of this.brokersById) image.brokersById.set(id, broker);
+    for (const [id, topic] of this.topicsById) image.topicsById.set(id, { ...topic, partitions: [...topic.partitions] });
+    for (const [name, id] of this.topicIdsByName) image.topicIdsByName.set(name, id);
+    for (const [key, name] of this.topicNamesByCollisionKey) image.topicNamesByCollisionKey.set(key, name);
+    for (const [key, configs] of this.configs) image.configs.set(key, configs);
+    for (const [name, level] of this.featureLevels) image.featureLevels.set(name, level);
+    image.nextProducerIdValue = this.nextProducerIdValue;
+    image.partitionCount = this.partitionCount;
+    return image;
+  }
+
   /** Applies one record. @throws MetadataReplayError when the record contradicts the image */
   replay(record: MetadataRecord): void {
     switch (record.type) {

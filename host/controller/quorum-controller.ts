@@ -1,6 +1,6 @@
 /**
- * QuorumController: Kafka's KRaft controller for the embedded single-node case (process.roles =
- * broker,controller), shaped so a multi-node quorum can come later.
+ * QuorumController: Kafka's KRaft controller, for the embedded single node (process.roles =
+ * broker,controller) and, behind a Raft metadata log, for a quorum.
  *
  * The control logic lives in Kafka's managers, state machines without I/O that answer an
  * operation with `{ records, response }` (controller-result.ts): ClusterControlManager (brokers),
@@ -9,18 +9,31 @@
  * path every change follows:
  *
  * ```
- * request ──manager validates against the image──► { records, response } ──MetadataLog.append
- *         (one atomic batch)──► MetadataImage.replay, record by record ──► listeners ──► response
+ * request ──manager validates against the latest state──► { records, response }
+ *   ──replay into the latest state, MetadataLog.append (one atomic batch)──► pending write at the
+ *   batch's last offset ··· handleCommit(batch) ──► replay into the committed image ──► listeners
+ *   ──► the pending writes up to that offset answer, in offset order
  * ```
  *
- * Nothing changes the image except replay of a record that is in the log, so replaying the log at
- * start-up rebuilds the same image. The controller has no I/O of its own: the log, the clock and
- * randomness (topic ids, replica placement) are injected, and every call is synchronous.
+ * Two states: the *committed image* ({@link QuorumController.image}: only committed records,
+ * what every node sees, published to the listeners) and, on the active controller, the *latest
+ * state* (the committed image plus the records appended but not yet committed) that the managers
+ * validate against, so an operation sees the ones before it. Every node replays every committed
+ * batch into its committed image, whoever wrote it. Only the active controller (the log's leader,
+ * this node) writes; elsewhere every operation answers NOT_CONTROLLER (41). When the leadership is
+ * lost, the pending writes answer NOT_CONTROLLER (41) and the latest state reverts to the committed
+ * image.
  *
- * Client input is validated and answered with Kafka error codes (values, never exceptions).
- * A failure to append to the metadata log (disk failure) answers KAFKA_STORAGE_ERROR (56) and
- * puts the controller in a failed state where every later change answers the same: the image may
- * no longer match what is on disk, so only a restart (replaying the log) may continue.
+ * Every operation returns a Promise that resolves once its batch is committed (at once when there
+ * is nothing to write). With the single-node log a batch is committed inside the append, so the
+ * change is in the image and the listeners have run when the call returns; the Promise resolves
+ * on the next microtask.
+ *
+ * Client input is validated and answered with Kafka error codes (values, never exceptions; the
+ * Promises reject only on bugs). A failure to append to the metadata log (disk failure) answers
+ * KAFKA_STORAGE_ERROR (56) and puts the controller in a failed state where every later change
+ * answers the same: the log may no longer match what this process believes, so only a restart
+ * (replaying the log) may continue.
  */
 import type { Clock } from '../io/clock.js';
 import { SystemClock } from '../io/clock.js';
@@ -58,7 +71,7 @@ import {
   type TopicImage,
 } from './metadata-image.js';
 import { BatchChanges, type MetadataListener } from './metadata-listener.js';
-import { type MetadataLog, MetadataLogError } from './metadata-log.js';
+import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from './metadata-log.js';
 import {
   type MetadataRecord,
   MetadataRecordError,
@@ -66,6 +79,7 @@ import {
   encodeMetadataRecord,
   metadataRecord,
 } from './metadata-records.js';
+import { PendingWrites } from './pending-writes.js';
 import { ProducerIdControlManager, type ProducerIdBlockResult } from './producer-id-control-manager.js';
 import { type ReplicaPlacer, RoundRobinReplicaPlacer } from './replica-placer.js';
 import {
@@ -106,7 +120,7 @@ export interface ControllerConfig {
 
 export interface QuorumControllerOptions {
   readonly config: ControllerConfig;
-  /** The metadata log; replayed in the constructor. */
+  /** The metadata log; its committed batches are replayed in the constructor. */
   readonly log: MetadataLog;
   /** Default SystemClock. */
   readonly clock?: Clock;
@@ -125,25 +139,38 @@ const failedRegistration = failedResult<RegisterBrokerResult>((r, error) => ({ .
 const failedProducerIds = failedResult<ProducerIdBlockResult>((r, error) => ({ ...r, ...error, producerIdStart: -1, producerIdLen: 0 }));
 const failedPlain = failedResult<ApiError>((r, error) => ({ ...r, ...error }));
 
-export class QuorumController {
+
+export class QuorumController implements MetadataLogListener {
   private readonly config: ControllerConfig;
   private readonly log: MetadataLog;
   private readonly random: RandomSource;
   private readonly listeners: MetadataListener[] = [];
-  private readonly metadataImage = new MetadataImage();
+  /** Committed records only: what {@link image} shows and the listeners hear. */
+  private readonly committed = new MetadataImage();
+  /** The managers' state: `committed` itself while inactive, a copy plus uncommitted records while active. */
+  private latest: MetadataImage = this.committed;
+  private readonly pending = new PendingWrites();
   private readonly cluster: ClusterControlManager;
   private readonly replication: ReplicationControlManager;
   private readonly configuration: ConfigurationControlManager;
   private readonly producerIds: ProducerIdControlManager;
-  /** Offset of the last record replayed, -1 before any. */
-  private lastAppliedOffset = -1;
+  /** Offset of the last committed record replayed, -1 before any. */
+  private lastCommitted = -1;
+  /** The epoch this controller writes in while active; -1 while not. */
+  private writeEpoch = -1;
+  /** The offset the next appended record gets (while active). */
+  private nextWriteOffset = 0;
+  private leader: LeaderAndEpoch = { leaderId: -1, epoch: 0 };
   private failure: string | null = null;
+  /** Set when the bootstrap records could not be appended on becoming active. */
+  private bootstrapFailure: ApiError | null = null;
   /** Injected time; kept for broker session timeouts once brokers heartbeat (multi-node). */
   readonly clock: Clock;
 
   /**
-   * Replays the whole metadata log into the image and, on an empty log, writes the bootstrap
-   * records (FeatureLevelRecord metadata.version).
+   * Replays the committed metadata log into the image, registers with the log and, when it makes
+   * this node the leader and the log is empty, writes the bootstrap records (FeatureLevelRecord
+   * metadata.version).
    * @throws MetadataRecordError / MetadataReplayError when the log holds a record that cannot be
    *   decoded or applied (corrupt metadata: the broker must not start on it)
    * @throws MetadataLogError when the log cannot be read or the bootstrap cannot be written
@@ -153,41 +180,26 @@ export class QuorumController {
     this.log = options.log;
     this.clock = options.clock ?? new SystemClock();
     this.random = options.random ?? cryptoRandomSource;
-    const latest = (): MetadataImage => this.metadataImage;
+    const latest = (): MetadataImage => this.latest;
     this.replication = new ReplicationControlManager({
       config: this.config,
       latest,
       random: this.random,
       replicaPlacer: options.replicaPlacer ?? new RoundRobinReplicaPlacer((bound) => this.nextInt(bound)),
     });
-    this.cluster = new ClusterControlManager({ latest, nextOffset: () => this.log.endOffset(), random: this.random, replication: this.replication });
+    this.cluster = new ClusterControlManager({ latest, nextOffset: () => this.nextWriteOffset, random: this.random, replication: this.replication });
     this.configuration = new ConfigurationControlManager(latest);
     this.producerIds = new ProducerIdControlManager(latest, this.cluster);
-    for (const entry of this.log.readAll()) {
-      let record: MetadataRecord;
-      try {
-        record = decodeMetadataRecord(entry.value);
-        this.replay(record);
-      } catch (error) {
-        if (error instanceof MetadataRecordError || error instanceof MetadataReplayError) {
-          error.message = `metadata log offset ${entry.offset}: ${error.message}`;
-        }
-        throw error;
-      }
-      assert(entry.offset > this.lastAppliedOffset, `metadata log offsets go back at ${entry.offset}`);
-      this.lastAppliedOffset = entry.offset;
-    }
-    if (this.metadataImage.featureLevel('metadata.version') === undefined) {
-      const result = this.commit([
-        metadataRecord('FeatureLevelRecord', 0, { name: 'metadata.version', featureLevel: METADATA_VERSION_LEVEL }),
-      ]);
-      if (result.errorCode !== ErrorCode.NONE) throw new MetadataLogError(`cannot bootstrap the metadata log: ${result.errorMessage}`);
+    for (const batch of this.log.readCommitted(0)) this.handleCommit(batch);
+    this.log.register(this);
+    if (this.bootstrapFailure !== null) {
+      throw new MetadataLogError(`cannot bootstrap the metadata log: ${this.bootstrapFailure.errorMessage}`, { errorCode: this.bootstrapFailure.errorCode });
     }
   }
 
-  /** The current metadata image (changes as records are committed; its snapshots do not). */
+  /** The committed metadata image (changes as batches are committed; its snapshots do not). */
   get image(): MetadataImage {
-    return this.metadataImage;
+    return this.committed;
   }
 
   /** This controller's node id (Metadata's controller id). */
@@ -195,9 +207,24 @@ export class QuorumController {
     return this.config.nodeId;
   }
 
-  /** Offset of the last record in the image, -1 for none. */
+  /** Offset of the last record in the image (the last committed one), -1 for none. */
   get lastCommittedOffset(): number {
-    return this.lastAppliedOffset;
+    return this.lastCommitted;
+  }
+
+  /** Whether this controller is the active one (leads the metadata log) and accepts changes. */
+  get isActive(): boolean {
+    return this.writeEpoch >= 0;
+  }
+
+  /** The metadata log's leader as last heard (leaderId -1: none known). */
+  get leaderAndEpoch(): LeaderAndEpoch {
+    return this.leader;
+  }
+
+  /** Appended batches not yet committed (their operations have not answered). */
+  get pendingWriteCount(): number {
+    return this.pending.size;
   }
 
   /** Why the controller stopped accepting changes (a metadata log failure), or null. */
@@ -215,71 +242,203 @@ export class QuorumController {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Operations: each runs a manager and writes what it returns (errors: the manager's, plus
-  // KAFKA_STORAGE_ERROR 56 when the metadata log fails).
+  // Operations: each runs a manager on the latest state, appends what it returns and answers once
+  // that is committed. Errors: the manager's; NOT_CONTROLLER (41) on a controller that is not
+  // active or loses the leadership before the commit; KAFKA_STORAGE_ERROR (56) when the metadata
+  // log fails; the log's refusal of the batch (e.g. MESSAGE_TOO_LARGE 10).
 
   /** {@link ClusterControlManager.registerBroker}. */
-  registerBroker(request: RegisterBrokerRequest): RegisterBrokerResult {
+  registerBroker(request: RegisterBrokerRequest): Promise<RegisterBrokerResult> {
     return this.perform(() => this.cluster.registerBroker(request), failedRegistration);
   }
 
   /** {@link ClusterControlManager.unfenceBroker}. */
-  unfenceBroker(brokerId: number, brokerEpoch: number): ApiError {
+  unfenceBroker(brokerId: number, brokerEpoch: number): Promise<ApiError> {
     return this.perform(() => this.cluster.unfenceBroker(brokerId, brokerEpoch), failedPlain);
   }
 
   /** {@link ClusterControlManager.fenceBroker}. */
-  fenceBroker(brokerId: number, brokerEpoch: number): ApiError {
+  fenceBroker(brokerId: number, brokerEpoch: number): Promise<ApiError> {
     return this.perform(() => this.cluster.fenceBroker(brokerId, brokerEpoch), failedPlain);
   }
 
   /** {@link ClusterControlManager.unregisterBroker}. */
-  unregisterBroker(brokerId: number): ApiError {
+  unregisterBroker(brokerId: number): Promise<ApiError> {
     return this.perform(() => this.cluster.unregisterBroker(brokerId), failedPlain);
   }
 
   /** {@link ReplicationControlManager.createTopics}; the created topics are one batch. */
-  createTopics(topics: readonly CreateTopicRequest[], options: { validateOnly?: boolean } = {}): CreateTopicResult[] {
+  createTopics(topics: readonly CreateTopicRequest[], options: { validateOnly?: boolean } = {}): Promise<CreateTopicResult[]> {
     return this.perform(() => this.replication.createTopics(topics, options), failedCreateTopics);
   }
 
   /** {@link ReplicationControlManager.deleteTopics}; the deletions are one batch. */
-  deleteTopics(names: readonly string[]): DeleteTopicResult[] {
+  deleteTopics(names: readonly string[]): Promise<DeleteTopicResult[]> {
     return this.perform(() => this.replication.deleteTopics(names), failedDeleteTopics);
   }
 
   /** {@link ReplicationControlManager.createPartitions}; the new partitions are one batch. */
-  createPartitions(topics: readonly CreatePartitionsRequest[], options: { validateOnly?: boolean } = {}): CreatePartitionsResult[] {
+  createPartitions(topics: readonly CreatePartitionsRequest[], options: { validateOnly?: boolean } = {}): Promise<CreatePartitionsResult[]> {
     return this.perform(() => this.replication.createPartitions(topics, options), failedResults<CreatePartitionsResult>());
   }
 
   /** {@link ConfigurationControlManager.alterConfigs}. */
-  alterConfigs(resources: readonly AlterConfigsRequest[], options: { validateOnly?: boolean } = {}): AlterConfigsResult[] {
+  alterConfigs(resources: readonly AlterConfigsRequest[], options: { validateOnly?: boolean } = {}): Promise<AlterConfigsResult[]> {
     return this.perform(() => this.configuration.alterConfigs(resources, options), failedResults<AlterConfigsResult>());
   }
 
   /** {@link ConfigurationControlManager.incrementalAlterConfigs}. */
-  incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsRequest[], options: { validateOnly?: boolean } = {}): AlterConfigsResult[] {
+  incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsRequest[], options: { validateOnly?: boolean } = {}): Promise<AlterConfigsResult[]> {
     return this.perform(() => this.configuration.incrementalAlterConfigs(resources, options), failedResults<AlterConfigsResult>());
   }
 
   /** {@link ProducerIdControlManager.allocateProducerIds}. */
-  allocateProducerIds(brokerId: number, brokerEpoch: number): ProducerIdBlockResult {
+  allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlockResult> {
     return this.perform(() => this.producerIds.allocateProducerIds(brokerId, brokerEpoch), failedProducerIds);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The metadata log's listener
+
+  /**
+   * A committed batch (ours or another leader's): replays it into the committed image, tells the
+   * listeners, then answers the pending writes it completes. A batch at or below the last
+   * committed offset is ignored.
+   * @throws MetadataRecordError / MetadataReplayError for a record that cannot be decoded or
+   *   applied (message prefixed with its offset); the first listener exception, after the batch
+   *   is committed and the pending writes answered
+   */
+  handleCommit(batch: MetadataBatch): void {
+    if (batch.lastOffset <= this.lastCommitted) return;
+    assert(batch.baseOffset > this.lastCommitted, `committed batch at ${batch.baseOffset} overlaps offset ${this.lastCommitted}`);
+    const changes = new BatchChanges();
+    batch.records.forEach((value, index) => {
+      try {
+        const record = decodeMetadataRecord(value);
+        changes.note(record, this.committed);
+        this.committed.replay(record);
+      } catch (error) {
+        if (error instanceof MetadataRecordError || error instanceof MetadataReplayError) {
+          error.message = `metadata log offset ${batch.baseOffset + index}: ${error.message}`;
+        }
+        throw error;
+      }
+    });
+    this.lastCommitted = batch.lastOffset;
+    // Our own batches are in the latest state since their append; another leader's are not (the
+    // log promises none arrive while we lead, but rebuilding keeps the states consistent anyway).
+    if (this.isActive && batch.epoch !== this.writeEpoch) this.revertToCommitted();
+    try {
+      changes.publish(this.listeners, this.committed);
+    } finally {
+      this.pending.completeUpTo(this.lastCommitted);
+    }
+  }
+
+  /**
+   * The log's leader changed: a controller that led another epoch renounces (its pending writes
+   * answer NOT_CONTROLLER 41, its latest state reverts to the committed image); one named leader
+   * claims (becomes active in that epoch and, on an empty log, writes the bootstrap records).
+   */
+  handleLeaderChange(leader: LeaderAndEpoch): void {
+    this.leader = leader;
+    if (this.isActive && (leader.leaderId !== this.config.nodeId || leader.epoch !== this.writeEpoch)) this.renounce();
+    if (!this.isActive && leader.leaderId === this.config.nodeId) this.claim(leader.epoch);
   }
 
   // ---------------------------------------------------------------------------------------------
   // Internals
 
   /**
-   * Runs `operation` on the current state and commits its records as one batch (nothing to do
-   * without any); when the commit fails, the answer is `failed(response, error)`.
+   * Runs `operation` on the latest state and writes its records as one batch (nothing to do
+   * without any); answers once the batch is committed, or `failed(response, error)` when it is
+   * not appended or not committed.
    */
-  private perform<T>(operation: () => ControllerResult<T>, failed: FailedResponse<T>): T {
+  private async perform<T>(operation: () => ControllerResult<T>, failed: FailedResponse<T>): Promise<T> {
     const { records, response } = operation();
+    if (!this.isActive) return failed(response, this.notController(), true);
     if (records.length === 0) return response;
-    const commit = this.commit(records);
-    return commit.errorCode === ErrorCode.NONE ? response : failed(response, commit, false);
+    const appended = this.append(records);
+    if (typeof appended !== 'number') return failed(response, appended, appended.errorCode === ErrorCode.NOT_CONTROLLER);
+    const outcome = await this.awaitCommit(appended, records);
+    return outcome.errorCode === ErrorCode.NONE ? response : failed(response, outcome, true);
+  }
+
+  /**
+   * Applies `records` to the latest state and appends them as one batch; returns the batch's last
+   * offset, or why it was not appended: KAFKA_STORAGE_ERROR (56, then and afterwards),
+   * NOT_CONTROLLER (41), or the log's refusal. On any failure the latest state reverts.
+   */
+  private append(records: readonly MetadataRecord[]): number | ApiError {
+    assert(records.length > 0, 'a write has records');
+    if (this.failure !== null) return fail(ErrorCode.KAFKA_STORAGE_ERROR, this.failure);
+    const values = records.map(encodeMetadataRecord);
+    for (const record of records) this.replay(record);
+    let lastOffset: number;
+    try {
+      lastOffset = this.log.append(this.writeEpoch, values);
+    } catch (error) {
+      // Whatever happened (also a listener's exception after the commit), rebuild from what is committed.
+      this.revertToCommitted();
+      if (!(error instanceof MetadataLogError)) throw error;
+      if (error.errorCode === ErrorCode.KAFKA_STORAGE_ERROR) {
+        this.failure = `The metadata log failed; restart the broker once the disk is healthy (${error.message}).`;
+        return fail(ErrorCode.KAFKA_STORAGE_ERROR, this.failure);
+      }
+      if (error.errorCode === ErrorCode.NOT_CONTROLLER) return this.notController();
+      return fail(error.errorCode, `The metadata log refused the change: ${error.message}`);
+    }
+    assert(lastOffset >= this.nextWriteOffset + records.length - 1, 'metadata log offsets grow');
+    this.nextWriteOffset = lastOffset + 1;
+    return lastOffset;
+  }
+
+  /** Resolves with NONE once the batch ending at `lastOffset` is committed, NOT_CONTROLLER (41) if it will not be. */
+  private awaitCommit(lastOffset: number, records: readonly MetadataRecord[]): Promise<ApiError> {
+    return new Promise((resolve) => {
+      this.pending.add({ lastOffset, records, complete: () => resolve(NONE), fail: () => resolve(this.notController()) });
+      this.pending.completeUpTo(this.lastCommitted);
+    });
+  }
+
+  /** Becomes the active controller of `epoch`: writes go on top of a copy of the committed image. */
+  private claim(epoch: number): void {
+    this.writeEpoch = epoch;
+    this.latest = this.committed.copy();
+    this.nextWriteOffset = this.log.endOffset();
+    if (this.latest.featureLevel('metadata.version') !== undefined) return;
+    const records = [metadataRecord('FeatureLevelRecord', 0, { name: 'metadata.version', featureLevel: METADATA_VERSION_LEVEL })];
+    const appended = this.append(records);
+    if (typeof appended === 'number') void this.awaitCommit(appended, records);
+    else if (appended.errorCode !== ErrorCode.NOT_CONTROLLER) this.bootstrapFailure = appended;
+  }
+
+  /** Stops being active: the pending writes answer NOT_CONTROLLER (41), the uncommitted state is dropped. */
+  private renounce(): void {
+    this.writeEpoch = -1;
+    this.revertToCommitted();
+    this.pending.failAll();
+  }
+
+  /**
+   * Rebuilds the latest state from the committed image: while inactive it is the committed image
+   * itself; while active, a copy with the still pending writes' records replayed on top.
+   */
+  private revertToCommitted(): void {
+    if (!this.isActive) {
+      this.latest = this.committed;
+      return;
+    }
+    this.latest = this.committed.copy();
+    for (const write of this.pending.writes()) {
+      if (write.lastOffset > this.lastCommitted) for (const record of write.records) this.replay(record);
+    }
+    this.nextWriteOffset = Math.max(this.nextWriteOffset, this.log.endOffset());
+  }
+
+  private notController(): ApiError {
+    const leader = this.leader.leaderId >= 0 ? `node ${this.leader.leaderId} (epoch ${this.leader.epoch})` : 'not known yet';
+    return fail(ErrorCode.NOT_CONTROLLER, `Node ${this.config.nodeId} is not the active controller; the active controller is ${leader}.`);
   }
 
   /** Uniform integer in [0, bound) from the injected randomness. */
@@ -290,7 +449,7 @@ export class QuorumController {
     return value % bound;
   }
 
-  /** Applies one record to the state through the manager that owns its type. */
+  /** Applies one record to the latest state through the manager that owns its type. */
   private replay(record: MetadataRecord): void {
     switch (record.type) {
       case 'RegisterBrokerRecord':
@@ -310,37 +469,7 @@ export class QuorumController {
         return this.producerIds.replay(record);
       case 'FeatureLevelRecord':
       case 'NoOpRecord':
-        return this.metadataImage.replay(record);
+        return this.latest.replay(record);
     }
-  }
-
-  /**
-   * Appends `records` to the metadata log as one batch, replays them into the image and tells
-   * the listeners. Answers KAFKA_STORAGE_ERROR (56) when the log fails (then and afterwards).
-   */
-  private commit(records: readonly MetadataRecord[]): ApiError {
-    assert(records.length > 0, 'a commit has records');
-    if (this.failure !== null) return fail(ErrorCode.KAFKA_STORAGE_ERROR, this.failure);
-    const values = records.map(encodeMetadataRecord);
-    let baseOffset: number;
-    try {
-      baseOffset = this.log.append(values);
-    } catch (error) {
-      if (!(error instanceof MetadataLogError)) throw error;
-      if (error.errorCode === ErrorCode.KAFKA_STORAGE_ERROR) {
-        this.failure = `The metadata log failed; restart the broker once the disk is healthy (${error.message}).`;
-        return fail(ErrorCode.KAFKA_STORAGE_ERROR, this.failure);
-      }
-      return fail(error.errorCode, `The metadata log refused the change: ${error.message}`);
-    }
-    assert(baseOffset > this.lastAppliedOffset, 'metadata log offsets grow');
-    const changes = new BatchChanges();
-    for (const record of records) {
-      changes.note(record, this.metadataImage);
-      this.replay(record);
-    }
-    this.lastAppliedOffset = baseOffset + records.length - 1;
-    changes.publish(this.listeners, this.metadataImage);
-    return NONE;
   }
 }

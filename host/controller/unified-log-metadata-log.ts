@@ -1,9 +1,17 @@
 /**
  * The metadata log on disk: Kafka's `__cluster_metadata-0` partition directory, a Tributary
  * UnifiedLog of record batches whose record values are framed metadata records
- * (metadata-records.ts). One controller operation = one batch, appended and fsynced before the
- * controller replays it, so a crash keeps either the whole operation or none of it (recovery
- * truncates a torn batch).
+ * (metadata-records.ts). One controller operation = one batch, so a crash keeps either the whole
+ * operation or none of it (recovery truncates a torn batch).
+ *
+ * As a quorum it is the embedded single node's: one voter, `localId`, which leads from the start
+ * (epoch 1, or the highest epoch stored in the log) and never loses the leadership. A batch is
+ * committed once it is fsynced (a majority of one), so append stores, flushes, moves the high
+ * watermark and tells the listeners (handleCommit) before it returns. Committing inside append
+ * rather than deferring it to a later turn keeps the single node's behaviour exactly as it was when
+ * append meant "durable on return": an operation's change is in the image and its listeners have
+ * run by the time the controller's call returns, in the same turn, with no extra event-loop hop
+ * per admin request, and a manual test clock needs no stepping to see a commit.
  *
  * The log is opened through the broker's LogManager (which recovers it with the other logs at
  * start-up, so it must not be opened twice); on a fresh start it lands in the first log
@@ -18,7 +26,14 @@ import type { LogManager } from '../log/log-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import { buildRecordBatch } from '../record/batch-builder.js';
 import { iterateBatches, readBatch } from '../record/records.js';
-import { type MetadataLog, type MetadataLogEntry, MetadataLogError } from './metadata-log.js';
+import {
+  type LeaderAndEpoch,
+  type MetadataBatch,
+  type MetadataLog,
+  MetadataLogError,
+  type MetadataLogListener,
+  NOT_CONTROLLER_ERROR_CODE,
+} from './metadata-log.js';
 import { CLUSTER_METADATA_TOPIC_NAME } from './topic-name.js';
 
 /** The metadata log's partition (Kafka's KafkaRaftServer.MetadataPartition is __cluster_metadata-0). */
@@ -43,23 +58,38 @@ export const METADATA_LOG_CONFIG: LogConfig = Object.freeze({
   maxMessageBytes: METADATA_MAX_BATCH_BYTES,
 }) as LogConfig;
 
+/** How a UnifiedLogMetadataLog is opened. */
+export interface UnifiedLogMetadataLogOptions {
+  /** node.id: the one voter, leader from the start. */
+  readonly localId: number;
+  /** Batch timestamps (a Time fits); default the system clock. */
+  readonly time?: Clock;
+}
+
 export class UnifiedLogMetadataLog implements MetadataLog {
-  /** The leader epoch stamped on batches (a single-node quorum never changes leader). */
-  private readonly leaderEpoch = 0;
+  private readonly localId: number;
+  private readonly clock: Clock;
+  private readonly listeners: MetadataLogListener[] = [];
+  /** The leader epoch stamped on new batches: 1, or more when the log holds a later one. */
+  private leaderEpoch = 1;
 
   /**
-   * @param log the `__cluster_metadata-0` log (its config is replaced by METADATA_LOG_CONFIG)
-   * @param clock batch timestamps
+   * @param log the `__cluster_metadata-0` log (its config is replaced by METADATA_LOG_CONFIG);
+   *   everything stored in it is committed (the high watermark moves to its end)
    */
-  constructor(private readonly log: UnifiedLog, private readonly clock: Clock = new SystemClock()) {
+  constructor(private readonly log: UnifiedLog, options: UnifiedLogMetadataLogOptions) {
+    this.localId = options.localId;
+    this.clock = options.time ?? new SystemClock();
     log.updateConfig(METADATA_LOG_CONFIG);
+    // One voter: what recovery kept on disk was acknowledged by the majority of one.
+    log.updateHighWatermark(log.logEndOffset);
   }
 
   /**
    * Opens (creating on first start) `__cluster_metadata-0` through `logManager`.
    * @throws MetadataLogError (56) when no log directory can hold it
    */
-  static open(logManager: LogManager, clock: Clock = new SystemClock()): UnifiedLogMetadataLog {
+  static open(logManager: LogManager, options: UnifiedLogMetadataLogOptions): UnifiedLogMetadataLog {
     let log: UnifiedLog;
     try {
       log = logManager.getLog(CLUSTER_METADATA_TOPIC_NAME, CLUSTER_METADATA_PARTITION)
@@ -68,7 +98,7 @@ export class UnifiedLogMetadataLog implements MetadataLog {
       throw new MetadataLogError(`cannot open the metadata log: ${(error as Error).message}`, { cause: error });
     }
     if (log.isOffline) throw new MetadataLogError(`the metadata log's directory ${log.dir} is offline`);
-    return new UnifiedLogMetadataLog(log, clock);
+    return new UnifiedLogMetadataLog(log, options);
   }
 
   /** The underlying log (for diagnostics). */
@@ -76,8 +106,21 @@ export class UnifiedLogMetadataLog implements MetadataLog {
     return this.log;
   }
 
-  append(values: readonly Uint8Array[]): number {
+  register(listener: MetadataLogListener): void {
+    this.listeners.push(listener);
+    listener.handleLeaderChange(this.leaderAndEpoch());
+  }
+
+  /**
+   * Stores the batch, fsyncs it and commits it (the listeners' handleCommit runs before this
+   * returns). Errors as in {@link MetadataLog.append}: NOT_CONTROLLER (41) for an epoch other
+   * than the current one, the log's error code when it refuses the batch, 56 when the flush fails.
+   */
+  append(epoch: number, values: readonly Uint8Array[]): number {
     if (values.length === 0) throw new Error('UnifiedLogMetadataLog.append: no records');
+    if (epoch !== this.leaderEpoch) {
+      throw new MetadataLogError(`node ${this.localId} leads epoch ${this.leaderEpoch}, not ${epoch}`, { errorCode: NOT_CONTROLLER_ERROR_CODE });
+    }
     const batch = buildRecordBatch({
       records: values.map((value) => ({ key: null, value })),
       baseTimestamp: this.clock.nowMs(),
@@ -92,29 +135,48 @@ export class UnifiedLogMetadataLog implements MetadataLog {
     this.log.flush();
     if (this.log.isOffline) throw new MetadataLogError(`flushing the metadata log in ${this.log.dir} failed`);
     this.log.updateHighWatermark(this.log.logEndOffset);
-    return result.baseOffset;
+    const lastOffset = result.baseOffset + values.length - 1;
+    const committed: MetadataBatch = { baseOffset: result.baseOffset, lastOffset, epoch, records: values };
+    for (const listener of [...this.listeners]) listener.handleCommit(committed);
+    return lastOffset;
   }
 
-  *readAll(): Iterable<MetadataLogEntry> {
-    let offset = this.log.logStartOffset;
-    const end = this.log.logEndOffset;
+  highWatermark(): number {
+    return this.log.highWatermark;
+  }
+
+  endOffset(): number {
+    return this.log.logEndOffset;
+  }
+
+  leaderAndEpoch(): LeaderAndEpoch {
+    return { leaderId: this.localId, epoch: this.leaderEpoch };
+  }
+
+  /**
+   * Reads the stored batches (all committed); notes the highest leader epoch among them, which a
+   * later {@link register} announces when above 1.
+   */
+  *readCommitted(fromOffset: number): Iterable<MetadataBatch> {
+    let offset = Math.max(fromOffset, this.log.logStartOffset);
+    const end = this.log.highWatermark;
     while (offset < end) {
       const read = this.log.read(offset, READ_CHUNK_BYTES, end, true);
       if (read.errorCode !== 0) throw new MetadataLogError(`reading the metadata log at offset ${offset} failed with error code ${read.errorCode}`);
       if (read.records.length === 0) throw new MetadataLogError(`the metadata log returned nothing at offset ${offset} before its end ${end}`);
       for (const bytes of iterateBatches(read.records)) {
         const { header, records } = readBatch(bytes);
+        const values: Uint8Array[] = [];
+        let baseOffset = -1;
         for (const record of records) {
           if (record.offset < offset || record.value === null) continue;
-          yield { offset: record.offset, value: record.value };
+          if (baseOffset < 0) baseOffset = record.offset;
+          values.push(record.value);
         }
+        this.leaderEpoch = Math.max(this.leaderEpoch, header.partitionLeaderEpoch);
+        if (values.length > 0) yield { baseOffset, lastOffset: baseOffset + values.length - 1, epoch: header.partitionLeaderEpoch, records: values };
         offset = Math.max(offset, header.lastOffset + 1);
       }
     }
-    this.log.updateHighWatermark(end);
-  }
-
-  endOffset(): number {
-    return this.log.logEndOffset;
   }
 }

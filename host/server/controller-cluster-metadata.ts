@@ -1,10 +1,10 @@
 /**
  * {@link ClusterMetadata} as the API handlers see it: reads come from the broker's own
  * {@link MetadataCache} (what the BrokerMetadataPublisher was told), changes go to the
- * QuorumController (host/controller) through its validate → append → replay path (so they survive
- * a restart in `__cluster_metadata-0`), and producer ids come in blocks through a
- * ProducerIdManager. A change is in the cache once its promise resolves: the controller publishes
- * committed records to its listeners before it answers.
+ * QuorumController (host/controller) through its validate → append → commit → replay path (so they
+ * survive a restart in `__cluster_metadata-0`) and answer once committed, and producer ids come in
+ * blocks through a ProducerIdManager. A change is in the cache once its promise resolves: the
+ * controller publishes committed records to its listeners before it answers.
  */
 import { ProducerIdManager } from '../controller/producer-id-manager.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
@@ -49,43 +49,43 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     return [...this.cache.topics()];
   }
 
-  createTopic(spec: CreateTopicSpec, validateOnly: boolean): Promise<MetadataResult> {
-    const [result] = this.controller.createTopics([{
+  async createTopic(spec: CreateTopicSpec, validateOnly: boolean): Promise<MetadataResult> {
+    const [result] = await this.controller.createTopics([{
       name: spec.name,
       numPartitions: spec.numPartitions,
       replicationFactor: spec.replicationFactor,
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }], { validateOnly });
-    return Promise.resolve(plain(result!));
+    return plain(result!);
   }
 
-  deleteTopic(name: string): Promise<MetadataResult> {
-    const [result] = this.controller.deleteTopics([name]);
-    return Promise.resolve(plain(result!));
+  async deleteTopic(name: string): Promise<MetadataResult> {
+    const [result] = await this.controller.deleteTopics([name]);
+    return plain(result!);
   }
 
-  createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult> {
-    const [result] = this.controller.createPartitions([{ name, count: totalCount }], { validateOnly });
-    return Promise.resolve(plain(result!));
+  async createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult> {
+    const [result] = await this.controller.createPartitions([{ name, count: totalCount }], { validateOnly });
+    return plain(result!);
   }
 
-  alterTopicConfigs(name: string, overrides: Readonly<Record<string, string>>, validateOnly: boolean): Promise<MetadataResult> {
-    const [result] = this.controller.alterConfigs([{
+  async alterTopicConfigs(name: string, overrides: Readonly<Record<string, string>>, validateOnly: boolean): Promise<MetadataResult> {
+    const [result] = await this.controller.alterConfigs([{
       resourceType: ConfigResourceType.TOPIC,
       resourceName: name,
       configs: Object.entries(overrides).map(([key, value]) => ({ name: key, value })),
     }], { validateOnly });
-    return Promise.resolve(plain(result!));
+    return plain(result!);
   }
 
-  alterBrokerConfigs(name: string, configs: readonly { name: string; value: string | null }[], validateOnly: boolean): Promise<MetadataResult> {
-    const [result] = this.controller.alterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: name, configs }], { validateOnly });
-    return Promise.resolve(plain(result!));
+  async alterBrokerConfigs(name: string, configs: readonly { name: string; value: string | null }[], validateOnly: boolean): Promise<MetadataResult> {
+    const [result] = await this.controller.alterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: name, configs }], { validateOnly });
+    return plain(result!);
   }
 
-  allocateProducerId(): Promise<{ errorCode: number; producerId: number }> {
-    const { errorCode, producerId } = this.producerIds.generateProducerId();
-    return Promise.resolve({ errorCode, producerId });
+  async allocateProducerId(): Promise<{ errorCode: number; producerId: number }> {
+    const { errorCode, producerId } = await this.producerIds.generateProducerId();
+    return { errorCode, producerId };
   }
 }
 

@@ -20,14 +20,14 @@ export interface Fixture {
 }
 
 /** A controller with broker `config.nodeId` registered and unfenced (the embedded single node). */
-export function startController(options: { config?: Partial<ControllerConfig>; log?: MetadataLog; seed?: number; brokers?: number[] } = {}): Fixture {
+export async function startController(options: { config?: Partial<ControllerConfig>; log?: MetadataLog; seed?: number; brokers?: number[] } = {}): Promise<Fixture> {
   const log = (options.log ?? new InMemoryMetadataLog()) as InMemoryMetadataLog;
   const random = new SeededRandom(options.seed ?? 42);
   const clock = new ManualClock();
   const config = { ...DEFAULT_CONFIG, ...options.config };
   const controller = new QuorumController({ config, log, random, clock });
   for (const brokerId of options.brokers ?? [config.nodeId]) {
-    const result = controller.registerBroker({
+    const result = await controller.registerBroker({
       brokerId,
       endpoints: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 9092 + brokerId, securityProtocol: 0 }],
     });

@@ -45,10 +45,10 @@ function checkInvariants(image: MetadataImage, context: string): void {
 }
 
 describe('QuorumController under random operations', () => {
-  it('keeps the metadata invariants after every step and replays to the same image', () => {
+  it('keeps the metadata invariants after every step and replays to the same image', async () => {
     for (let seed = 1; seed <= 8; seed++) {
       const random = new SeededRandom(seed);
-      const { controller, log } = startController({ brokers: BROKERS, seed });
+      const { controller, log } = await startController({ brokers: BROKERS, seed });
       const pick = <T>(values: readonly T[]): T => values[random.int(0, values.length - 1)]!;
       let producerIdHighWater = 0;
       for (let step = 0; step < 150; step++) {
@@ -59,29 +59,29 @@ describe('QuorumController under random operations', () => {
         switch (random.int(0, 9)) {
           case 0:
           case 1:
-            controller.createTopics([{
+            await controller.createTopics([{
               name, numPartitions: random.int(-1, 4), replicationFactor: random.int(-1, 3),
               configs: random.chance(0.3) ? [{ name: pick(['retention.ms', 'cleanup.policy', 'segment.bytes']), value: pick(['1000', 'compact', 'x', '-1']) }] : [],
             }]);
             break;
-          case 2: controller.deleteTopics([name]); break;
-          case 3: controller.createPartitions([{ name, count: random.int(0, 8) }]); break;
+          case 2: await controller.deleteTopics([name]); break;
+          case 3: await controller.createPartitions([{ name, count: random.int(0, 8) }]); break;
           case 4:
-            controller.alterConfigs([{ resourceType: ConfigResourceType.TOPIC, resourceName: name, configs: random.chance(0.5) ? [] : [{ name: 'retention.ms', value: String(random.int(-2, 5000)) }] }]);
+            await controller.alterConfigs([{ resourceType: ConfigResourceType.TOPIC, resourceName: name, configs: random.chance(0.5) ? [] : [{ name: 'retention.ms', value: String(random.int(-2, 5000)) }] }]);
             break;
           case 5:
-            controller.incrementalAlterConfigs([{
+            await controller.incrementalAlterConfigs([{
               resourceType: ConfigResourceType.TOPIC, resourceName: name,
               configs: [{ name: 'cleanup.policy', configOperation: pick([AlterConfigOp.APPEND, AlterConfigOp.SUBTRACT, AlterConfigOp.DELETE]), value: pick(['compact', 'delete']) }],
             }]);
             break;
-          case 6: controller.fenceBroker(brokerId, epoch); break;
-          case 7: controller.unfenceBroker(brokerId, epoch); break;
+          case 6: await controller.fenceBroker(brokerId, epoch); break;
+          case 7: await controller.unfenceBroker(brokerId, epoch); break;
           case 8:
-            controller.registerBroker({ brokerId, endpoints: [], fenced: random.chance(0.3) });
+            await controller.registerBroker({ brokerId, endpoints: [], fenced: random.chance(0.3) });
             break;
           case 9: {
-            const block = controller.allocateProducerIds(brokerId, epoch);
+            const block = await controller.allocateProducerIds(brokerId, epoch);
             if (block.errorCode === 0) {
               expect(block.producerIdStart, context).toBeGreaterThanOrEqual(producerIdHighWater);
               producerIdHighWater = block.producerIdStart + block.producerIdLen;

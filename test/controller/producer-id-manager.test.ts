@@ -4,22 +4,23 @@ import { PRODUCER_ID_BLOCK_SIZE } from '../../host/controller/quorum-controller.
 import { startController } from './controller-fixture.js';
 
 describe('ProducerIdManager', () => {
-  it('hands out consecutive ids and asks the controller for a new block when one is used up', () => {
-    const { controller } = startController();
+  it('hands out consecutive ids and asks the controller for a new block when one is used up', async () => {
+    const { controller } = await startController();
     const epoch = controller.image.broker(1)!.brokerEpoch;
     let blocks = 0;
     const manager = new ProducerIdManager(() => { blocks++; return controller.allocateProducerIds(1, epoch); });
-    const ids = Array.from({ length: PRODUCER_ID_BLOCK_SIZE + 2 }, () => manager.generateProducerId().producerId);
+    const ids: number[] = [];
+    for (let i = 0; i < PRODUCER_ID_BLOCK_SIZE + 2; i++) ids.push((await manager.generateProducerId()).producerId);
     expect(ids).toEqual(Array.from({ length: PRODUCER_ID_BLOCK_SIZE + 2 }, (_, i) => i));
     expect(blocks).toBe(2);
   });
 
-  it('passes the controller\'s error on and tries again on the next call', () => {
-    const { controller } = startController();
+  it('passes the controller\'s error on and tries again on the next call', async () => {
+    const { controller } = await startController();
     let epoch = -5;
     const manager = new ProducerIdManager(() => controller.allocateProducerIds(1, epoch));
-    expect(manager.generateProducerId()).toEqual({ errorCode: 77, producerId: -1 });
+    expect(await manager.generateProducerId()).toEqual({ errorCode: 77, producerId: -1 });
     epoch = controller.image.broker(1)!.brokerEpoch;
-    expect(manager.generateProducerId()).toEqual({ errorCode: 0, producerId: 0 });
+    expect(await manager.generateProducerId()).toEqual({ errorCode: 0, producerId: 0 });
   });
 });

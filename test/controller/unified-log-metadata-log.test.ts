@@ -35,22 +35,22 @@ function openManager(logDirs: string[], disk?: FaultDisk): LogManager {
 
 function openController(manager: LogManager, seed = 1): QuorumController {
   return new QuorumController({
-    config: DEFAULT_CONFIG, log: UnifiedLogMetadataLog.open(manager, new ManualClock()),
+    config: DEFAULT_CONFIG, log: UnifiedLogMetadataLog.open(manager, { localId: DEFAULT_CONFIG.nodeId, time: new ManualClock() }),
     random: new SeededRandom(seed), clock: new ManualClock(),
   });
 }
 
-function register(controller: QuorumController): number {
-  return controller.registerBroker({ brokerId: 1, endpoints: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 9092, securityProtocol: 0 }] }).brokerEpoch;
+async function register(controller: QuorumController): Promise<number> {
+  return (await controller.registerBroker({ brokerId: 1, endpoints: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 9092, securityProtocol: 0 }] })).brokerEpoch;
 }
 
 describe('UnifiedLogMetadataLog', () => {
-  it('keeps the metadata log in <log.dirs[0]>/__cluster_metadata-0 as record batches of framed metadata records', () => {
+  it('keeps the metadata log in <log.dirs[0]>/__cluster_metadata-0 as record batches of framed metadata records', async () => {
     const dirs = [tempDir(), tempDir()];
     const manager = openManager(dirs);
     const controller = openController(manager);
-    register(controller);
-    controller.createTopics([{ name: 'orders', numPartitions: 2, replicationFactor: 1 }]);
+    await register(controller);
+    await controller.createTopics([{ name: 'orders', numPartitions: 2, replicationFactor: 1 }]);
     expect(fs.existsSync(path.join(dirs[0]!, '__cluster_metadata-0'))).toBe(true);
     const log = manager.getLog('__cluster_metadata', 0)!;
     const read = log.read(0, 1 << 20, log.logEndOffset, true);
@@ -61,32 +61,32 @@ describe('UnifiedLogMetadataLog', () => {
     manager.shutdown();
   });
 
-  it('replays the log after a restart into an identical image, and producer id blocks never repeat', () => {
+  it('replays the log after a restart into an identical image, and producer id blocks never repeat', async () => {
     const dirs = [tempDir()];
     let manager = openManager(dirs);
     let controller = openController(manager);
-    let epoch = register(controller);
-    controller.createTopics([
+    let epoch = await register(controller);
+    await controller.createTopics([
       { name: 'a', numPartitions: 3, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] },
       { name: 'b', numPartitions: 1, replicationFactor: 1 },
     ]);
-    controller.createPartitions([{ name: 'b', count: 4 }]);
-    controller.deleteTopics(['a']);
-    controller.createTopics([{ name: 'a', numPartitions: 1, replicationFactor: 1 }]);
-    const firstBlock = controller.allocateProducerIds(1, epoch);
+    await controller.createPartitions([{ name: 'b', count: 4 }]);
+    await controller.deleteTopics(['a']);
+    await controller.createTopics([{ name: 'a', numPartitions: 1, replicationFactor: 1 }]);
+    const firstBlock = await controller.allocateProducerIds(1, epoch);
     const image = JSON.stringify(controller.image.toJSON());
     manager.shutdown();
 
     manager = openManager(dirs);
     controller = openController(manager, 2);
     expect(JSON.stringify(controller.image.toJSON())).toBe(image);
-    epoch = register(controller);
-    const secondBlock = controller.allocateProducerIds(1, epoch);
+    epoch = await register(controller);
+    const secondBlock = await controller.allocateProducerIds(1, epoch);
     expect(secondBlock.producerIdStart).toBeGreaterThanOrEqual(firstBlock.producerIdStart + firstBlock.producerIdLen);
     manager.shutdown();
   });
 
-  it('keeps every acknowledged change and never half of one across seeded crashes and power losses', () => {
+  it('keeps every acknowledged change and never half of one across seeded crashes and power losses', async () => {
     for (let seed = 1; seed <= 10; seed++) {
       const random = new SeededRandom(seed);
       const disk = new FaultDisk(seed);
@@ -98,19 +98,22 @@ describe('UnifiedLogMetadataLog', () => {
       let acknowledgedImage = '';
       const reopen = (round: number): QuorumController => {
         const manager = openManager(['/data/logs'], disk);
-        const inner = UnifiedLogMetadataLog.open(manager, new ManualClock());
+        const inner = UnifiedLogMetadataLog.open(manager, { localId: DEFAULT_CONFIG.nodeId, time: new ManualClock() });
         const recording: MetadataLog = {
-          append(values) {
+          append(epoch, values) {
             pending = values.map((v) => Buffer.from(v).toString('hex'));
-            const offset = inner.append(values);
+            const offset = inner.append(epoch, values);
             acknowledged.push(pending);
             pending = null;
             return offset;
           },
-          readAll: () => inner.readAll(),
+          register: (listener) => inner.register(listener),
+          highWatermark: () => inner.highWatermark(),
           endOffset: () => inner.endOffset(),
+          leaderAndEpoch: () => inner.leaderAndEpoch(),
+          readCommitted: (fromOffset) => inner.readCommitted(fromOffset),
         };
-        const stored = [...inner.readAll()].map((e) => Buffer.from(e.value).toString('hex'));
+        const stored = [...inner.readCommitted(0)].flatMap((batch) => batch.records).map((value) => Buffer.from(value).toString('hex'));
         const acked = acknowledged.flat();
         const context = `SEED=${seed} round ${round}`;
         if (pending !== null && stored.length > acked.length) {
@@ -126,7 +129,7 @@ describe('UnifiedLogMetadataLog', () => {
         return controller;
       };
       let controller = reopen(-1);
-      let epoch = register(controller);
+      let epoch = await register(controller);
       acknowledgedImage = JSON.stringify(controller.image.toJSON());
       for (let round = 0; round < 10; round++) {
         const crash = random.chance(0.6);
@@ -134,9 +137,9 @@ describe('UnifiedLogMetadataLog', () => {
         try {
           const op = random.int(0, 2);
           const existing = controller.image.topicNames();
-          if (op === 0) controller.createTopics([{ name: `t${round}`, numPartitions: random.int(1, 40), replicationFactor: 1 }]);
-          else if (op === 1 || existing.length === 0) controller.allocateProducerIds(1, epoch);
-          else controller.deleteTopics([existing[random.int(0, existing.length - 1)]!]);
+          if (op === 0) await controller.createTopics([{ name: `t${round}`, numPartitions: random.int(1, 40), replicationFactor: 1 }]);
+          else if (op === 1 || existing.length === 0) await controller.allocateProducerIds(1, epoch);
+          else await controller.deleteTopics([existing[random.int(0, existing.length - 1)]!]);
           acknowledgedImage = JSON.stringify(controller.image.toJSON());
         } catch (error) {
           if (!(error instanceof SimulatedCrash)) throw error;
@@ -144,7 +147,7 @@ describe('UnifiedLogMetadataLog', () => {
         if (!crash) continue;
         disk.powerLoss(random.chance(0.5) ? 'torn' : 'strict');
         controller = reopen(round);
-        epoch = register(controller);
+        epoch = await register(controller);
         acknowledgedImage = JSON.stringify(controller.image.toJSON());
       }
     }

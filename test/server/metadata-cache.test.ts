@@ -61,7 +61,7 @@ function expectCacheMatchesImage(cache: MetadataCache, controller: QuorumControl
 
 describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
   it('follows creations, growth, config changes and deletions, and creates local logs only where this broker leads', async () => {
-    const { controller } = startController({ brokers: [1, 2], seed: 5 });
+    const { controller } = await startController({ brokers: [1, 2], seed: 5 });
     await controller.createTopics([{ name: 'before', numPartitions: 2, replicationFactor: 1, configs: [] }]);
     const broker = attachBroker(controller);
     expectCacheMatchesImage(broker.cache, controller);
@@ -93,7 +93,7 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
   });
 
   it('lists the unfenced brokers with the endpoint of the asked listener', async () => {
-    const { controller } = startController({ brokers: [1, 2], seed: 6 });
+    const { controller } = await startController({ brokers: [1, 2], seed: 6 });
     const broker = attachBroker(controller);
     expect(broker.cache.aliveBrokerEndpoints('PLAINTEXT')).toEqual([
       { nodeId: 1, host: '127.0.0.1', port: 9093, rack: null },
@@ -106,7 +106,7 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
   });
 
   it('answers the handlers from the cache alone: a cache nobody feeds knows no topics', async () => {
-    const { controller } = startController({ seed: 7 });
+    const { controller } = await startController({ seed: 7 });
     await controller.createTopics([{ name: 'orders', numPartitions: 1, replicationFactor: 1, configs: [] }]);
     const cache = new MetadataCache({ clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', nodeId: 1 });
     const metadata = new ControllerClusterMetadata({ controller, cache, brokerId: 1, brokerEpoch: () => 0 });
