@@ -16,8 +16,15 @@
  * ```
  *
  * Only UNFENCED brokers lead, join new ISRs or take new replicas; the partition changes a fence or
- * unfence implies come from the ReplicationControlManager. Heartbeats and session timeouts (a
- * multi-node cluster) will land here.
+ * unfence implies come from the ReplicationControlManager.
+ *
+ * BrokerHeartbeat ({@link ClusterControlManager.processBrokerHeartbeat}, KIP-631) drives the
+ * lifecycle of a broker in a multi-node cluster: a broker registers FENCED, heartbeats with the
+ * metadata offset it has replayed, and is unfenced once caught up (that offset reaches its
+ * registration record); `wantFence` fences it; `wantShutDown` starts a controlled shutdown (it
+ * leaves ISRs and leadership moves away), and once it leads nothing it is fenced and told
+ * `shouldShutDown`. Session expiry (no heartbeat within `broker.session.timeout.ms`) fences through
+ * {@link ClusterControlManager.fenceBroker}; the timing lives in BrokerHeartbeatManager.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import {
@@ -51,6 +58,23 @@ export interface RegisterBrokerRequest {
 export interface RegisterBrokerResult extends ApiError {
   /** The new registration's epoch (the offset of its RegisterBrokerRecord); -1 on error. */
   readonly brokerEpoch: number;
+}
+
+/** A BrokerHeartbeat as the controller reads it (BrokerHeartbeatRequest.json). */
+export interface BrokerHeartbeat {
+  readonly brokerId: number;
+  readonly brokerEpoch: number;
+  /** The highest metadata offset the broker has replayed. */
+  readonly currentMetadataOffset: number;
+  readonly wantFence: boolean;
+  readonly wantShutDown: boolean;
+}
+
+/** The answer to a heartbeat (BrokerHeartbeatResponse.json, without throttle time). */
+export interface BrokerHeartbeatReply extends ApiError {
+  readonly isCaughtUp: boolean;
+  readonly isFenced: boolean;
+  readonly shouldShutDown: boolean;
 }
 
 export interface ClusterControlManagerOptions {
@@ -170,6 +194,47 @@ export class ClusterControlManager {
     const records: MetadataRecord[] = registration.fenced ? [] : this.replication.removeFromIsrOnFence(brokerId);
     records.push(metadataRecord('UnregisterBrokerRecord', 0, { brokerId, brokerEpoch: registration.brokerEpoch }));
     return { records, response: NONE };
+  }
+
+  /**
+   * Processes a BrokerHeartbeat (see the file header for the lifecycle it drives); the reply
+   * describes the broker's state once the returned records are applied.
+   * Errors: STALE_BROKER_EPOCH (77) for an unknown broker or an old registration (the broker must
+   * register again), with `isFenced` true.
+   */
+  processBrokerHeartbeat(heartbeat: BrokerHeartbeat): ControllerResult<BrokerHeartbeatReply> {
+    const check = this.checkBrokerEpoch(heartbeat.brokerId, heartbeat.brokerEpoch);
+    if (check !== null) return answer({ ...check, isCaughtUp: false, isFenced: true, shouldShutDown: false });
+    const { brokerId, brokerEpoch } = heartbeat;
+    const registration = this.latest().broker(brokerId)!;
+    const isCaughtUp = heartbeat.currentMetadataOffset >= registration.brokerEpoch;
+    const reply = (records: readonly MetadataRecord[], isFenced: boolean, shouldShutDown = false): ControllerResult<BrokerHeartbeatReply> =>
+      ({ records, response: { ...NONE, isCaughtUp, isFenced, shouldShutDown } });
+    if (heartbeat.wantShutDown) {
+      if (registration.fenced) return reply([], true, true);
+      if (!registration.inControlledShutdown) {
+        const records = [
+          metadataRecord('BrokerRegistrationChangeRecord', RECORD_VERSION.BrokerRegistrationChangeRecord, {
+            brokerId, brokerEpoch, fenced: 0, inControlledShutdown: 1, logDirs: [],
+          }),
+          ...this.replication.removeFromIsrOnFence(brokerId),
+        ];
+        return reply(records, false);
+      }
+      if (this.leadsAnyPartition(brokerId)) return reply([], false);
+      return reply(this.fenceBroker(brokerId, brokerEpoch).records, true, true);
+    }
+    if (heartbeat.wantFence) return reply(registration.fenced ? [] : this.fenceBroker(brokerId, brokerEpoch).records, true);
+    if (registration.fenced && isCaughtUp) return reply(this.unfenceBroker(brokerId, brokerEpoch).records, false);
+    return reply([], registration.fenced);
+  }
+
+  /** True when `brokerId` leads at least one partition in the latest state. */
+  leadsAnyPartition(brokerId: number): boolean {
+    for (const topic of this.latest().topics()) {
+      for (const p of topic.partitions) if (p.leader === brokerId) return true;
+    }
+    return false;
   }
 
   /** STALE_BROKER_EPOCH (77) unless `brokerId` is registered with exactly `brokerEpoch`; null when it is. */
