@@ -1,12 +1,15 @@
 /**
  * Group commit for logs whose flush policy demands an fsync after an append (flush.messages
  * reached, e.g. `flush.messages=1`): the append only marks its log; one flush per event-loop
- * turn (setImmediate, scheduled once for the turn) fsyncs every marked log once. N Produce
+ * turn (Time.defer, Node's setImmediate in a real broker, scheduled once for the turn) fsyncs
+ * every marked log once. N Produce
  * requests read in the same turn then cost one fsync per log instead of N, and the loop blocks
  * once. Produce responses wait for the flush (ReplicaManager awaits `pendingFlushOf(log)`), so
  * nothing is acknowledged before the fsync covering it. Measured as prototype "G" in
  * bench/e2e/network-model (bench/README.md, "Network model").
  */
+import type { Time } from '../io/environment.js';
+import { SystemTime } from '../io/time.js';
 
 /** A log that can be flushed by the group flush (UnifiedLog). */
 export interface GroupFlushTarget {
@@ -14,7 +17,7 @@ export interface GroupFlushTarget {
   runGroupFlush(): void;
 }
 
-/** Schedules the turn's flush; setImmediate runs after the I/O callbacks of the current turn. */
+/** Schedules the turn's flush: {@link Time.defer} runs after the I/O callbacks of the current turn. */
 export type FlushScheduler = (run: () => void) => void;
 
 /** Collects the logs marked in one event-loop turn and flushes each once at its end. */
@@ -22,7 +25,8 @@ export class GroupFlusher {
   private pending: GroupFlushTarget[] = [];
   private scheduled = false;
 
-  constructor(private readonly schedule: FlushScheduler = (run) => { setImmediate(run); }) {}
+  /** `schedule` runs the flush at the end of the turn: `(run) => time.defer(run)` (see {@link groupFlusherOn}). */
+  constructor(private readonly schedule: FlushScheduler) {}
 
   /** Marks `target` for this turn's flush; the caller marks each log at most once per flush. */
   mark(target: GroupFlushTarget): void {
@@ -49,8 +53,13 @@ export class GroupFlusher {
   }
 }
 
+/** A group flusher whose flush runs at the end of `time`'s turn ({@link Time.defer}). */
+export function groupFlusherOn(time: Pick<Time, 'defer'>): GroupFlusher {
+  return new GroupFlusher((run) => { time.defer(run); });
+}
+
 /** The broker's group flusher (one per process: one flush per event-loop turn). */
-export const defaultGroupFlusher = new GroupFlusher();
+export const defaultGroupFlusher = groupFlusherOn(new SystemTime());
 
 /**
  * The flush an answer for `log` must wait for: a promise of a Kafka error code (0, or 56

@@ -12,11 +12,12 @@
  * A directory that fails (any disk error in it) goes offline: its logs answer
  * KAFKA_STORAGE_ERROR (56) and are skipped by housekeeping; the others carry on.
  */
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import type { Clock } from '../io/clock.js';
 import { type Disk, isDiskError, NodeDisk, writeFileAtomically } from '../io/disk.js';
-import { writeFileAtomicallyInBackground } from './background-checkpoint-write.js';
+import type { RandomSource } from '../io/environment.js';
+import { CryptoRandom } from '../io/random.js';
+import { writeFileAtomicallyInBackground } from '../io/background-write.js';
 import type { Core } from '../wasm/core.js';
 import { LogCleaner } from './log-cleaner.js';
 import { hasCompactPolicy, type LogConfig } from './log-config.js';
@@ -60,6 +61,8 @@ export interface LogManagerOptions {
   clock?: Clock;
   /** Defaults to getCore(). */
   core?: Core;
+  /** Names of partition directories being deleted; defaults to CryptoRandom. */
+  random?: RandomSource;
   /** Broker-level defaults for every topic. */
   defaults: LogConfig;
   /** A topic's overrides, applied over `defaults` when its logs are loaded at start-up. */
@@ -118,8 +121,11 @@ export class LogManager {
   /** Each partition directory's entries as listed while loading, until taken or released. */
   private readonly startupListings = new Map<string, string[]>();
 
-  private constructor(context: StorageContext, defaults: LogConfig, directories: DirectoryState[]) {
+  private readonly random: RandomSource;
+
+  private constructor(context: StorageContext, defaults: LogConfig, directories: DirectoryState[], random: RandomSource) {
     this.context = context;
+    this.random = random;
     this.defaults = defaults;
     this.directories = directories;
     this.cleaner = new LogCleaner(context);
@@ -152,7 +158,7 @@ export class LogManager {
         backgroundWrite: null,
       };
     });
-    const manager = new LogManager(context, options.defaults, directories);
+    const manager = new LogManager(context, options.defaults, directories, options.random ?? new CryptoRandom());
     for (const state of directories) manager.loadDirectory(state, options);
     return manager;
   }
@@ -293,7 +299,7 @@ export class LogManager {
     const { key, log, state } = detached;
     const disk = this.context.disk;
     try {
-      const doomed = path.join(state.directory.path, `${key}.${randomBytes(8).toString('hex')}${DELETE_DIR_SUFFIX}`);
+      const doomed = path.join(state.directory.path, `${key}.${this.randomHex(8)}${DELETE_DIR_SUFFIX}`);
       disk.rename(log.dir, doomed);
       disk.fsyncDir(state.directory.path);
       removeDirectory(disk, doomed);
@@ -393,6 +399,13 @@ export class LogManager {
       if (running.length === 0) return;
       await Promise.all(running);
     }
+  }
+
+  /** `byteCount` random bytes as hex (a unique suffix for a directory being deleted). */
+  private randomHex(byteCount: number): string {
+    const bytes = new Uint8Array(byteCount);
+    this.random.fill(bytes);
+    return Buffer.from(bytes).toString('hex');
   }
 
   private maintainLogs(nowMs: number): void {

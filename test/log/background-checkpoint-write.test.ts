@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../host/io/clock.js';
 import { readWholeFile } from '../../host/io/disk.js';
 import { FaultDisk } from '../../host/io/fault-disk.js';
-import { writeFileAtomicallyInBackground } from '../../host/log/background-checkpoint-write.js';
+import { writeFileAtomicallyInBackground } from '../../host/io/background-write.js';
 import { LogManager } from '../../host/log/log-manager.js';
 import { makeBatch, removeTempDirs, tempDir, testConfig } from './log-test-helpers.js';
 

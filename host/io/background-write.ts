@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { DiskError } from '../io/disk.js';
+import { DiskError } from './disk.js';
 
 const fsyncAsync = promisify(fs.fsync);
 
