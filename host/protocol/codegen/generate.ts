@@ -5,6 +5,7 @@
  * test can regenerate in memory and compare with the committed files.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { extendSchema } from './schema-extensions.js';
 import { join } from 'node:path';
 import { MessageEmitter } from './emit-message.js';
 import { buildMessageModel, type MessageModel, type StructModel } from './model.js';
@@ -56,8 +57,8 @@ export interface GeneratedApi {
 export function buildApiModels(protocolDir: string): GeneratedApi[] {
   const out: GeneratedApi[] = [];
   for (const api of SUPPORTED_APIS) {
-    const rawRequest = loadMessage(join(protocolDir, 'messages', `${api.name}Request.json`));
-    const rawResponse = loadMessage(join(protocolDir, 'messages', `${api.name}Response.json`));
+    const rawRequest = extendSchema(loadMessage(join(protocolDir, 'messages', `${api.name}Request.json`)));
+    const rawResponse = extendSchema(loadMessage(join(protocolDir, 'messages', `${api.name}Response.json`)));
     let request = buildMessageModel(rawRequest, api.maxVersion);
     let response = buildMessageModel(rawResponse, api.maxVersion);
     // A request and a response may define different structs with the same type name; they share

@@ -165,7 +165,7 @@ export const API_INFO: readonly ApiInfo[] = [
   { apiKey: 49, name: 'AlterClientQuotas', minVersion: 0, maxVersion: 1, flexibleMinVersion: 1, generatedMaxVersion: -1 },
   { apiKey: 50, name: 'DescribeUserScramCredentials', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, generatedMaxVersion: -1 },
   { apiKey: 51, name: 'AlterUserScramCredentials', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, generatedMaxVersion: -1 },
-  { apiKey: 52, name: 'Vote', minVersion: 0, maxVersion: 1, flexibleMinVersion: 0, generatedMaxVersion: 1 },
+  { apiKey: 52, name: 'Vote', minVersion: 0, maxVersion: 1, flexibleMinVersion: 0, generatedMaxVersion: 2 },
   { apiKey: 53, name: 'BeginQuorumEpoch', minVersion: 0, maxVersion: 1, flexibleMinVersion: 1, generatedMaxVersion: 1 },
   { apiKey: 54, name: 'EndQuorumEpoch', minVersion: 0, maxVersion: 1, flexibleMinVersion: 1, generatedMaxVersion: 1 },
   { apiKey: 55, name: 'DescribeQuorum', minVersion: 0, maxVersion: 2, flexibleMinVersion: 0, generatedMaxVersion: 2 },

@@ -3,14 +3,14 @@
 // Regenerate with `npm run generate:protocol`.
 /* eslint-disable */
 
-// Vote (api key 52): versions 0-1 generated; flexible 0+.
+// Vote (api key 52): versions 0-2 generated; flexible 0+.
 
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 import { ZERO_UUID } from '../reader.js';
 
 /**
- * VoteRequest (api key 52): versions 0-1 generated (schema 0-1, flexible 0+).
+ * VoteRequest (api key 52): versions 0-2 generated (schema 0-2, flexible 0+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteRequest {
@@ -30,7 +30,7 @@ export interface VoteRequestInit {
 }
 
 /**
- * VoteRequestTopicData (a struct of VoteRequest), versions 0-1.
+ * VoteRequestTopicData (a struct of VoteRequest), versions 0-2.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteRequestTopicData {
@@ -47,7 +47,7 @@ export interface VoteRequestTopicDataInit {
 }
 
 /**
- * VoteRequestPartitionData (a struct of VoteRequest), versions 0-1.
+ * VoteRequestPartitionData (a struct of VoteRequest), versions 0-2.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteRequestPartitionData {
@@ -65,6 +65,8 @@ export interface VoteRequestPartitionData {
   lastOffsetEpoch: number;
   /** The offset of the last record written to the metadata log Versions 0+. int64 as a number (exact up to 2^53 - 1). */
   lastOffset: number;
+  /** Whether the request is a PreVote request (not persisted) or not (KIP-996). Versions 2+; default false; absent in other versions (decoded as the default; ignored when encoding). */
+  preVote: boolean;
 }
 
 /** VoteRequestPartitionData as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
@@ -76,14 +78,15 @@ export interface VoteRequestPartitionDataInit {
   voterDirectoryId?: string;
   lastOffsetEpoch: number;
   lastOffset: number;
+  preVote?: boolean;
 }
 
 /**
- * Decodes a VoteRequest body of `version` (0-1). Never throws: malformed or short
+ * Decodes a VoteRequest body of `version` (0-2). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeVoteRequest(r: Reader, version: number): VoteRequest {
-  if (version < 0 || version > 1) r.fail(`VoteRequest version ${version} is not supported (0-1)`);
+  if (version < 0 || version > 2) r.fail(`VoteRequest version ${version} is not supported (0-2)`);
   const $clusterId: string | null = r.compactNullableString();
   let $voterId: number;
   if (version >= 1) {
@@ -140,6 +143,10 @@ function decodeVoteRequestPartitionData(r: Reader, version: number): VoteRequest
   } else $voterDirectoryId = ZERO_UUID;
   const $lastOffsetEpoch: number = r.int32();
   const $lastOffset: number = r.int64();
+  let $preVote: boolean;
+  if (version >= 2) {
+    $preVote = r.bool();
+  } else $preVote = false;
   r.skipTaggedFields();
   return {
     partitionIndex: $partitionIndex,
@@ -149,16 +156,17 @@ function decodeVoteRequestPartitionData(r: Reader, version: number): VoteRequest
     voterDirectoryId: $voterDirectoryId,
     lastOffsetEpoch: $lastOffsetEpoch,
     lastOffset: $lastOffset,
+    preVote: $preVote,
   };
 }
 
 /**
- * Encodes a VoteRequest body as `version` (0-1). Fields absent in that version are
+ * Encodes a VoteRequest body as `version` (0-2). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeVoteRequest(w: Writer, version: number, m: VoteRequestInit): void {
-  if (version < 0 || version > 1) throw new RangeError(`VoteRequest version ${version} is not supported (0-1)`);
+  if (version < 0 || version > 2) throw new RangeError(`VoteRequest version ${version} is not supported (0-2)`);
   w.compactNullableString((m.clusterId ?? null));
   if (version >= 1) {
     w.int32((m.voterId ?? -1));
@@ -195,11 +203,14 @@ function encodeVoteRequestPartitionData(w: Writer, version: number, m: VoteReque
   }
   w.int32(m.lastOffsetEpoch);
   w.int64(m.lastOffset);
+  if (version >= 2) {
+    w.bool((m.preVote ?? false));
+  }
   w.emptyTaggedFields();
 }
 
 /**
- * VoteResponse (api key 52): versions 0-1 generated (schema 0-1, flexible 0+).
+ * VoteResponse (api key 52): versions 0-2 generated (schema 0-2, flexible 0+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteResponse {
@@ -219,7 +230,7 @@ export interface VoteResponseInit {
 }
 
 /**
- * VoteResponseTopicData (a struct of VoteResponse), versions 0-1.
+ * VoteResponseTopicData (a struct of VoteResponse), versions 0-2.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteResponseTopicData {
@@ -236,7 +247,7 @@ export interface VoteResponseTopicDataInit {
 }
 
 /**
- * VoteResponsePartitionData (a struct of VoteResponse), versions 0-1.
+ * VoteResponsePartitionData (a struct of VoteResponse), versions 0-2.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteResponsePartitionData {
@@ -262,7 +273,7 @@ export interface VoteResponsePartitionDataInit {
 }
 
 /**
- * VoteResponseNodeEndpoint (a struct of VoteResponse), versions 1.
+ * VoteResponseNodeEndpoint (a struct of VoteResponse), versions 1-2.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface VoteResponseNodeEndpoint {
@@ -282,11 +293,11 @@ export interface VoteResponseNodeEndpointInit {
 }
 
 /**
- * Decodes a VoteResponse body of `version` (0-1). Never throws: malformed or short
+ * Decodes a VoteResponse body of `version` (0-2). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeVoteResponse(r: Reader, version: number): VoteResponse {
-  if (version < 0 || version > 1) r.fail(`VoteResponse version ${version} is not supported (0-1)`);
+  if (version < 0 || version > 2) r.fail(`VoteResponse version ${version} is not supported (0-2)`);
   let $nodeEndpoints: VoteResponseNodeEndpoint[] = [];
   const $errorCode: number = r.int16();
   let $topics: VoteResponseTopicData[];
@@ -378,12 +389,12 @@ function decodeVoteResponseNodeEndpoint(r: Reader, version: number): VoteRespons
 }
 
 /**
- * Encodes a VoteResponse body as `version` (0-1). Fields absent in that version are
+ * Encodes a VoteResponse body as `version` (0-2). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeVoteResponse(w: Writer, version: number, m: VoteResponseInit): void {
-  if (version < 0 || version > 1) throw new RangeError(`VoteResponse version ${version} is not supported (0-1)`);
+  if (version < 0 || version > 2) throw new RangeError(`VoteResponse version ${version} is not supported (0-2)`);
   w.int16(m.errorCode);
   {
     const a = m.topics;
