@@ -34,7 +34,7 @@ import {
   parseQuorumVoter,
 } from './listeners.js';
 import { parsePropertiesEntries } from './server-properties.js';
-import { parseAllowedOrigin } from '../network/websocket-origin-policy.js';
+import { parseAllowedOrigin } from './allowed-origins.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -296,7 +296,7 @@ export interface BrokerConfig {
   /** Listener name -> protocol, for every listener (controller listeners default to PLAINTEXT). */
   readonly listenerSecurityProtocolMap: Readonly<Record<string, SecurityProtocol>>;
   readonly httpListeners: readonly HostPort[];
-  /** http.allowed.origins, normalized (see host/network/websocket-origin-policy.ts); empty = local pages only. */
+  /** http.allowed.origins, normalized (see allowed-origins.ts; the gateway's check in host/network/websocket-origin-policy.ts); empty = local pages only. */
   readonly httpAllowedOrigins: readonly string[];
   readonly socketRequestMaxBytes: number;
   readonly connectionsMaxIdleMs: number;

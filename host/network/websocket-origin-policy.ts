@@ -19,28 +19,10 @@
  *
  * The Host header is never trusted for this: a DNS-rebinding page on `evil.example` sends
  * `Host: evil.example:8080` and `Origin: http://evil.example`, which would look same-origin.
+ *
+ * The entries' syntax (parseAllowedOrigin) belongs to the config (config/allowed-origins.ts).
  */
-
-/** The list entry that allows every origin. */
-export const ALLOW_ALL_ORIGINS = '*';
-/** The Origin a browser sends for opaque origins (sandboxed iframes, file:// pages). */
-const NULL_ORIGIN = 'null';
-
-/**
- * Normalizes one `http.allowed.origins` entry: `*`, `null`, or `scheme://host[:port]` (no path),
- * returned as a browser serializes it (lower-case, default port dropped).
- * @throws Error with a message naming what is accepted
- */
-export function parseAllowedOrigin(entry: string): string {
-  const trimmed = entry.trim();
-  if (trimmed === ALLOW_ALL_ORIGINS || trimmed.toLowerCase() === NULL_ORIGIN) return trimmed.toLowerCase();
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+\/?$/i.test(trimmed)) {
-    throw new Error(`"${entry}" is not an origin: write scheme://host[:port] (e.g. https://app.example.com), null, or *`);
-  }
-  const normalized = normalizeOrigin(trimmed);
-  if (normalized === null) throw new Error(`"${entry}" is not an origin: the host or port is not valid`);
-  return normalized;
-}
+import { ALLOW_ALL_ORIGINS, normalizeOrigin, NULL_ORIGIN, parseAllowedOrigin } from '../config/allowed-origins.js';
 
 export interface OriginPolicyOptions {
   /** `http.allowed.origins` entries (parsed or raw); empty = the safe default described above. */
@@ -58,7 +40,7 @@ export class OriginPolicy {
   /** The gateway's own host as URL.hostname writes it, null for wildcard binds. */
   private readonly gatewayHostname: string | null;
 
-  /** @throws Error for an entry that is not an origin (see parseAllowedOrigin) */
+  /** @throws Error for an entry that is not an origin (see config/allowed-origins.ts parseAllowedOrigin) */
   constructor(options: OriginPolicyOptions) {
     const entries = (options.allowedOrigins ?? []).map(parseAllowedOrigin);
     this.allowAll = entries.includes(ALLOW_ALL_ORIGINS);
@@ -87,19 +69,6 @@ function refused(origin: string): OriginDecision {
     allowed: false,
     reason: `Origin ${origin.slice(0, 200)} is not allowed (pages on localhost or the gateway's host are; add it to http.allowed.origins)`,
   };
-}
-
-/** `scheme://host[:port]` as browsers serialize it, or null when it does not parse. */
-function normalizeOrigin(text: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return null;
-  }
-  if (url.host === '') return null;
-  // URL.origin is "null" for non-special schemes (chrome-extension://...); build it the same way.
-  return `${url.protocol}//${url.host}`.toLowerCase();
 }
 
 function hostnameOfOrigin(origin: string): string | null {

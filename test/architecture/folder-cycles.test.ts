@@ -15,10 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { type HostSource, hostSources } from './host-sources.js';
 
 /** Folder cycles that exist today (folders sorted, comma-separated), each with its reason. */
-const KNOWN_CYCLES: Record<string, string> = {
-  'config, network, observability':
-    'broker-config validates listeners with network/websocket-origin-policy, network logs through observability, whose logger reads BrokerConfig; being cut (issue 9, netsplit helper)',
-};
+const KNOWN_CYCLES: Record<string, string> = {};
 
 /** `host/log/x.ts` -> `log`; `host/broker.ts` -> `host`. */
 function folderOf(path: string): string {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NetworkLogger } from '../../host/network/network-types.js';
 import { WebSocketGateway } from '../../host/network/websocket-gateway.js';
-import { OriginPolicy, parseAllowedOrigin } from '../../host/network/websocket-origin-policy.js';
+import { parseAllowedOrigin } from '../../host/config/allowed-origins.js';
+import { OriginPolicy } from '../../host/network/websocket-origin-policy.js';
 import { TestWebSocket, UpgradeRefused } from './websocket-test-client.js';
 
 const gateways: WebSocketGateway[] = [];
