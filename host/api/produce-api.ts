@@ -41,16 +41,11 @@ import {
 } from '../protocol/generated/produce.js';
 import { logRefusedRequest } from '../observability/logger.js';
 import type { ProducePartitionData } from '../replication/replica-manager.js';
+import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import { defineApi, type ApiRequestContext } from './api-definition.js';
 import { INTERNAL_TOPIC_NAMES, autoCreateTopic } from './topic-names.js';
 
-/** RecordBatch v2 layout offsets used for the per-partition checks (Kafka's DefaultRecordBatch). */
-const LENGTH_OFFSET = 8;
-const MAGIC_OFFSET = 16;
-const ATTRIBUTES_OFFSET = 21;
-const LOG_OVERHEAD = 12;
-const RECORD_BATCH_OVERHEAD = 61;
-const TRANSACTIONAL_FLAG = 0x10;
+const { BATCH_LENGTH: LENGTH_OFFSET, MAGIC: MAGIC_OFFSET, ATTRIBUTES: ATTRIBUTES_OFFSET, LOG_OVERHEAD } = BatchLayout;
 
 interface Slot {
   topic: string;
@@ -146,10 +141,10 @@ function checkRecords(records: Uint8Array | null, apiVersion: number): { errorCo
   }
   if (records.length <= MAGIC_OFFSET) return { errorCode: ErrorCode.CORRUPT_MESSAGE, reason: 'records shorter than a batch header' };
   const magic = records[MAGIC_OFFSET]!;
-  if (magic !== 2) {
+  if (magic !== MAGIC_V2) {
     return {
-      errorCode: magic < 2 ? ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT : ErrorCode.CORRUPT_MESSAGE,
-      reason: magic < 2
+      errorCode: magic < MAGIC_V2 ? ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT : ErrorCode.CORRUPT_MESSAGE,
+      reason: magic < MAGIC_V2
         ? `legacy message sets (magic ${magic}) are not supported: only RecordBatch v2 (magic 2, Produce v3+) is stored`
         : `unknown record batch magic ${magic}`,
     };
@@ -163,7 +158,7 @@ function checkRecords(records: Uint8Array | null, apiVersion: number): { errorCo
     const size = LOG_OVERHEAD + length;
     if (size < RECORD_BATCH_OVERHEAD || position + size > records.length) break; // the log reports CORRUPT_MESSAGE
     // The flag is in the attributes' low byte (int16 big-endian: the second byte).
-    if ((records[position + ATTRIBUTES_OFFSET + 1]! & TRANSACTIONAL_FLAG) !== 0) transactional = true;
+    if ((records[position + ATTRIBUTES_OFFSET + 1]! & BatchAttributes.TRANSACTIONAL_FLAG_MASK) !== 0) transactional = true;
     batches++;
     position += size;
   }

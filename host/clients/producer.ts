@@ -19,7 +19,7 @@ import { Cluster, type PartitionInfo } from './cluster.js';
 import { ClientClosedError, KafkaError } from './errors.js';
 import { murmur2Partition } from './producer/murmur2.js';
 import { DefaultPartitioner, type CustomPartitioner } from './producer/partitioner.js';
-import { estimateRecordBytes, RecordAccumulator, type AcknowledgementTarget, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
+import { BATCH_OVERHEAD_BYTES, estimateRecordBytes, RecordAccumulator, type AcknowledgementTarget, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
 import { Sender } from './producer/sender.js';
 import type { TransportFactory } from './transport/transport.js';
 
@@ -321,7 +321,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
     const nowMs = Date.now();
     const timestamp = record.timestamp ?? nowMs;
     const sizeBytes = estimateRecordBytes(key, value, headers);
-    if (sizeBytes + 61 > this.maxRequestSize) {
+    if (sizeBytes + BATCH_OVERHEAD_BYTES > this.maxRequestSize) {
       throw new KafkaError(ErrorCode.MESSAGE_TOO_LARGE, `record of about ${sizeBytes} bytes for ${topic} (max.request.size ${this.maxRequestSize})`);
     }
     const cached = this.cluster.cachedTopic(topic);

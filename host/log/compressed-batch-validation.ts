@@ -3,7 +3,8 @@
  * uncompressed records) leaves to the host.
  */
 import { CompressionError, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
-import { BatchLayout, CorruptRecordError, readRecords } from '../record/records.js';
+import { CorruptRecordError, readRecords } from '../record/records.js';
+import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
 import type { BatchSummary } from '../wasm/core.js';
 import { LogErrorCode } from './log-results.js';
 
@@ -27,7 +28,7 @@ export function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary):
   plain.set(bytes.subarray(0, BatchLayout.RECORDS), 0);
   plain.set(section, BatchLayout.RECORDS);
   plain.writeInt32BE(plain.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
-  plain.writeInt16BE(batch.attributes & ~0x07, BatchLayout.ATTRIBUTES);
+  plain.writeInt16BE(batch.attributes & ~BatchAttributes.COMPRESSION_CODEC_MASK, BatchLayout.ATTRIBUTES);
   let records: ReturnType<typeof readRecords>;
   try {
     records = readRecords(plain, { verifyCrc: false });

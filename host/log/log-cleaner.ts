@@ -30,7 +30,8 @@ import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
 import { buildRecordBatch, type RecordInput } from '../record/batch-builder.js';
 import { readBatch } from '../record/records.js';
-import { BATCH_HEADER_SIZE, readStoredBatchHeader, storedBatchSize } from './batch-header.js';
+import { BatchLayout, RECORD_BATCH_OVERHEAD as BATCH_HEADER_SIZE } from '../wasm/batch-layout.js';
+import { readStoredBatchHeader, storedBatchSize } from './batch-header.js';
 import { CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX } from './log-loader.js';
 import {
   type BatchPlacement, buildIndexEntries, INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, LogSegment, offsetFileName, TIME_INDEX_FILE_SUFFIX,
@@ -288,7 +289,7 @@ function forEachBatch(segment: LogSegment, visit: (batch: Buffer, attributes: nu
       const size = storedBatchSize(chunk, at);
       if (size < BATCH_HEADER_SIZE || at + size > chunk.length) break;
       const batch = chunk.subarray(at, at + size);
-      visit(batch, batch.readInt16BE(21));
+      visit(batch, batch.readInt16BE(BatchLayout.ATTRIBUTES));
       at += size;
     }
     if (at === 0) {

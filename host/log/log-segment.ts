@@ -18,9 +18,10 @@
  */
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
+import { BatchLayout, RECORD_BATCH_OVERHEAD as BATCH_HEADER_SIZE } from '../wasm/batch-layout.js';
 import type { Core } from '../wasm/core.js';
 import { IndexCorruptError } from './abstract-index.js';
-import { BATCH_HEADER_SIZE, LAST_OFFSET_DELTA_OFFSET, readStoredBatchHeader, storedBatchSize, type StoredBatchHeader } from './batch-header.js';
+import { readStoredBatchHeader, storedBatchSize, type StoredBatchHeader } from './batch-header.js';
 import type { FileHandleCache } from './file-handle-cache.js';
 import type { IndexMemory } from './index-memory.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
@@ -653,7 +654,7 @@ export function buildIndexEntries(
 
 /** baseOffset + lastOffsetDelta of the batch at `position` (header fields, big-endian). */
 function lastOffsetAt(bytes: Buffer, position: number): number {
-  const high = bytes.readInt32BE(position);
-  const low = bytes.readUInt32BE(position + 4);
-  return high * 4294967296 + low + bytes.readInt32BE(position + LAST_OFFSET_DELTA_OFFSET);
+  const high = bytes.readInt32BE(position + BatchLayout.BASE_OFFSET);
+  const low = bytes.readUInt32BE(position + BatchLayout.BASE_OFFSET + 4);
+  return high * 4294967296 + low + bytes.readInt32BE(position + BatchLayout.LAST_OFFSET_DELTA);
 }

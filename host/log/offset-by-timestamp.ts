@@ -4,7 +4,8 @@
  * lies (CreateTime batches).
  */
 import { readRecords } from '../record/records.js';
-import { LOG_OVERHEAD, type StoredBatchHeader } from './batch-header.js';
+import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
+import type { StoredBatchHeader } from './batch-header.js';
 import { MAX_TIMESTAMP } from './log-results.js';
 import type { LogSegment } from './log-segment.js';
 
@@ -39,10 +40,10 @@ export function findOffsetByTimestamp(segments: readonly LogSegment[], logStartO
  * LogAppendTime batches carry one timestamp for all records, so no decoding is needed.
  */
 function firstRecordAtOrAfter(batch: Buffer, header: StoredBatchHeader, timestampMs: number, startingOffset: number): { offset: number; timestamp: number } | null {
-  if ((header.attributes & 0x08) !== 0) {
+  if ((header.attributes & BatchAttributes.TIMESTAMP_TYPE_MASK) !== 0) {
     return { offset: Math.max(header.baseOffset, startingOffset), timestamp: header.maxTimestamp };
   }
-  if (batch.length < header.sizeInBytes || header.sizeInBytes < LOG_OVERHEAD) return null;
+  if (batch.length < header.sizeInBytes || header.sizeInBytes < BatchLayout.LOG_OVERHEAD) return null;
   for (const record of readRecords(batch, { verifyCrc: false })) {
     if (record.offset >= startingOffset && record.timestamp >= timestampMs) return { offset: record.offset, timestamp: record.timestamp };
   }

@@ -40,6 +40,7 @@
  */
 import * as path from 'node:path';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import {
   decodeProducerSnapshot,
   encodeProducerSnapshot,
@@ -61,11 +62,6 @@ export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 export const DEFAULT_MAX_SNAPSHOTS = 2;
 
 const INT32_MAX = 0x7fffffff;
-/** RecordBatch v2 header size and the bytes up to the end of batchLength (Kafka's LOG_OVERHEAD). */
-const BATCH_HEADER_BYTES = 61;
-const LOG_OVERHEAD_BYTES = 12;
-const BATCH_LENGTH_AT = 8;
-const MAGIC_AT = 16;
 /** Bytes read per step when replaying the log tail. */
 const REPLAY_READ_BYTES = 1 << 20;
 
@@ -463,23 +459,21 @@ export class ProducerStateManager {
 }
 
 /**
- * Reads the producer-state fields of the stored RecordBatch v2 header at `position` (Kafka's
- * DefaultRecordBatch layout: baseOffset@0 int64, batchLength@8, attributes@21 int16,
- * lastOffsetDelta@23 int32, maxTimestamp@35 int64, producerId@43 int64, producerEpoch@51 int16,
- * baseSequence@53 int32). The caller guarantees 61 bytes are there.
+ * Reads the producer-state fields of the stored RecordBatch v2 header at `position` (layout:
+ * host/wasm/batch-layout.ts). The caller guarantees RECORD_BATCH_OVERHEAD (61) bytes are there.
  */
 export function readProducerBatchInfo(bytes: Uint8Array, position: number): ProducerBatchInfo {
-  const view = new DataView(bytes.buffer, bytes.byteOffset + position, BATCH_HEADER_BYTES);
-  const attributes = view.getInt16(21);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + position, RECORD_BATCH_OVERHEAD);
+  const attributes = view.getInt16(BatchLayout.ATTRIBUTES);
   return {
-    baseOffset: Number(view.getBigInt64(0)),
-    lastOffsetDelta: view.getInt32(23),
-    maxTimestamp: Number(view.getBigInt64(35)),
-    producerId: Number(view.getBigInt64(43)),
-    producerEpoch: view.getInt16(51),
-    baseSequence: view.getInt32(53),
-    isTransactional: (attributes & 0x10) !== 0,
-    isControl: (attributes & 0x20) !== 0,
+    baseOffset: Number(view.getBigInt64(BatchLayout.BASE_OFFSET)),
+    lastOffsetDelta: view.getInt32(BatchLayout.LAST_OFFSET_DELTA),
+    maxTimestamp: Number(view.getBigInt64(BatchLayout.MAX_TIMESTAMP)),
+    producerId: Number(view.getBigInt64(BatchLayout.PRODUCER_ID)),
+    producerEpoch: view.getInt16(BatchLayout.PRODUCER_EPOCH),
+    baseSequence: view.getInt32(BatchLayout.BASE_SEQUENCE),
+    isTransactional: (attributes & BatchAttributes.TRANSACTIONAL_FLAG_MASK) !== 0,
+    isControl: (attributes & BatchAttributes.CONTROL_FLAG_MASK) !== 0,
   };
 }
 
@@ -493,9 +487,9 @@ export function readProducerBatches(bytes: Uint8Array): { batches: ProducerBatch
   const batches: ProducerBatchInfo[] = [];
   let position = 0;
   while (position < bytes.length) {
-    if (position + BATCH_HEADER_BYTES > bytes.length) return { batches, complete: false };
-    const size = LOG_OVERHEAD_BYTES + readInt32(bytes, position + BATCH_LENGTH_AT);
-    if (size < BATCH_HEADER_BYTES || position + size > bytes.length || bytes[position + MAGIC_AT] !== 2) {
+    if (position + RECORD_BATCH_OVERHEAD > bytes.length) return { batches, complete: false };
+    const size = BatchLayout.LOG_OVERHEAD + readInt32(bytes, position + BatchLayout.BATCH_LENGTH);
+    if (size < RECORD_BATCH_OVERHEAD || position + size > bytes.length || bytes[position + BatchLayout.MAGIC] !== MAGIC_V2) {
       return { batches, complete: false };
     }
     batches.push(readProducerBatchInfo(bytes, position));

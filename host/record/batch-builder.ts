@@ -5,11 +5,11 @@
  * browser bundle). RecordBatchWriter appends records one at a time into one buffer for the
  * producer; buildRecordBatch encodes a whole list at once, byte-identically.
  *
- * Layout written: see assembly/record/batch-layout.ts (header) and records.ts (records).
+ * Layout written: see host/wasm/batch-layout.ts (header) and records.ts (records).
  */
+import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
 import { getCore } from '../wasm/core.js';
 import { compress, CompressionType } from './compression.js';
-import { BatchLayout } from './records.js';
 
 export type Bytes = Uint8Array | string;
 
@@ -194,10 +194,10 @@ export function buildRecordBatch(options: BuildRecordBatchOptions): Buffer {
   assertInt(baseTimestamp, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'baseTimestamp');
   assertInt(maxTimestamp, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'maxTimestamp');
   const attributes = compression |
-    ((options.timestampType ?? 0) === 1 ? 0x08 : 0) |
-    (options.isTransactional ? 0x10 : 0) |
-    (options.isControl ? 0x20 : 0) |
-    (options.deleteHorizonMs !== undefined ? 0x40 : 0);
+    ((options.timestampType ?? 0) === 1 ? BatchAttributes.TIMESTAMP_TYPE_MASK : 0) |
+    (options.isTransactional ? BatchAttributes.TRANSACTIONAL_FLAG_MASK : 0) |
+    (options.isControl ? BatchAttributes.CONTROL_FLAG_MASK : 0) |
+    (options.deleteHorizonMs !== undefined ? BatchAttributes.DELETE_HORIZON_FLAG_MASK : 0);
 
   batch.writeBigInt64BE(BigInt(baseOffset), BatchLayout.BASE_OFFSET);
   batch.writeInt32BE(batch.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);

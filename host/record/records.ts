@@ -11,7 +11,7 @@
  * offsetDelta varint | keyLength (-1 = null) key | valueLength (-1 = null) value | headerCount |
  * [headerKeyLength headerKey (UTF-8, never null) | headerValueLength (-1 = null) headerValue]*.
  */
-import { BatchLayout } from '../wasm/batch-layout.js';
+import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
 import { getCore } from '../wasm/core.js';
 import { decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from './compression.js';
 
@@ -108,11 +108,11 @@ export function readBatchHeader(batch: Uint8Array): RecordBatchHeader {
     magic,
     crc: bytes.readUInt32BE(BatchLayout.CRC),
     attributes,
-    compression: attributes & 0x07,
-    timestampType: (attributes >> 3) & 1,
-    isTransactional: (attributes & 0x10) !== 0,
-    isControl: (attributes & 0x20) !== 0,
-    hasDeleteHorizon: (attributes & 0x40) !== 0,
+    compression: attributes & BatchAttributes.COMPRESSION_CODEC_MASK,
+    timestampType: (attributes & BatchAttributes.TIMESTAMP_TYPE_MASK) !== 0 ? 1 : 0,
+    isTransactional: (attributes & BatchAttributes.TRANSACTIONAL_FLAG_MASK) !== 0,
+    isControl: (attributes & BatchAttributes.CONTROL_FLAG_MASK) !== 0,
+    hasDeleteHorizon: (attributes & BatchAttributes.DELETE_HORIZON_FLAG_MASK) !== 0,
     lastOffsetDelta,
     lastOffset: baseOffset + lastOffsetDelta,
     baseTimestamp: readInt64(bytes, BatchLayout.BASE_TIMESTAMP),

@@ -1,7 +1,20 @@
 /**
- * RecordBatch v2 header field offsets (Kafka's DefaultRecordBatch, KIP-98), for host code that
- * reads batch headers. The diagram and the chained definitions live in
- * assembly/record/batch-layout.ts; a test checks these values against that file.
+ * RecordBatch v2 header layout (Kafka's DefaultRecordBatch, magic 2, KIP-98): the host's one copy,
+ * imported by every host-side reader or writer of batch headers (log/batch-header.ts, the
+ * producer state, the Produce handler, record/, wasm/core.ts, the clients). assembly/ keeps its
+ * own copy as chained constants (assembly/record/batch-layout.ts: it is a separate compilation);
+ * test/wasm/layout.test.ts checks that the two agree.
+ *
+ * All fields big-endian; byte offsets from the start of the batch:
+ * ```
+ *  0 baseOffset int64 | 8 batchLength int32 | 12 partitionLeaderEpoch int32 | 16 magic int8
+ * 17 crc uint32 | 21 attributes int16 | 23 lastOffsetDelta int32 | 27 baseTimestamp int64
+ * 35 maxTimestamp int64 | 43 producerId int64 | 51 producerEpoch int16 | 53 baseSequence int32
+ * 57 recordsCount int32 | 61 records...
+ * ```
+ * batchLength counts the bytes after itself, so a batch occupies LOG_OVERHEAD (12) + batchLength
+ * bytes. The CRC-32C covers ATTRIBUTES..end; baseOffset and partitionLeaderEpoch lie outside it so
+ * the leader can stamp them without recomputing it.
  */
 export const BatchLayout = {
   BASE_OFFSET: 0,
@@ -22,6 +35,11 @@ export const BatchLayout = {
   /** First record; also the size of a batch without records. */
   RECORDS: 61,
 } as const;
+
+/** Size of the fixed batch header, bytes (Kafka's RECORD_BATCH_OVERHEAD): a batch is never shorter. */
+export const RECORD_BATCH_OVERHEAD = BatchLayout.RECORDS;
+/** The only magic stored and accepted (RecordBatch v2). */
+export const MAGIC_V2 = 2;
 
 /** Attribute bits (int16 at BatchLayout.ATTRIBUTES). */
 export const BatchAttributes = {

@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { instantiateSync } from '@assemblyscript/loader';
-import { BatchLayout } from './batch-layout.js';
+import { BatchAttributes, BatchLayout } from './batch-layout.js';
 import { RingFrameArena, type FrameArena } from './frame-arena.js';
 import { ResultLayout } from './result-layout.js';
 import { CoreStatus, kafkaErrorCodeForStatus } from './status.js';
@@ -435,10 +435,10 @@ export class Core {
         partitionLeaderEpoch: view.getInt32(at + PARTITION_LEADER_EPOCH_OFFSET),
         magic: view.getInt8(at + MAGIC_OFFSET),
         attributes,
-        compression: attributes & 0x07,
-        timestampType: (attributes >> 3) & 1,
-        isTransactional: (attributes & 0x10) !== 0,
-        isControl: (attributes & 0x20) !== 0,
+        compression: attributes & BatchAttributes.COMPRESSION_CODEC_MASK,
+        timestampType: (attributes & BatchAttributes.TIMESTAMP_TYPE_MASK) !== 0 ? 1 : 0,
+        isTransactional: (attributes & BatchAttributes.TRANSACTIONAL_FLAG_MASK) !== 0,
+        isControl: (attributes & BatchAttributes.CONTROL_FLAG_MASK) !== 0,
         lastOffsetDelta,
         recordCount: view.getInt32(at + RECORDS_COUNT_OFFSET),
         baseTimestamp: this.readInt64(at + BASE_TIMESTAMP_OFFSET),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BatchAttributes, BatchLayout } from '../../host/wasm/batch-layout.js';
+import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../../host/wasm/batch-layout.js';
 import { ResultLayout } from '../../host/wasm/result-layout.js';
 
 /** Evaluates the `export const NAME: type = expression;` lines of AssemblyScript files in order. */
@@ -28,6 +28,8 @@ describe('host layout constants', () => {
     }
     for (const [name, value] of Object.entries(BatchAttributes)) expect([name, assembly[name]]).toEqual([name, value]);
     expect(assembly.RECORD_BATCH_OVERHEAD).toBe(61);
+    expect(RECORD_BATCH_OVERHEAD).toBe(assembly.RECORD_BATCH_OVERHEAD);
+    expect(MAGIC_V2).toBe(assembly.MAGIC_V2);
     expect(assembly.MIN_BATCH_LENGTH).toBe(49);
   });
 

@@ -9,9 +9,10 @@
  */
 import { KafkaTimeoutError } from '../errors.js';
 import { RecordBatchWriter, type RecordHeaderInput } from '../../record/batch-builder.js';
+import { RECORD_BATCH_OVERHEAD } from '../../wasm/batch-layout.js';
 
-/** Header bytes of a v2 batch. */
-export const BATCH_OVERHEAD_BYTES = 61;
+/** Header bytes of a v2 batch (host/wasm/batch-layout.ts). */
+export const BATCH_OVERHEAD_BYTES = RECORD_BATCH_OVERHEAD;
 
 export interface RecordMetadata {
   topic: string;
