@@ -96,12 +96,18 @@ export class InMemoryMetadataLog implements MetadataLog {
 
   /**
    * `leaderId` (-1: none yet) now leads `epoch` (which must grow). Uncommitted batches are
-   * dropped first (the new leader did not have them), then the listeners hear the change.
+   * dropped first (the new leader did not have them), then the listeners hear the change, unless
+   * `options.tell` is false (the news is still on its way: {@link tellLeader} delivers it).
    */
-  elect(leaderId: number, epoch: number): void {
+  elect(leaderId: number, epoch: number, options: { tell?: boolean } = {}): void {
     if (epoch <= this.leader.epoch) throw new Error(`elect: epoch ${epoch} does not follow ${this.leader.epoch}`);
     while (this.batches.length > 0 && this.batches[this.batches.length - 1]!.baseOffset >= this.committedEnd) this.batches.pop();
     this.leader = { leaderId, epoch };
+    if (options.tell ?? true) this.tellLeader();
+  }
+
+  /** Tells the listeners the current leader. */
+  tellLeader(): void {
     for (const listener of [...this.listeners]) listener.handleLeaderChange(this.leader);
   }
 
