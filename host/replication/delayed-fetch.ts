@@ -1,6 +1,6 @@
 import { DelayedOperation } from './delayed-operation.js';
 import { partitionKey } from './partition.js';
-import type { FetchParams, FetchPartitionResult } from './replica-manager.js';
+import type { FetchParams, FetchPartitionResult } from './replication-types.js';
 
 /** Fetches of up to this many partitions find a key by linear search. */
 const MAX_LINEAR_SEARCH_KEYS = 16;

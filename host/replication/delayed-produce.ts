@@ -1,7 +1,7 @@
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { DelayedOperation } from './delayed-operation.js';
 import type { Partition } from './partition.js';
-import type { ProducePartitionResult } from './replica-manager.js';
+import type { ProducePartitionResult } from './replication-types.js';
 
 /** One partition an acks=all Produce waits on. */
 export interface ProduceAcksPending {

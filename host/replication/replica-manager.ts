@@ -29,65 +29,22 @@ import type { DelayScheduler } from './delay-scheduler.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
 import { pendingFlushOf } from '../log/group-flush.js';
 import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
-import { Partition, partitionKey, type PartitionAppendResult, type PartitionReadResult } from './partition.js';
+import { Partition, partitionKey, type PartitionReadResult } from './partition.js';
 import type { PartitionLog } from './partition-log.js';
 import { DEFAULT_MAX_DELAYED_OPERATIONS, Purgatory } from './purgatory.js';
+import type { FetchParams, FetchPartitionResult, ProduceParams, ProducePartitionData, ProducePartitionResult } from './replication-types.js';
+
+export type {
+  FetchParams,
+  FetchPartitionRequest,
+  FetchPartitionResult,
+  ProduceParams,
+  ProducePartitionData,
+  ProducePartitionResult,
+} from './replication-types.js';
 
 /** Topics clients may not produce to (Kafka's Topic.isInternal). */
 export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);
-
-export interface ProducePartitionData {
-  topic: string;
-  partition: number;
-  /** The partition's records blob from the Produce request (null is treated as empty). */
-  records: Uint8Array | null;
-}
-
-export interface ProduceParams {
-  /** -1 (all ISR), 0 (none: the caller sends no response), 1 (leader). */
-  requiredAcks: number;
-  /** Produce timeout_ms: how long acks=-1 may wait for the ISR. */
-  timeoutMs: number;
-  entries: readonly ProducePartitionData[];
-  /** True for the broker's own writes (group coordinator to __consumer_offsets). */
-  internalTopicsAllowed?: boolean;
-}
-
-export interface ProducePartitionResult extends PartitionAppendResult {
-  topic: string;
-  partition: number;
-}
-
-export interface FetchPartitionRequest {
-  topic: string;
-  partition: number;
-  fetchOffset: number;
-  /** partition_max_bytes, bytes. */
-  partitionMaxBytes: number;
-  /** Fetch v9+ current_leader_epoch; -1 or absent = not checked. */
-  currentLeaderEpoch?: number;
-}
-
-export interface FetchParams {
-  /** Fetch max_wait_ms. */
-  maxWaitMs: number;
-  /** Fetch min_bytes. */
-  minBytes: number;
-  /** Fetch max_bytes (v3+; pass a large value such as 0x7fffffff for v0-2). */
-  maxBytes: number;
-  /** 0 read_uncommitted, 1 read_committed (Fetch v4+; 0 before). */
-  isolationLevel: number;
-  /** True for Fetch v3+ (first batch returned even above the limits); false for v0-2. */
-  minOneMessage: boolean;
-  partitions: readonly FetchPartitionRequest[];
-  /** Replica id of a follower fetch; -1 / absent for consumers. */
-  replicaId?: number;
-}
-
-export interface FetchPartitionResult extends PartitionReadResult {
-  topic: string;
-  partition: number;
-}
 
 /** Logger subset (pino-compatible). */
 export interface ReplicationLogger {
