@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseServerProperties } from '../config/server-properties.js';
+import type { RandomSource } from '../io/environment.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
 
@@ -29,17 +30,29 @@ export class InconsistentMetaPropertiesError extends Error {
   }
 }
 
-/** A random cluster id as Kafka's Uuid.randomUuid().toString(): 16 bytes, URL-safe base64, no padding. */
-export function randomClusterId(): string {
-  return randomBytes(16).toString('base64url');
+/**
+ * A random cluster id as Kafka's Uuid.randomUuid().toString(): 16 bytes, URL-safe base64, no
+ * padding; from `random` when given (a seeded source makes it the same on every run), else
+ * node:crypto.
+ */
+export function randomClusterId(random?: RandomSource): string {
+  if (random === undefined) return randomBytes(16).toString('base64url');
+  const bytes = new Uint8Array(16);
+  random.fill(bytes);
+  return Buffer.from(bytes).toString('base64url');
 }
 
 /**
- * Reads (and completes) the meta.properties of `logDirs`; returns the cluster id.
+ * Reads (and completes) the meta.properties of `logDirs`; returns the cluster id. A fresh cluster
+ * id comes from `options.random` (default node:crypto).
  * @throws InconsistentMetaPropertiesError for another node.id or differing cluster ids
  * @throws the fs error when a directory cannot be created or written
  */
-export function ensureMetaProperties(logDirs: readonly string[], nodeId: number): { clusterId: string } {
+export function ensureMetaProperties(
+  logDirs: readonly string[],
+  nodeId: number,
+  options: { random?: RandomSource } = {},
+): { clusterId: string } {
   let clusterId: string | null = null;
   const missing: string[] = [];
   for (const dir of logDirs) {
@@ -62,7 +75,7 @@ export function ensureMetaProperties(logDirs: readonly string[], nodeId: number)
     }
     clusterId = stored;
   }
-  clusterId ??= randomClusterId();
+  clusterId ??= randomClusterId(options.random);
   for (const dir of missing) {
     mkdirSync(dir, { recursive: true });
     writeAtomically(path.join(dir, META_PROPERTIES_FILE),

@@ -1,0 +1,297 @@
+/**
+ * BrokerServer (Kafka's BrokerServer, for a combined broker + controller node): one broker's
+ * parts, built in dependency order by {@link BrokerServer.startup} and shut down by
+ * {@link BrokerServer.shutdown}. Everything it needs from the world comes through the
+ * {@link Environment} it is given (time and timers, randomness, disk), so several BrokerServers
+ * run in one process, each with its own log.dirs, under one clock and one seed.
+ *
+ * Start-up order (each step logs one line):
+ *   log.dirs locks (`.lock`: a second broker on the same directories is refused) →
+ *   meta.properties (cluster id) → LogManager.open (loads and, after an unclean stop, recovers
+ *   every log) → QuorumController replaying `__cluster_metadata-0` (topics, configs, producer ids)
+ *   → MetadataCache loaded from the controller's image, BrokerMetadataPublisher listening →
+ *   ReplicaManager, GroupCoordinator, API dispatcher → one SocketServer per client listener (port
+ *   0 binds a free port; requests wait for the end of start-up) and one WebSocketGateway per
+ *   `http.listeners` entry → broker registration with the bound endpoints → stray logs set aside,
+ *   one leader Partition per partition this broker leads (logs created where missing) →
+ *   GroupCoordinator loading `__consumer_offsets` → periodic housekeeping.
+ * Shutdown: stop accepting and reading, answer waiting long polls at once, let in-flight requests
+ * finish, stop the coordinator's timers, then flush every log and write the checkpoints and the
+ * clean-shutdown marker (LogManager.shutdown), and release the log.dirs locks.
+ */
+import { hostname } from 'node:os';
+import { createApiRegistry } from '../api/api-handlers.js';
+import type { BrokerServices } from '../api/broker-services.js';
+import { RequestDispatcher } from '../api/request-dispatcher.js';
+import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
+import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import type { QuorumController } from '../controller/quorum-controller.js';
+import type { Environment } from '../io/environment.js';
+import type { UnifiedLog } from '../log/unified-log.js';
+import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
+import type { GatewayAddress } from '../network/websocket-gateway.js';
+import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
+import { ReplicaManager } from '../replication/replica-manager.js';
+import type { Core } from '../wasm/core.js';
+import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
+import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
+import { registerBroker, startEmbeddedController } from './embedded-controller.js';
+import { createGroupCoordinator } from './group-coordinator-setup.js';
+import { Housekeeping } from './housekeeping.js';
+import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
+import { MetadataCache } from './metadata-cache.js';
+import { NetworkListeners, StartupGate } from './network-listeners.js';
+
+/** A bound listener as clients reach it (advertised host, real port). */
+export interface BoundListener {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface BrokerServerOptions {
+  /** A pino logger; default: JSON lines on stdout at `log.level`. */
+  readonly logger?: Logger;
+  /**
+   * The WebAssembly core the broker's logs validate and stamp batches with; default the
+   * process's (getCore()). Brokers in one process may share one: see host/wasm/core.ts.
+   */
+  readonly core?: Core;
+}
+
+/** One broker (with its embedded controller): {@link startup}, then {@link shutdown}. */
+export class BrokerServer {
+  readonly config: BrokerConfig;
+  readonly environment: Environment;
+  private readonly rootLogger: Logger;
+  private readonly logger: Logger;
+  private readonly core: Core | undefined;
+  private storage: LogStorage | null = null;
+  private controllerInstance: QuorumController | null = null;
+  private cache: MetadataCache | null = null;
+  private publisher: BrokerMetadataPublisher | null = null;
+  /** This broker's epoch: the offset of its registration (-1 until registered). */
+  private brokerEpoch = -1;
+  private replicaManager: ReplicaManager<UnifiedLog> | null = null;
+  private groupCoordinator: GroupCoordinator | null = null;
+  private dispatcher: RequestDispatcher | null = null;
+  private network: NetworkListeners | null = null;
+  private housekeeping: Housekeeping | null = null;
+  private advertised: Listener[] = [];
+  private readonly gate = new StartupGate();
+  private started = false;
+  private stopping: Promise<void> | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(config: BrokerConfig, environment: Environment, options: BrokerServerOptions = {}) {
+    this.config = config;
+    this.environment = environment;
+    this.rootLogger = options.logger ?? createLogger({ level: config.logLevel });
+    this.logger = componentLogger(this.rootLogger, 'broker');
+    this.core = options.core;
+  }
+
+  /** This broker's node.id. */
+  get nodeId(): number {
+    return this.config.nodeId;
+  }
+
+  /** The cluster id from meta.properties. @throws Error before {@link startup} */
+  get clusterId(): string {
+    return this.started ? this.storage!.clusterId : notStarted('clusterId');
+  }
+
+  /** The broker's own view of the cluster metadata. @throws Error before {@link startup} */
+  get metadataCache(): MetadataCache {
+    return this.cache ?? notStarted('metadataCache');
+  }
+
+  /** The embedded controller. @throws Error before {@link startup} */
+  get controller(): QuorumController {
+    return this.controllerInstance ?? notStarted('controller');
+  }
+
+  /** Every client listener, bound (port 0 in the config is the real port here), as advertised. */
+  get listeners(): BoundListener[] {
+    return (this.network?.bound ?? []).map((listener) => {
+      const published = this.advertised.find((candidate) => candidate.name === listener.name);
+      return { name: listener.name, host: published?.host ?? listener.host, port: listener.port };
+    });
+  }
+
+  /** Bound `http.listeners`; empty when disabled. */
+  get httpListeners(): readonly GatewayAddress[] {
+    return this.network?.httpBound ?? [];
+  }
+
+  /**
+   * Answers one request frame as if it came in on `connection` (the same path as the
+   * listeners: frame → header → handler → response bytes); null when none is due (acks=0).
+   */
+  handleRequest(frame: Buffer, connection: ConnectionContext): ResponseBytes | null | Promise<ResponseBytes | null> {
+    if (this.dispatcher === null) return notStarted('handleRequest');
+    return this.gate.guard((f, c) => this.dispatcher!.handle(f, c))(frame, connection);
+  }
+
+  /**
+   * Starts the broker (order in the file header). Call once.
+   * @throws LogDirInUseError when a log directory
+   *   is locked by a live process; InconsistentMetaPropertiesError; metadata log errors; and the
+   *   listener's error (EADDRINUSE, ...) when a port cannot be bound. Everything started so far is
+   *   stopped before the error is thrown.
+   */
+  async startup(): Promise<void> {
+    const { config, environment, rootLogger, logger } = this;
+    logger.info({ event: LogEvent.BrokerStarting, nodeId: config.nodeId, logDirs: config.logDirs }, 'broker starting');
+    const storage = openLogStorage(config, environment, logger, this.core);
+    let controller: QuorumController;
+    try {
+      controller = startEmbeddedController(config, storage.logManager, environment);
+    } catch (error) {
+      storage.logManager.shutdown();
+      storage.releaseLocks();
+      throw error;
+    }
+    this.storage = storage;
+    this.controllerInstance = controller;
+    this.wireBroker(controller, storage);
+    const network = new NetworkListeners({
+      config,
+      handler: this.gate.guard((frame, connection) => this.dispatcher!.handle(frame, connection)),
+      isReady: () => this.gate.isOpen && this.stopping === null,
+      rootLogger,
+    });
+    this.network = network;
+    try {
+      await network.start();
+      await this.joinCluster(controller, storage);
+    } catch (error) {
+      logger.error({ event: LogEvent.BrokerFailed, err: error }, 'start-up failed; stopping');
+      this.gate.fail(error);
+      await this.closeEverything();
+      throw error;
+    }
+    this.started = true;
+    this.gate.ready();
+    // Only ApiVersions and Metadata were imported before listening; the other handlers load now, in
+    // the background, after start-up (a request for one not loaded yet waits for it, in order).
+    void this.dispatcher!.loadHandlers();
+    this.housekeeping = new Housekeeping({
+      time: environment.time,
+      logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+      logManager: storage.logManager,
+      replicaManager: this.replicaManager!,
+      logger,
+    });
+    this.housekeeping.start();
+    const listeners = this.listeners;
+    logger.info(
+      { event: LogEvent.BrokerStarted, nodeId: config.nodeId, clusterId: storage.clusterId, listeners },
+      `broker ${config.nodeId} started on ${listeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ')}`,
+    );
+  }
+
+  /** Stops accepting, finishes in-flight requests, flushes, writes clean-shutdown checkpoints. Idempotent. */
+  shutdown(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.logger.info({ event: LogEvent.BrokerStopping }, 'broker stopping');
+      this.housekeeping?.stop();
+      await this.closeEverything();
+      this.logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
+    })();
+    return this.stopping;
+  }
+
+  /** The broker's parts over the opened storage and controller: cache, publisher, replicas, groups, API. */
+  private wireBroker(controller: QuorumController, storage: LogStorage): void {
+    const { config, environment, rootLogger } = this;
+    const cache = new MetadataCache({ clusterId: storage.clusterId, nodeId: config.nodeId });
+    const metadata = new ControllerClusterMetadata({
+      controller,
+      cache,
+      brokerId: config.nodeId,
+      brokerEpoch: () => this.brokerEpoch,
+    });
+    const replicaManager = new ReplicaManager<UnifiedLog>({
+      localBrokerId: config.nodeId,
+      scheduler: environment.time,
+      logger: componentLogger(rootLogger, 'replica-manager'),
+    });
+    const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
+      config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
+    });
+    const publisher = new BrokerMetadataPublisher({
+      config,
+      cache,
+      logManager: storage.logManager,
+      replicaManager,
+      groupCoordinator,
+      producerStateDisk: storage.producerStateDisk,
+      logger: componentLogger(rootLogger, 'topics'),
+    });
+    publisher.start(controller.image, controller.nodeId);
+    controller.addListener(publisher);
+    const services: BrokerServices = {
+      config,
+      nodeId: config.nodeId,
+      metadata,
+      replicaManager,
+      groupCoordinator,
+      brokers: (listenerName) => cache.aliveBrokerEndpoints(listenerName),
+      ensureOffsetsTopic,
+      nowMs: () => environment.time.nowMs(),
+    };
+    this.cache = cache;
+    this.publisher = publisher;
+    this.replicaManager = replicaManager;
+    this.groupCoordinator = groupCoordinator;
+    this.dispatcher = new RequestDispatcher({ registry: createApiRegistry(), broker: services, logger: componentLogger(rootLogger, 'api') });
+  }
+
+  /**
+   * Registers with the controller (with the bound, advertised endpoints), then takes up this
+   * broker's partitions and the group coordinator's.
+   */
+  private async joinCluster(controller: QuorumController, storage: LogStorage): Promise<void> {
+    this.advertised = resolveAdvertisedListeners(this.config.advertisedListeners, this.network!.bound, hostname());
+    this.brokerEpoch = await registerBroker(controller, this.config, this.advertised);
+    // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
+    // adopted, so a deleted topic is never resurrected.
+    setAsideStrayLogs(this.cache!, storage.logManager, this.environment.time.nowMs(), componentLogger(this.rootLogger, 'topics'));
+    this.publisher!.applyAllTopics();
+    storage.logManager.releaseStartupListings();
+    this.groupCoordinator!.startup();
+    // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
+    if (this.cache!.topic(OFFSETS_TOPIC_NAME) !== undefined) this.groupCoordinator!.loadAllPartitions();
+  }
+
+  /**
+   * Long polls answer now (and fetches stop waiting), then the listeners stop reading and wait
+   * for what is in flight; JoinGroup/SyncGroup requests parked in a rebalance would wait for
+   * other members for minutes, so the coordinator answers them (NOT_COORDINATOR, as when a
+   * Kafka coordinator moves) before the wait. The logs close last.
+   */
+  private closeEverything(): Promise<void> {
+    this.closing ??= this.closeParts();
+    return this.closing;
+  }
+
+  private async closeParts(): Promise<void> {
+    const storage = this.storage;
+    if (storage === null) return;
+    this.replicaManager?.shutdown();
+    const listenersStopped = this.network?.stop() ?? Promise.resolve();
+    this.groupCoordinator?.shutdown();
+    await listenersStopped;
+    // A background checkpoint write would be dropped by shutdown's own writes anyway; waiting
+    // lets it finish instead of leaving its temp file to race the directory's release.
+    await storage.logManager.backgroundWritesIdle();
+    storage.logManager.shutdown();
+    storage.releaseLocks();
+  }
+}
+
+function notStarted(what: string): never {
+  throw new Error(`BrokerServer.${what}: the broker has not started`);
+}

@@ -1,0 +1,51 @@
+/**
+ * The controller a combined-mode node runs beside its broker (Kafka's ControllerServer, in small):
+ * a QuorumController over `__cluster_metadata-0` in this node's own LogManager, replayed at
+ * start-up, and the broker's registration with it (Kafka's BrokerLifecycleManager: the endpoints
+ * clients reach this broker on, as bound and advertised).
+ */
+import type { BrokerConfig, Listener } from '../config/broker-config.js';
+import { QuorumController } from '../controller/quorum-controller.js';
+import { UnifiedLogMetadataLog } from '../controller/unified-log-metadata-log.js';
+import type { Environment } from '../io/environment.js';
+import type { LogManager } from '../log/log-manager.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+
+/** Kafka's SecurityProtocol ids, as RegisterBrokerRecord stores them. */
+const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;
+
+/**
+ * Opens the metadata log and replays it into a new controller (topics, configs, producer ids).
+ * @throws MetadataLogError / MetadataRecordError / MetadataReplayError for a metadata log that
+ *   cannot be opened, read or applied (the broker must not start on it)
+ */
+export function startEmbeddedController(config: BrokerConfig, logManager: LogManager, environment: Environment): QuorumController {
+  return new QuorumController({
+    config,
+    log: UnifiedLogMetadataLog.open(logManager, { localId: config.nodeId, time: environment.time }),
+    clock: environment.time,
+    random: environment.random,
+  });
+}
+
+/**
+ * Registers this broker with the controller, unfenced, with its advertised endpoints; returns
+ * the broker epoch.
+ * @throws Error when the controller refuses (its error code and message in the text)
+ */
+export async function registerBroker(controller: QuorumController, config: BrokerConfig, advertised: readonly Listener[]): Promise<number> {
+  const registration = await controller.registerBroker({
+    brokerId: config.nodeId,
+    endpoints: advertised.map((listener) => ({
+      name: listener.name,
+      host: listener.host,
+      port: listener.port,
+      securityProtocol: SECURITY_PROTOCOL_IDS[config.listenerSecurityProtocolMap[listener.name] ?? 'PLAINTEXT'],
+    })),
+    rack: config.brokerRack,
+  });
+  if (registration.errorCode !== ErrorCode.NONE) {
+    throw new Error(`the controller refused this broker's registration: ${registration.errorMessage ?? registration.errorCode}`);
+  }
+  return registration.brokerEpoch;
+}

@@ -1,0 +1,93 @@
+/**
+ * The broker's periodic tasks (Kafka's KafkaScheduler jobs), every
+ * min(log.retention.check.interval.ms, 5 s), at least 100 ms, on the environment's timers:
+ * - logs: flush (log.flush.interval.ms), retention (retention.ms / retention.bytes), compaction
+ *   (cleanup.policy=compact) and the recovery-point / log-start-offset / high-watermark
+ *   checkpoints, with the checkpoint fsyncs on the thread pool (LogManager.tickInBackground);
+ * - producer state: Partitions forget producers whose batches retention removed, and idle
+ *   producer ids expire (producer.id.expiration.ms).
+ * Group and offset expiry run on the group coordinator's own timers
+ * (offsets.retention.check.interval.ms). A failing task is logged as a bug; the others still run.
+ */
+import type { Time, TimerHandle } from '../io/environment.js';
+import type { LogManager } from '../log/log-manager.js';
+import type { UnifiedLog } from '../log/unified-log.js';
+import type { Logger } from '../observability/logger.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+
+/** Housekeeping period bounds, ms. */
+const MAX_TICK_INTERVAL_MS = 5_000;
+const MIN_TICK_INTERVAL_MS = 100;
+
+/** The housekeeping period for `log.retention.check.interval.ms`, ms. */
+export function housekeepingIntervalMs(logRetentionCheckIntervalMs: number): number {
+  return Math.max(MIN_TICK_INTERVAL_MS, Math.min(MAX_TICK_INTERVAL_MS, logRetentionCheckIntervalMs));
+}
+
+export interface HousekeepingOptions {
+  readonly time: Time;
+  /** log.retention.check.interval.ms. */
+  readonly logRetentionCheckIntervalMs: number;
+  readonly logManager: LogManager;
+  readonly replicaManager: ReplicaManager<UnifiedLog>;
+  readonly logger: Logger;
+}
+
+/** Runs the periodic tasks between {@link start} and {@link stop}. */
+export class Housekeeping {
+  private readonly options: HousekeepingOptions;
+  private readonly intervalMs: number;
+  private timer: TimerHandle | null = null;
+  private running = false;
+
+  constructor(options: HousekeepingOptions) {
+    this.options = options;
+    this.intervalMs = housekeepingIntervalMs(options.logRetentionCheckIntervalMs);
+  }
+
+  /** Schedules the first run one period from now. */
+  start(): void {
+    this.running = true;
+    this.schedule();
+  }
+
+  /** Cancels the next run. Idempotent. */
+  stop(): void {
+    this.running = false;
+    if (this.timer !== null) this.options.time.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** One pass of every task (what each period runs). */
+  runOnce(): void {
+    const { time, logManager, replicaManager, logger } = this.options;
+    const nowMs = time.nowMs();
+    try {
+      // Checkpoint fsyncs run on the thread pool: on the loop they stalled every produce and
+      // fetch for 2–100 ms each tick (the W4 latency tail).
+      logManager.tickInBackground(nowMs);
+    } catch (error) {
+      logger.error({ event: 'housekeeping.failed', err: error }, 'log housekeeping failed (bug)');
+    }
+    try {
+      // Retention just moved log start offsets: the Partitions (owners of the producer state)
+      // forget producers whose batches are gone, on the same turn, before any append is checked.
+      replicaManager.onLogStartOffsetsMaybeIncremented();
+      // producer.id.expiration.ms: idle producer ids are forgotten (Kafka checks every
+      // producer.id.expiration.check.interval.ms; a pass over the in-memory entries is cheap).
+      const expired = replicaManager.removeExpiredProducers(nowMs);
+      if (expired > 0) logger.debug({ event: 'producers.expired', count: expired }, `${expired} idle producer id(s) expired`);
+    } catch (error) {
+      logger.error({ event: 'housekeeping.failed', err: error }, 'producer-state housekeeping failed (bug)');
+    }
+  }
+
+  private schedule(): void {
+    this.timer = this.options.time.setTimeout(() => {
+      this.timer = null;
+      if (!this.running) return;
+      this.runOnce();
+      if (this.running) this.schedule();
+    }, this.intervalMs);
+  }
+}

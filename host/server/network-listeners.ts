@@ -1,0 +1,153 @@
+/**
+ * The broker's network side (Kafka's SocketServer with its acceptors): one SocketServer per client
+ * listener (the controller listeners are not served here; port 0 binds a free port) and one
+ * WebSocketGateway per `http.listeners` entry (/kafka, /json, /health, /ready).
+ *
+ * Listeners bind before the broker registers (its registration carries the bound ports), so a
+ * request can arrive before start-up ends: the {@link StartupGate} holds it until the broker is
+ * ready, or rejects it (its connection closes) when start-up fails.
+ */
+import type { BrokerConfig, Listener } from '../config/broker-config.js';
+import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
+import { SocketServer } from '../network/socket-server.js';
+import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
+import { componentLogger, type Logger } from '../observability/logger.js';
+
+/** A frame handler as the SocketServer and the gateway call it. */
+export type FrameHandler = (frame: Buffer, connection: ConnectionContext) => ResponseBytes | null | Promise<ResponseBytes | null>;
+
+/** Holds requests until start-up completes; lets them through at once afterwards. */
+export class StartupGate {
+  private open = false;
+  private readonly readiness: Promise<void>;
+  private markReady!: () => void;
+  private failReady!: (error: unknown) => void;
+
+  constructor() {
+    this.readiness = new Promise<void>((resolve, reject) => {
+      this.markReady = resolve;
+      this.failReady = reject;
+    });
+    // A failed start rejects the requests that waited for it (their connections close).
+    this.readiness.catch(() => undefined);
+  }
+
+  /** True once {@link ready} was called. */
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  /** Wraps `handler` so that requests wait for the gate. */
+  guard(handler: FrameHandler): FrameHandler {
+    return (frame, connection) => (this.open ? handler(frame, connection) : this.readiness.then(() => handler(frame, connection)));
+  }
+
+  /** Start-up completed: waiting requests proceed. */
+  ready(): void {
+    this.open = true;
+    this.markReady();
+  }
+
+  /** Start-up failed: waiting requests fail with `error`. */
+  fail(error: unknown): void {
+    this.failReady(error);
+  }
+}
+
+export interface NetworkListenersOptions {
+  readonly config: BrokerConfig;
+  readonly handler: FrameHandler;
+  /** What the gateway's /ready answers. */
+  readonly isReady: () => boolean;
+  readonly rootLogger: Logger;
+}
+
+/** The bound client listeners and HTTP gateways of one broker. */
+export class NetworkListeners {
+  /** Client listeners as bound (configured host, real port), in config order. */
+  readonly bound: Listener[] = [];
+  /** Bound `http.listeners`; an entry that could not be bound is missing (logged at error). */
+  readonly httpBound: GatewayAddress[] = [];
+  private readonly servers: SocketServer[] = [];
+  private readonly gateways: WebSocketGateway[] = [];
+  private readonly config: BrokerConfig;
+  private readonly handler: FrameHandler;
+  private readonly isReady: () => boolean;
+  private readonly rootLogger: Logger;
+
+  constructor(options: NetworkListenersOptions) {
+    this.config = options.config;
+    this.handler = options.handler;
+    this.isReady = options.isReady;
+    this.rootLogger = options.rootLogger;
+  }
+
+  /** The client listeners: every listener but the controller listeners. */
+  get clientListeners(): Listener[] {
+    return this.config.listeners.filter((listener) => !this.config.controllerListenerNames.includes(listener.name));
+  }
+
+  /**
+   * Binds every client listener, then the HTTP gateways.
+   * @throws the listener's error (EADDRINUSE, ...) when a client port cannot be bound; the
+   *   caller stops what was started ({@link stop})
+   */
+  async start(): Promise<void> {
+    const config = this.config;
+    for (const listener of this.clientListeners) {
+      const server = new SocketServer({
+        host: listener.host === '' ? '0.0.0.0' : listener.host,
+        port: listener.port,
+        listenerName: listener.name,
+        handler: this.handler,
+        socketRequestMaxBytes: config.socketRequestMaxBytes,
+        connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
+        maxConnections: Math.max(1, config.maxConnections),
+        logger: componentLogger(this.rootLogger, 'socket-server'),
+      });
+      this.servers.push(server);
+      const address = await server.start();
+      this.bound.push({ name: listener.name, host: listener.host, port: address.port });
+    }
+    await this.startGateways();
+  }
+
+  /**
+   * The HTTP side is auxiliary: a port it cannot bind is logged at error and the broker serves
+   * Kafka clients without it, rather than refusing to start (the default 127.0.0.1:8080 is often
+   * taken on developer machines). Loaded only when configured: uWebSockets.js and the JSON
+   * protocol (which brings the client library) are a large part of start-up time and memory.
+   */
+  private async startGateways(): Promise<void> {
+    const config = this.config;
+    if (config.httpListeners.length === 0) return;
+    const gatewayModule = await import('../gateway/json-gateway.js');
+    const logger = componentLogger(this.rootLogger, 'websocket-gateway');
+    for (const endpoint of config.httpListeners) {
+      const gateway = gatewayModule.createJsonGateway({
+        host: endpoint.host === '' ? '0.0.0.0' : endpoint.host,
+        port: endpoint.port,
+        handler: this.handler,
+        isReady: this.isReady,
+        listenerName: this.clientListeners[0]?.name ?? 'PLAINTEXT',
+        socketRequestMaxBytes: config.socketRequestMaxBytes,
+        connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
+        maxConnections: Math.max(1, config.maxConnections),
+        allowedOrigins: config.httpAllowedOrigins,
+        logger,
+      });
+      try {
+        this.httpBound.push(await gateway.start());
+        this.gateways.push(gateway);
+      } catch (error) {
+        componentLogger(this.rootLogger, 'broker').error({ event: 'listener.bind_failed', host: endpoint.host, port: endpoint.port, err: error },
+          `http.listeners ${endpoint.host}:${endpoint.port} cannot be bound; running without the WebSocket/HTTP gateway there`);
+      }
+    }
+  }
+
+  /** Stops accepting and reading; resolves when the requests in flight are answered. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.servers.map((server) => server.stop()), ...this.gateways.map((gateway) => gateway.stop())]);
+  }
+}
