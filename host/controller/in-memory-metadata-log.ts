@@ -38,6 +38,8 @@ export class InMemoryMetadataLog implements MetadataLog {
   private readonly listeners: MetadataLogListener[] = [];
   private leader: LeaderAndEpoch;
   private committedEnd = 0;
+  /** Index in `batches` of the first uncommitted batch. */
+  private firstUncommitted = 0;
 
   constructor(options: InMemoryMetadataLogOptions = {}) {
     this.localId = options.localId ?? 1;
@@ -81,9 +83,8 @@ export class InMemoryMetadataLog implements MetadataLog {
    * order. A batch is committed whole or not at all.
    */
   commitUpTo(offset: number): void {
-    for (const batch of this.batches) {
-      if (batch.baseOffset < this.committedEnd) continue;
-      if (batch.lastOffset > offset) break;
+    while (this.firstUncommitted < this.batches.length && this.batches[this.firstUncommitted]!.lastOffset <= offset) {
+      const batch = this.batches[this.firstUncommitted++]!;
       this.committedEnd = batch.lastOffset + 1;
       for (const listener of [...this.listeners]) listener.handleCommit(batch);
     }
@@ -101,7 +102,7 @@ export class InMemoryMetadataLog implements MetadataLog {
    */
   elect(leaderId: number, epoch: number, options: { tell?: boolean } = {}): void {
     if (epoch <= this.leader.epoch) throw new Error(`elect: epoch ${epoch} does not follow ${this.leader.epoch}`);
-    while (this.batches.length > 0 && this.batches[this.batches.length - 1]!.baseOffset >= this.committedEnd) this.batches.pop();
+    this.batches.length = this.firstUncommitted;
     this.leader = { leaderId, epoch };
     if (options.tell ?? true) this.tellLeader();
   }
