@@ -12,6 +12,8 @@ import { SeededRandom } from '../../host/io/random.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
 import { LogManager } from '../../host/log/log-manager.js';
 import { readBatch } from '../../host/record/records.js';
+import type { MetadataBatch } from '../../host/controller/metadata-log.js';
+import { MetadataLogError } from '../../host/controller/metadata-log.js';
 import type { MetadataLog } from '../../host/controller/metadata-log.js';
 import { decodeMetadataRecord } from '../../host/controller/metadata-records.js';
 import { QuorumController } from '../../host/controller/quorum-controller.js';
@@ -58,6 +60,40 @@ describe('UnifiedLogMetadataLog', () => {
     // FeatureLevelRecord (api key 12, v0) framed as: frame version 1, api key 12, version 0.
     expect([...records[0]!.value!.subarray(0, 3)]).toEqual([1, 12, 0]);
     expect(decodeMetadataRecord(records[0]!.value!)).toMatchObject({ type: 'FeatureLevelRecord', data: { name: 'metadata.version' } });
+    manager.shutdown();
+  });
+
+  it('is a one-voter quorum: leads epoch 1 at once, commits each batch inside append after the fsync, refuses other epochs with NOT_CONTROLLER', () => {
+    const dirs = [tempDir()];
+    let manager = openManager(dirs);
+    let log = UnifiedLogMetadataLog.open(manager, { localId: 3, time: new ManualClock() });
+    const heard: string[] = [];
+    log.register({
+      handleCommit: (batch: MetadataBatch) => { heard.push(`commit ${batch.baseOffset}-${batch.lastOffset}@${batch.epoch}`); },
+      handleLeaderChange: (leader) => heard.push(`leader ${leader.leaderId}@${leader.epoch}`),
+    });
+    expect(log.leaderAndEpoch()).toEqual({ leaderId: 3, epoch: 1 });
+    const values = [new Uint8Array([1, 2]), new Uint8Array([3])];
+    expect(log.append(1, values)).toBe(1);
+    expect(heard).toEqual(['leader 3@1', 'commit 0-1@1']);
+    expect(log.highWatermark()).toBe(2);
+    expect(log.endOffset()).toBe(2);
+    expect(log.append(1, [new Uint8Array([4])])).toBe(2);
+    const stale = (() => { try { log.append(2, values); return null; } catch (error) { return error; } })();
+    expect(stale).toBeInstanceOf(MetadataLogError);
+    expect((stale as MetadataLogError).errorCode).toBe(41);
+    expect(log.endOffset()).toBe(3);
+    manager.shutdown();
+
+    manager = openManager(dirs);
+    log = UnifiedLogMetadataLog.open(manager, { localId: 3, time: new ManualClock() });
+    expect(log.highWatermark()).toBe(3);
+    const replayed = [...log.readCommitted(0)].map((b) => ({ ...b, records: b.records.map((r) => [...r]) }));
+    expect(replayed).toEqual([
+      { baseOffset: 0, lastOffset: 1, epoch: 1, records: [[1, 2], [3]] },
+      { baseOffset: 2, lastOffset: 2, epoch: 1, records: [[4]] },
+    ]);
+    expect([...log.readCommitted(2)].map((b) => b.baseOffset)).toEqual([2]);
     manager.shutdown();
   });
 
