@@ -102,6 +102,21 @@ export class LeaderState {
     return recent * 2 > this.voters.length;
   }
 
+  /** A voter was heard from (Fetch or FetchSnapshot, valid or not): check-quorum counts it. */
+  recordContact(replicaId: number, monotonicMs: number): void {
+    const progress = this.progress.get(replicaId);
+    if (progress !== undefined) progress.lastFetchMonotonicMs = monotonicMs;
+  }
+
+  /** Ms until {@link hasMajorityFetchedWithin} may turn false (0 when it already is). */
+  msUntilCheckQuorumExpires(nowMonotonicMs: number, windowMs: number): number {
+    const lasts = this.voters
+      .map((id) => (id === this.localId ? nowMonotonicMs : Math.max(this.progress.get(id)!.lastFetchMonotonicMs, this.startMonotonicMs)))
+      .sort((a, b) => b - a);
+    const majorityLast = lasts[Math.floor(this.voters.length / 2)]!;
+    return Math.max(0, majorityLast + windowMs - nowMonotonicMs + 1);
+  }
+
   /** Voters other than the leader, most caught up first (the EndQuorumEpoch successor order). */
   preferredSuccessors(): number[] {
     return this.voters
