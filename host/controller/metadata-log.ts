@@ -44,7 +44,9 @@ export interface LeaderAndEpoch {
 export interface MetadataLogListener {
   /**
    * `batch` is committed: it will never be lost or replaced. Batches come in offset order, each
-   * once, starting after the high watermark at {@link MetadataLog.register}.
+   * once, from the high watermark at {@link MetadataLog.register} on; a log may also hand again
+   * batches that {@link MetadataLog.readCommitted} gave (a Raft client replays from its start),
+   * which the listener skips by offset.
    */
   handleCommit(batch: MetadataBatch): void;
   /**
@@ -57,9 +59,9 @@ export interface MetadataLogListener {
 
 export interface MetadataLog {
   /**
-   * Starts telling `listener`: at once the current leader (handleLeaderChange), then every batch
-   * committed from now on (handleCommit). Read what is committed already with
-   * {@link readCommitted} first.
+   * Starts telling `listener` the current leader (handleLeaderChange: the single-node logs call
+   * it at once, a Raft client on its next turn) and every batch committed from now on
+   * (handleCommit). Read what is committed already with {@link readCommitted} first.
    */
   register(listener: MetadataLogListener): void;
   /**
@@ -82,8 +84,9 @@ export interface MetadataLog {
   /** The current leader and epoch. */
   leaderAndEpoch(): LeaderAndEpoch;
   /**
-   * The committed batches whose records lie at or after `fromOffset`, in offset order, up to the
-   * high watermark when called (start-up replay; later commits come through handleCommit).
+   * The committed batches with records at or after `fromOffset`, in offset order, up to the
+   * high watermark when called (start-up replay; later commits come through handleCommit). A log
+   * whose register replays everything from its start may return none.
    * @throws MetadataLogError (56) when the log cannot be read
    */
   readCommitted(fromOffset: number): Iterable<MetadataBatch>;

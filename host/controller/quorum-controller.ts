@@ -302,17 +302,20 @@ export class QuorumController implements MetadataLogListener {
 
   /**
    * A committed batch (ours or another leader's): replays it into the committed image, tells the
-   * listeners, then answers the pending writes it completes. A batch at or below the last
-   * committed offset is ignored.
+   * listeners, then answers the pending writes it completes. Records at or below the last
+   * committed offset (handed before) are skipped.
    * @throws MetadataRecordError / MetadataReplayError for a record that cannot be decoded or
    *   applied (message prefixed with its offset); the first listener exception, after the batch
    *   is committed and the pending writes answered
    */
   handleCommit(batch: MetadataBatch): void {
     if (batch.lastOffset <= this.lastCommitted) return;
-    assert(batch.baseOffset > this.lastCommitted, `committed batch at ${batch.baseOffset} overlaps offset ${this.lastCommitted}`);
+    assert(batch.lastOffset - batch.baseOffset + 1 === batch.records.length, `committed batch ${batch.baseOffset}-${batch.lastOffset} has ${batch.records.length} records`);
+    // Records handed before (a log replaying from its start, a batch delivered again) are skipped.
+    const alreadyApplied = Math.max(0, this.lastCommitted + 1 - batch.baseOffset);
     const changes = new BatchChanges();
     batch.records.forEach((value, index) => {
+      if (index < alreadyApplied) return;
       try {
         const record = decodeMetadataRecord(value);
         changes.note(record, this.committed);

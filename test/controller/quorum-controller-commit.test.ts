@@ -139,6 +139,16 @@ describe('QuorumController answers when the metadata log commits', () => {
     expect(follower.image.topic('orders')!.partitions).toHaveLength(5);
   });
 
+  it('skips records handed again, as a log that replays from its start does', async () => {
+    const { controller, log } = await startController();
+    await controller.createTopics([topic('once', 2)]);
+    const image = controller.image.toJSON();
+    const last = controller.lastCommittedOffset;
+    for (const batch of log.readCommitted(0)) controller.handleCommit(batch);
+    expect(controller.image.toJSON()).toEqual(image);
+    expect(controller.lastCommittedOffset).toBe(last);
+  });
+
   it('commits inside append with the single-node log: the change is in the image when the call returns', async () => {
     const { controller } = await startController();
     const pending = controller.createTopics([topic('now')]);
