@@ -21,6 +21,8 @@
  * A failed import is a bug: logged at error once (`api.handler_load_failed`) and every request for
  * that API closes its connection rather than waiting.
  */
+import type { Time } from '../io/environment.js';
+import { SystemTime } from '../io/time.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
 import { ApiKey, apiKeyName, isFlexibleVersion } from '../protocol/generated/api-keys.js';
@@ -41,12 +43,15 @@ export interface RequestDispatcherOptions {
   registry: ApiRegistry;
   broker: BrokerServices;
   logger: Logger;
+  /** The clock of the traced durations (`monotonicMs`); default the system clock. */
+  time?: Pick<Time, 'monotonicMs'>;
 }
 
 export class RequestDispatcher {
   private readonly registry: ApiRegistry;
   private readonly broker: BrokerServices;
   private readonly logger: Logger;
+  private readonly time: Pick<Time, 'monotonicMs'>;
   /** Api keys whose failed import was logged. */
   private readonly loadFailuresLogged = new Set<number>();
 
@@ -54,11 +59,12 @@ export class RequestDispatcher {
     this.registry = options.registry;
     this.broker = options.broker;
     this.logger = options.logger;
+    this.time = options.time ?? new SystemTime();
   }
 
   /** The SocketServer's RequestHandler. */
   readonly handle = (frame: Buffer, connection: ConnectionContext): ResponseBytes | null | Promise<ResponseBytes | null> => {
-    const startedMs = performance.now();
+    const startedMs = this.time.monotonicMs();
     if (frame.length < FIXED_HEADER_BYTES) {
       this.refuse(connection, { peer: connection.peer }, `request header truncated (${frame.length} bytes)`);
       return null;
@@ -124,11 +130,11 @@ export class RequestDispatcher {
     };
     const finish = (response: unknown): ResponseBytes | null => {
       if (response === null) {
-        traceRequest(this.logger, { ...fields, durationMs: performance.now() - startedMs });
+        traceRequest(this.logger, { ...fields, durationMs: this.time.monotonicMs() - startedMs });
         return null;
       }
       const bytes = this.encode(definition, apiVersion, correlationId, response);
-      traceRequest(this.logger, { ...fields, durationMs: performance.now() - startedMs });
+      traceRequest(this.logger, { ...fields, durationMs: this.time.monotonicMs() - startedMs });
       return bytes;
     };
     const failed = (error: unknown): ResponseBytes | null => {

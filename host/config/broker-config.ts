@@ -14,7 +14,7 @@
  * run with the default. Kafka configs that have no meaning in Tributary (thread counts, socket
  * buffer sizes) are accepted so that a Kafka server.properties loads; see `noEffect`.
  */
-import { readFileSync } from 'node:fs';
+import { type Disk, isDiskError, NodeDisk, readWholeFile } from '../io/disk.js';
 import {
   ConfigDef,
   ConfigValue,
@@ -361,6 +361,8 @@ export interface BrokerConfig {
 export interface LoadBrokerConfigOptions {
   /** Path of a server.properties file. */
   file?: string;
+  /** Where `file` is read from; default the local file system (NodeDisk). */
+  disk?: Disk;
   /** The file's contents instead of a path (tests, embedding); `file` names it in messages. */
   properties?: string;
   /** `--override` pairs; they win over the file. */
@@ -383,9 +385,10 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
       text = options.properties;
     } else {
       try {
-        text = readFileSync(fileName, 'utf8');
+        text = readWholeFile(options.disk ?? new NodeDisk(), fileName).toString('utf8');
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        if (!isDiskError(error)) throw error;
+        const code = error.code;
         throw new ConfigError(
           `Cannot read config file ${fileName} (${code}). Check the path given to --config.`,
         );

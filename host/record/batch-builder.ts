@@ -7,9 +7,14 @@
  *
  * Layout written: see host/wasm/batch-layout.ts (header) and records.ts (records).
  */
+import type { Clock } from '../io/clock.js';
+import { SystemTime } from '../io/time.js';
 import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
 import { getCore } from '../wasm/core.js';
 import { compress, CompressionType } from './compression.js';
+
+/** The clock of batches built without any timestamp (clients; broker code passes its own). */
+const SYSTEM_CLOCK: Clock = new SystemTime();
 
 export type Bytes = Uint8Array | string;
 
@@ -51,8 +56,10 @@ export interface BuildRecordBatchOptions {
   producerEpoch?: number;
   /** Default -1. */
   baseSequence?: number;
-  /** Default: the first record's timestamp, else now. */
+  /** Default: the first record's timestamp, else now (`clock`). */
   baseTimestamp?: number;
+  /** Where "now" comes from when no timestamp is given; default the system clock. */
+  clock?: Clock;
   /** Default: the largest record timestamp (-1 for a batch without records). */
   maxTimestamp?: number;
   /** Default: the last record's offsetDelta. Required when records is empty (a batch kept only for its offsets). */
@@ -127,8 +134,7 @@ export function buildRecordBatch(options: BuildRecordBatchOptions): Buffer {
   const { records } = options;
   const compression = options.compression ?? CompressionType.NONE;
   assertInt(compression, 0, 4, 'compression');
-  const now = Date.now();
-  const firstTimestamp = records[0]?.timestamp ?? options.baseTimestamp ?? now;
+  const firstTimestamp = records[0]?.timestamp ?? options.baseTimestamp ?? (options.clock ?? SYSTEM_CLOCK).nowMs();
   const baseTimestamp = options.deleteHorizonMs ?? options.baseTimestamp ?? firstTimestamp;
 
   let previousOffsetDelta = -1;

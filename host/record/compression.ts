@@ -23,10 +23,10 @@
  * be loaded (an installation problem). decompress throws CompressionError (Kafka CORRUPT_MESSAGE,
  * 2) for damaged input or output above the limit.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { readProgramFile } from '../io/program-files.js';
 import { asBuffer, compressWith, decompressWith, DEFAULT_MAX_DECOMPRESSED_BYTES, type CompressionCodecs } from './compression-codecs.js';
 
 export {
@@ -87,7 +87,7 @@ function zstd(): ZstdLibrary {
   const { Module } = require(path.join(path.dirname(entry), 'module.js')) as { Module: EmscriptenModule };
   const initialised = (): boolean => Module.calledRun === true;
   if (!initialised()) {
-    const bytes = readFileSync(path.join(path.dirname(entry), 'zstd.wasm'));
+    const bytes = readProgramFile(path.join(path.dirname(entry), 'zstd.wasm'));
     Module.instantiateWasm = (imports, receive) => {
       const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), imports);
       receive(instance);

@@ -13,10 +13,8 @@
  * Offsets and timestamps cross the boundary as f64 (exact for |x| < 2^53) and are read back from
  * batch headers as two int32 halves, so no BigInt is involved on the hot path.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { instantiateSync } from '@assemblyscript/loader';
+import { readCoreWasm } from '../io/program-files.js';
 import { BatchAttributes, BatchLayout } from './batch-layout.js';
 import { RingFrameArena, type FrameArena } from './frame-arena.js';
 import { ResultLayout } from './result-layout.js';
@@ -152,21 +150,6 @@ const EMPTY = Buffer.alloc(0);
 
 function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`core assertion failed: ${message}`);
-}
-
-/** Finds build/tributary.wasm from host/wasm (sources under vitest) or dist/host/wasm (compiled). */
-function locateWasm(): string {
-  const override = process.env.TRIBUTARY_WASM;
-  if (override) return override;
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    path.resolve(here, '../../build/tributary.wasm'),
-    path.resolve(here, '../../../build/tributary.wasm'),
-  ];
-  for (const candidate of candidates) {
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(`build/tributary.wasm not found (looked in ${candidates.join(', ')}); run \`npm run build:wasm\``);
 }
 
 interface ArenaBlock { start: number; size: number }
@@ -498,6 +481,6 @@ let instance: Core | undefined;
 
 /** The process-wide core, instantiated synchronously on first use. */
 export function getCore(): Core {
-  instance ??= new Core(readFileSync(locateWasm()));
+  instance ??= new Core(readCoreWasm());
   return instance;
 }
