@@ -1,0 +1,65 @@
+/**
+ * The metadata log of a controller quorum: a {@link MetadataLog} over a {@link RaftClient}
+ * (host/raft). The shapes already match (committed batches, leader and epoch); this adapter maps
+ * the Raft client's refusals to NOT_CONTROLLER (41) and leaves the start-up replay to the client,
+ * whose register hands every committed batch from the start of its log.
+ *
+ * The Raft client is driven by its owner (the CONTROLLER listener, the simulator); the controller
+ * registered here hears commits and leader changes from inside that driver's calls
+ * (handle/poll/start), and appends from there or from a request handler.
+ *
+ * Not yet: snapshots. A Raft log that starts at a snapshot cannot feed a QuorumController (the
+ * controller neither writes nor loads metadata snapshots), so loading one throws.
+ */
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { RaftClient } from '../raft/raft-client.js';
+import { LeaderEpochError, NotLeaderError } from '../raft/raft-errors.js';
+import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from './metadata-log.js';
+
+export class RaftMetadataLog implements MetadataLog {
+  /** @param raft this node's Raft client (started or not; register before it starts to hear everything) */
+  constructor(private readonly raft: RaftClient) {}
+
+  /** Registers `listener` with the Raft client: every committed batch from the log's start, then the leader changes. */
+  register(listener: MetadataLogListener): void {
+    this.raft.register({
+      handleCommit: (batch) => listener.handleCommit(batch),
+      handleLeaderChange: (leader) => listener.handleLeaderChange(leader),
+      handleLoadSnapshot: () => {
+        throw new MetadataLogError('the metadata log starts at a snapshot, which the controller cannot load yet');
+      },
+    });
+  }
+
+  /**
+   * {@link RaftClient.scheduleAppend}: committed once a majority has the batch flushed.
+   * @throws MetadataLogError NOT_CONTROLLER (41) when this node does not lead `epoch`
+   */
+  append(epoch: number, values: readonly Uint8Array[]): number {
+    try {
+      return this.raft.scheduleAppend(epoch, values);
+    } catch (error) {
+      if (error instanceof NotLeaderError || error instanceof LeaderEpochError) {
+        throw new MetadataLogError(error.message, { cause: error, errorCode: ErrorCode.NOT_CONTROLLER });
+      }
+      throw error;
+    }
+  }
+
+  highWatermark(): number {
+    return this.raft.highWatermark();
+  }
+
+  endOffset(): number {
+    return this.raft.log.endOffset();
+  }
+
+  leaderAndEpoch(): LeaderAndEpoch {
+    return this.raft.leaderAndEpoch();
+  }
+
+  /** None: {@link register} replays the committed log from its start. */
+  readCommitted(_fromOffset: number): Iterable<MetadataBatch> {
+    return [];
+  }
+}
