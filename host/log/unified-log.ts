@@ -298,7 +298,11 @@ export class UnifiedLog implements GroupFlushTarget {
       }
       const keep = this.floorSegmentIndex(offset);
       const removed = this.segments.splice(keep + 1);
-      for (const segment of removed) segment.deleteFiles();
+      // Last segment first, and durable before the kept segment is cut: whatever part of this a
+      // crash keeps, no later segment comes back behind a cut or missing one (an offset gap the
+      // loader would take for compaction).
+      for (const segment of removed.reverse()) segment.deleteFiles();
+      if (removed.length > 0) this.context.files.disk.fsyncDir(this.dir);
       const active = this.activeSegment;
       if (removed.length > 0) active.markActive();
       active.truncateTo(offset);
