@@ -1,5 +1,5 @@
 /**
- * The Raft RPCs as API handlers of the CONTROLLER listener (Kafka's ControllerApis for Vote,
+ * The CONTROLLER listener's API handlers: the Raft RPCs (Kafka's ControllerApis for Vote,
  * BeginQuorumEpoch, EndQuorumEpoch, Fetch of `__cluster_metadata-0`, FetchSnapshot and
  * DescribeQuorum), plus ApiVersions listing them, in an {@link ApiRegistry} of their own: the
  * controller listener serves nothing else from the client-facing set.
@@ -13,8 +13,8 @@ import { defineApi, type AnyApiDefinition } from '../api/api-definition.js';
 import { ApiRegistry } from '../api/api-registry.js';
 import { createApiVersionsApi } from '../api/api-versions-api.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import type { RaftApi, RaftRequests, RaftResponses } from './messages.js';
-import type { RaftWire } from './raft-wire.js';
+import type { RaftApi, RaftRequests, RaftResponses } from '../raft/messages.js';
+import type { RaftWire } from '../raft/raft-wire.js';
 
 /** Answers Raft requests (RaftDriver.handleRequest). */
 export interface RaftRequestHandler {
