@@ -9,9 +9,9 @@ import { ManualClock } from '../../host/io/clock.js';
 import { SeededRandom } from '../../host/io/random.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { QuorumController } from '../../host/controller/quorum-controller.js';
-import { RaftMetadataLog } from '../../host/controller/raft-metadata-log.js';
+import { RaftMetadataLog } from '../../host/server/raft-metadata-log.js';
 import { RaftHarness } from '../raft/raft-cluster-harness.js';
-import { DEFAULT_CONFIG } from './controller-fixture.js';
+import { DEFAULT_CONFIG } from '../controller/controller-fixture.js';
 
 const VOTERS = [1, 2, 3];
 

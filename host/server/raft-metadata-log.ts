@@ -8,13 +8,16 @@
  * registered here hears commits and leader changes from inside that driver's calls
  * (handle/poll/start), and appends from there or from a request handler.
  *
+ * It lives in server/ (the wiring) rather than controller/, which must not depend on raft/ (raft/
+ * serves its requests through api/, which reads controller/).
+ *
  * Not yet: snapshots. A Raft log that starts at a snapshot cannot feed a QuorumController (the
  * controller neither writes nor loads metadata snapshots), so loading one throws.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { RaftClient } from '../raft/raft-client.js';
 import { LeaderEpochError, NotLeaderError } from '../raft/raft-errors.js';
-import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from './metadata-log.js';
+import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from '../controller/metadata-log.js';
 
 export class RaftMetadataLog implements MetadataLog {
   /** @param raft this node's Raft client (started or not; register before it starts to hear everything) */
