@@ -1,6 +1,7 @@
 /**
  * The re-entrancy guard of a connection's pump (write the completed responses, then dispatch
- * more requests), shared by the TCP Connection and the WebSocket `/kafka` connection.
+ * more requests), used by KafkaConnection (kafka-connection.ts), the state machine of both TCP
+ * and WebSocket `/kafka` connections.
  *
  * A pass can cause another run before it returns: a handler that completes synchronously inside
  * dispatch asks to pump again. Recursing there would write responses from inside the dispatch

@@ -23,6 +23,7 @@
  * is sticky: once set, `next()` returns null forever and the connection is expected to close.
  */
 import type { FrameArena } from '../wasm/frame-arena.js';
+import type { FrameSource } from './kafka-connection.js';
 
 export interface FrameSizeError {
   /** The announced size (int32, may be negative). */
@@ -43,7 +44,8 @@ export interface FrameDecoderOptions {
   arenaMinBytes?: number;
 }
 
-export class FrameDecoder {
+/** The FrameSource of a size-prefixed byte stream (TCP); see the file header. */
+export class FrameDecoder implements FrameSource {
   private readonly arena: FrameArena | null;
   private readonly arenaApiKeys: ReadonlySet<number>;
   private readonly arenaMinBytes: number;
@@ -85,6 +87,25 @@ export class FrameDecoder {
   /** The first invalid frame size seen, or null. */
   get error(): FrameSizeError | null {
     return this.sizeError;
+  }
+
+  /** FrameSource: the size error as the connection logs it when it closes, or null. */
+  get errorReason(): string | null {
+    const error = this.sizeError;
+    if (error === null) return null;
+    return error.reason === 'negative-size'
+      ? `invalid frame size ${error.size}`
+      : `frame size ${error.size} exceeds socket.request.max.bytes ${this.maxFrameBytes}`;
+  }
+
+  /**
+   * FrameSource: drops the buffered chunks (the connection stopped or closed). Only whole frames
+   * are ever gathered into the arena, so nothing buffered holds an arena block.
+   */
+  discard(): void {
+    this.parts.length = 0;
+    this.bytesBuffered = 0;
+    this.pendingFrameSize = -1;
   }
 
   /** Size of the frame currently being gathered, or -1 when its prefix is not complete yet. */

@@ -33,7 +33,7 @@ export type ResponseBytes = Buffer | readonly Buffer[];
  * without the size prefix; it may be a view into a socket chunk (never reused by Node), so it is
  * safe to keep, except over TCP for Produce (api key 0) frames that spanned socket chunks: those
  * lie in the core's frame ring (WebAssembly memory), which reuses them once the handler's result
- * settles, so nothing may keep a view of them past that (connection.ts ARENA_API_KEYS). Handlers may complete out of order; responses are written in request order.
+ * settles, so nothing may keep a view of them past that (tcp-connection.ts ARENA_API_KEYS). Handlers may complete out of order; responses are written in request order.
  * A thrown exception or rejected promise is a bug: the server logs it with the peer and closes
  * that connection only.
  */

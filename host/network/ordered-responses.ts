@@ -1,6 +1,6 @@
 /**
- * The ordered-response pipeline of one Kafka connection, shared by the TCP Connection and the
- * WebSocket `/kafka` connection: each request frame is dispatched to the RequestHandler at once,
+ * The ordered-response pipeline of one Kafka connection (held by KafkaConnection, whose state
+ * machine serves TCP and WebSocket `/kafka` alike): each request frame is dispatched to the RequestHandler at once,
  * handlers may complete in any order, and responses leave in request order (Kafka's protocol
  * guide: "on a single TCP connection, requests will be processed in the order they are sent and
  * responses will return in that order as well"; clients rely on it).
@@ -8,8 +8,8 @@
  *   dispatch(frame) ─► slot queued ─► handler ─► response checked, slot done ─► onCompleted()
  *   flush() ─► while the head slot is done and canWrite(): write(response), slot dropped
  *
- * The owner keeps everything transport-specific: where frames come from, how a response is put
- * on the wire (size prefix on TCP, one binary message on WebSocket), backpressure and closing.
+ * The owner keeps everything else: where frames come from, how a response is put on the wire
+ * (size prefix on TCP, one binary message on WebSocket), backpressure and closing.
  * Per request the pipeline allocates one slot (and, for a Promise result, its two callbacks);
  * response bytes go to the owner as the handler returned them, never copied or concatenated.
  *

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
-import { Connection, type ConnectionLimits } from './connection.js';
+import { TcpConnection, type ConnectionLimits } from './tcp-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 
 export type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
@@ -73,7 +73,7 @@ export interface BoundAddress {
  */
 export class SocketServer {
   private readonly server: Server;
-  private readonly connections = new Set<Connection>();
+  private readonly connections = new Set<TcpConnection>();
   private readonly connectionsPerIp = new Map<string, number>();
   private readonly limits: ConnectionLimits;
   private readonly listenerName: string;
@@ -213,7 +213,7 @@ export class SocketServer {
     }
     this.connectionsPerIp.set(remoteAddress, perIp + 1);
     const id = this.nextConnectionId++;
-    const connection = new Connection(
+    const connection = new TcpConnection(
       id,
       peer,
       this.listenerName,
@@ -227,14 +227,14 @@ export class SocketServer {
     this.logger.debug({ event: 'connection.accepted', peer, connectionId: id, listener: this.listenerName }, 'connection accepted');
   }
 
-  private onConnectionClosed(connection: Connection, remoteAddress: string): void {
+  private onConnectionClosed(connection: TcpConnection, remoteAddress: string): void {
     if (!this.connections.delete(connection)) return;
     const perIp = (this.connectionsPerIp.get(remoteAddress) ?? 1) - 1;
     if (perIp <= 0) this.connectionsPerIp.delete(remoteAddress);
     else this.connectionsPerIp.set(remoteAddress, perIp);
     this.logger.debug({ event: 'connection.ended', peer: connection.peer, connectionId: connection.id }, 'connection ended');
     try {
-      this.options.onConnectionClosed?.(connection);
+      this.options.onConnectionClosed?.(connection.connection);
     } catch (error) {
       this.logger.error({ event: 'callback.failed', peer: connection.peer, err: error }, 'onConnectionClosed callback failed (bug)');
     }

@@ -423,7 +423,7 @@ export class WebSocketGateway {
 
   private kafkaConnectionClosed(connection: WebSocketKafkaConnection): void {
     if (!this.kafkaConnections.delete(connection)) return;
-    this.connectionClosed(connection);
+    this.connectionClosed(connection.connection);
   }
 
   private jsonConnectionClosed(connection: JsonConnection): void {

@@ -1,8 +1,9 @@
 /**
- * One WebSocket on the gateway's `/kafka` route: each binary message is one Kafka request frame
- * (request header + body, no size prefix), answered by one binary message holding the response
- * frame (response header + body, no size prefix), in request order, through the same
- * RequestHandler as the TCP SocketServer.
+ * The WebSocket transport of a Kafka connection on the gateway's `/kafka` route (KafkaConnection,
+ * kafka-connection.ts, holds the request pipeline and its states, shared with TCP): each binary
+ * message is one Kafka request frame (request header + body, no size prefix), answered by one
+ * binary message holding the response frame (response header + body, no size prefix), in
+ * request order, through the same RequestHandler as the TCP SocketServer.
  *
  * States: open → stopping (graceful gateway stop: nothing new is dispatched; the socket ends with
  * 1001 once every dispatched request is answered) → closed; open → closed directly on a bad
@@ -22,12 +23,17 @@
  *   for `connectionsMaxIdleMs` is cut off too (see `checkTimers`).
  *
  * Copying: uWS hands messages as ArrayBuffers over native memory that are neutered when the
- * callback returns (ARCHITECTURE.md), so every message is copied before anything else.
+ * callback returns (ARCHITECTURE.md), so every message is copied before anything else
+ * (message-frames.ts).
+ *
+ * Close causes on the wire: the broker's refusal 1008 with its reason, a handler bug 1011, a
+ * connection over maxBufferedBytes is cut off without a close frame (it would queue behind what
+ * the peer ignores).
  */
 import type { WebSocket } from 'uWebSockets.js';
-import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
-import { CoalescingPump } from './coalescing-pump.js';
-import { OrderedResponses } from './ordered-responses.js';
+import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport } from './kafka-connection.js';
+import { MessageFrames } from './message-frames.js';
+import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 
 /** WebSocket close codes used by the gateway (RFC 6455 section 7.4.1). */
 export const WebSocketCloseCode = {
@@ -49,14 +55,8 @@ export const WebSocketCloseCode = {
 /** RFC 6455 5.5: control frame payloads are at most 125 bytes, 2 of which are the code. */
 const MAX_CLOSE_REASON_BYTES = 123;
 
-/** Per-connection limits (bytes and ms; see WebSocketGatewayOptions for the Kafka names). */
-export interface WebSocketConnectionLimits {
-  socketRequestMaxBytes: number;
-  connectionsMaxIdleMs: number;
-  maxInFlightRequests: number;
-  maxPendingResponseBytes: number;
-  maxBufferedBytes: number;
-}
+/** Per-connection limits (bytes and ms; see WebSocketGatewayOptions for the Kafka names); the hard bound is required. */
+export type WebSocketConnectionLimits = ConnectionLimits & { maxBufferedBytes: number };
 
 /** The part of a uWS WebSocket a connection uses (uWS's own type is generic over user data). */
 export type UwsSocket = Pick<
@@ -64,76 +64,82 @@ export type UwsSocket = Pick<
   'send' | 'sendFirstFragment' | 'sendFragment' | 'sendLastFragment' | 'getBufferedAmount' | 'end' | 'close' | 'cork'
 >;
 
-export class WebSocketKafkaConnection implements ConnectionContext {
+/** One `/kafka` WebSocket: the uWS side of a KafkaConnection (see the file header). */
+export class WebSocketKafkaConnection implements ConnectionTransport {
+  /** The connection's state machine; the context its handler calls receive. */
+  readonly connection: KafkaConnection;
   private ws: UwsSocket | null;
-  /** Dispatched requests and their responses, handed to uWS in request order. */
-  private readonly responses: OrderedResponses;
-  /** Copied messages not yet dispatched (arrived while over the limits). */
-  private readonly received: Buffer[] = [];
-  private receivedBytes = 0;
-  private stopping = false;
-  private isClosed = false;
-  private readonly pumpLoop = new CoalescingPump(
-    () => this.pumpPass(),
-    () => this.maybeFinishStop(),
-  );
+  private readonly frames: MessageFrames;
   private lastActivityMs: number;
   /** When uWS's buffered amount last crossed maxPendingResponseBytes with nothing drained since, or -1. */
   private outputBlockedSinceMs = -1;
 
   constructor(
-    readonly id: number,
-    readonly peer: string,
-    readonly listenerName: string,
+    id: number,
+    peer: string,
+    listenerName: string,
     ws: UwsSocket,
     handler: RequestHandler,
     private readonly limits: WebSocketConnectionLimits,
     private readonly logger: NetworkLogger,
     private readonly nowMs: () => number,
-    private readonly onClosed: (connection: WebSocketKafkaConnection) => void,
+    onClosed: (connection: WebSocketKafkaConnection) => void,
   ) {
     this.ws = ws;
     this.lastActivityMs = nowMs();
-    this.responses = new OrderedResponses(handler, this, {
-      onCompleted: () => {
-        if (!this.overHardLimit()) this.pump();
+    this.frames = new MessageFrames(limits.socketRequestMaxBytes);
+    this.connection = new KafkaConnection({
+      id,
+      peer,
+      listenerName,
+      handler,
+      source: this.frames,
+      transport: this,
+      limits,
+      logger,
+      onClosed: () => {
+        this.ws = null;
+        onClosed(this);
       },
-      onHandlerFailed: (error) => this.handlerFailed(error),
-      canWrite: () => this.canSend(),
-      write: (response) => this.sendMessage(response),
     });
   }
 
+  /** Gateway-unique connection id. */
+  get id(): number {
+    return this.connection.id;
+  }
+
+  /** Remote address for logs, e.g. `127.0.0.1/ws#3`. */
+  get peer(): string {
+    return this.connection.peer;
+  }
+
+  /** True once closed; the uWS object is then never touched again. */
   get closed(): boolean {
-    return this.isClosed;
+    return this.connection.closed;
   }
 
   /** Requests dispatched whose response is not yet handed to uWS. */
   get inFlightRequests(): number {
-    return this.responses.inFlightRequests;
+    return this.connection.inFlightRequests;
   }
 
   /** Bytes uWS holds for the kernel. */
   get bufferedBytes(): number {
-    return this.bufferedAmount();
+    return this.unsentBytes();
   }
 
   /** Bytes this connection holds: undispatched messages, held responses, uWS's buffered amount. */
   get heldBytes(): number {
-    return this.receivedBytes + this.responses.heldResponseBytes + this.bufferedAmount();
-  }
-
-  /** ConnectionContext.close: the broker refuses this connection (1008 + reason). */
-  close(reason: string): void {
-    this.end(WebSocketCloseCode.PolicyViolation, reason);
+    return this.connection.heldBytes;
   }
 
   /** Sends a close frame with `code` and `reason` (truncated to 123 bytes), logs, and closes. */
   end(code: number, reason: string, level: 'info' | 'warn' = 'warn'): void {
-    if (this.isClosed) return;
+    if (this.closed) return;
     const ws = this.ws;
     this.logClose(level, code, reason);
-    this.markClosed();
+    this.connection.transportClosed();
     ws?.end(code, truncateUtf8(reason, MAX_CLOSE_REASON_BYTES));
   }
 
@@ -142,60 +148,52 @@ export class WebSocketKafkaConnection implements ConnectionContext {
    * frame would only queue behind the data it already ignores.
    */
   terminate(reason: string): void {
-    if (this.isClosed) return;
+    if (this.closed) return;
     const ws = this.ws;
     this.logClose('warn', WebSocketCloseCode.Abnormal, reason);
-    this.markClosed();
+    this.connection.transportClosed();
     ws?.close();
   }
 
   /** uWS `close` event: the peer closed, or uWS did (protocol error, oversize, liveness timeout). */
   onSocketClosed(code: number, message: string): void {
-    if (this.isClosed) return;
+    if (this.closed) return;
     const reason = message === '' ? `peer closed (${code})` : message;
     const level = code === WebSocketCloseCode.NormalClosure || code === WebSocketCloseCode.GoingAway || code === 1005 ? 'debug' : 'warn';
     this.logClose(level, code, reason);
     this.ws = null;
-    this.markClosed();
+    this.connection.transportClosed();
   }
 
   /** uWS `message` event. The ArrayBuffer dies when this returns: it is copied first. */
   onMessage(message: ArrayBuffer, isBinary: boolean): void {
-    if (this.isClosed) return;
-    const size = message.byteLength;
+    if (this.closed) return;
     this.lastActivityMs = this.nowMs();
     if (!isBinary) {
       this.end(WebSocketCloseCode.UnsupportedData, '/kafka takes binary messages holding one Kafka request frame each');
       return;
     }
-    if (size > this.limits.socketRequestMaxBytes) {
-      this.end(WebSocketCloseCode.MessageTooBig, `message of ${size} bytes exceeds socket.request.max.bytes ${this.limits.socketRequestMaxBytes}`);
+    const refusal = this.frames.refusal(message.byteLength);
+    if (refusal !== null) {
+      this.end(WebSocketCloseCode.MessageTooBig, refusal);
       return;
     }
-    if (this.stopping) return;
-    const frame = Buffer.allocUnsafe(size);
-    frame.set(new Uint8Array(message));
-    this.received.push(frame);
-    this.receivedBytes += size;
-    if (this.overHardLimit()) return;
-    this.pump();
+    if (!this.connection.accepting) return;
+    this.frames.push(message);
+    this.connection.inputArrived();
   }
 
   /** uWS `drain` event: some buffered output reached the kernel. */
   onDrain(): void {
-    if (this.isClosed) return;
-    if (this.bufferedAmount() <= this.limits.maxPendingResponseBytes) this.outputBlockedSinceMs = -1;
+    if (this.closed) return;
+    if (this.unsentBytes() <= this.limits.maxPendingResponseBytes) this.outputBlockedSinceMs = -1;
     else this.outputBlockedSinceMs = this.nowMs();
-    this.pump();
+    this.connection.outputDrained();
   }
 
   /** Graceful stop: dispatch nothing new; end with 1001 once every dispatched request is answered. */
   beginStop(): void {
-    if (this.isClosed || this.stopping) return;
-    this.stopping = true;
-    this.received.length = 0;
-    this.receivedBytes = 0;
-    this.maybeFinishStop();
+    this.connection.beginStop();
   }
 
   /**
@@ -204,64 +202,45 @@ export class WebSocketKafkaConnection implements ConnectionContext {
    * has been blocked that long without draining (a peer that stopped reading).
    */
   checkTimers(nowMs: number): void {
-    if (this.isClosed || this.limits.connectionsMaxIdleMs <= 0) return;
+    if (this.closed || this.limits.connectionsMaxIdleMs <= 0) return;
     const idleMs = this.limits.connectionsMaxIdleMs;
     if (this.outputBlockedSinceMs >= 0 && nowMs - this.outputBlockedSinceMs >= idleMs) {
-      this.terminate(`peer read nothing for ${nowMs - this.outputBlockedSinceMs} ms with ${this.bufferedAmount()} response bytes buffered`);
+      this.terminate(`peer read nothing for ${nowMs - this.outputBlockedSinceMs} ms with ${this.unsentBytes()} response bytes buffered`);
       return;
     }
-    if (this.responses.inFlightRequests === 0 && this.received.length === 0 && nowMs - this.lastActivityMs >= idleMs) {
+    if (this.connection.inFlightRequests === 0 && this.frames.count === 0 && nowMs - this.lastActivityMs >= idleMs) {
       this.end(WebSocketCloseCode.GoingAway, `idle for ${nowMs - this.lastActivityMs} ms (connections.max.idle.ms ${idleMs})`, 'info');
     }
   }
 
-  /**
-   * Sends every leading completed response uWS may take, then dispatches received messages while
-   * the limits allow. Re-entrant calls (a handler completing synchronously) fold into the loop.
-   */
-  private pump(): void {
-    this.pumpLoop.run();
+  /** ConnectionTransport: bytes uWS holds for the kernel (getBufferedAmount). */
+  unsentBytes(): number {
+    return this.ws === null || this.closed ? 0 : this.ws.getBufferedAmount();
   }
 
-  /** One pass of the pump; false once the connection is closed. */
-  private pumpPass(): boolean {
-    if (this.isClosed) return false;
-    this.sendCompletedResponses();
-    if (this.isClosed) return false;
-    this.dispatchReceived();
-    return true;
-  }
-
-  private dispatchReceived(): void {
-    while (!this.isClosed && !this.stopping && this.received.length > 0 && !this.overSoftLimits()) {
-      const frame = this.received.shift()!;
-      this.receivedBytes -= frame.length;
-      this.responses.dispatch(frame);
-    }
-  }
-
-  private sendCompletedResponses(): void {
-    const ws = this.ws;
-    if (ws === null || !this.responses.headCompleted) return;
-    let sent = 0;
-    ws.cork(() => {
-      sent = this.responses.flush();
-    });
-    if (sent > 0) this.lastActivityMs = this.nowMs();
-    if (this.outputBlockedSinceMs < 0 && !this.isClosed && ws.getBufferedAmount() > this.limits.maxPendingResponseBytes) {
-      this.outputBlockedSinceMs = this.nowMs();
-    }
-  }
-
-  /** Responses wait while uWS buffers more than maxPendingResponseBytes (the peer reads slowly). */
-  private canSend(): boolean {
-    if (this.bufferedAmount() <= this.limits.maxPendingResponseBytes) return true;
+  /** ConnectionTransport: responses wait while uWS buffers more than maxPendingResponseBytes (the peer reads slowly). */
+  canWrite(): boolean {
+    if (this.unsentBytes() <= this.limits.maxPendingResponseBytes) return true;
     if (this.outputBlockedSinceMs < 0) this.outputBlockedSinceMs = this.nowMs();
     return false;
   }
 
-  /** One binary message; a Buffer[] goes out as fragments of one message, without concatenating. */
-  private sendMessage(response: ResponseBytes): void {
+  /** ConnectionTransport: the completed responses uWS may take, corked; notes activity and blocked output. */
+  writeResponses(flush: () => number): void {
+    const ws = this.ws;
+    if (ws === null) return;
+    let sent = 0;
+    ws.cork(() => {
+      sent = flush();
+    });
+    if (sent > 0) this.lastActivityMs = this.nowMs();
+    if (this.outputBlockedSinceMs < 0 && !this.closed && ws.getBufferedAmount() > this.limits.maxPendingResponseBytes) {
+      this.outputBlockedSinceMs = this.nowMs();
+    }
+  }
+
+  /** ConnectionTransport: one binary message; a Buffer[] goes out as fragments of one message, without concatenating. */
+  write(response: ResponseBytes): void {
     const ws = this.ws;
     if (ws === null) return;
     if (Buffer.isBuffer(response)) {
@@ -278,53 +257,38 @@ export class WebSocketKafkaConnection implements ConnectionContext {
     ws.sendLastFragment(parts[parts.length - 1]!, false);
   }
 
-  private overSoftLimits(): boolean {
-    return (
-      this.responses.inFlightRequests >= this.limits.maxInFlightRequests ||
-      this.responses.heldResponseBytes + this.bufferedAmount() > this.limits.maxPendingResponseBytes
-    );
-  }
+  /** ConnectionTransport: uWS cannot stop reading a WebSocket; frames wait in MessageFrames (bounded by maxBufferedBytes). */
+  pauseInput(): void {}
 
-  /** Cuts off a connection holding more than maxBufferedBytes; true when it did. */
-  private overHardLimit(): boolean {
-    const held = this.heldBytes;
-    if (held <= this.limits.maxBufferedBytes) return false;
-    this.terminate(
-      `holds ${held} bytes (${this.receivedBytes} unprocessed requests, ${this.responses.heldResponseBytes + this.bufferedAmount()} unsent responses), ` +
-        `above the limit of ${this.limits.maxBufferedBytes}: the peer is not reading its responses`,
-    );
-    return true;
-  }
+  /** ConnectionTransport: see pauseInput. */
+  resumeInput(): void {}
 
-  private bufferedAmount(): number {
-    return this.ws === null || this.isClosed ? 0 : this.ws.getBufferedAmount();
-  }
-
-  private maybeFinishStop(): void {
-    if (this.isClosed || !this.stopping || this.responses.inFlightRequests > 0) return;
+  /** ConnectionTransport: a graceful stop ends with 1001. */
+  finish(): void {
     this.end(WebSocketCloseCode.GoingAway, 'broker shutting down', 'info');
   }
 
-  private handlerFailed(error: unknown): void {
-    if (this.isClosed) return;
-    this.logger.error({ event: 'request.failed', peer: this.peer, connectionId: this.id, err: error }, `request handler failed for ${this.peer} (bug)`);
-    this.end(WebSocketCloseCode.InternalError, 'internal error handling the request');
+  /** ConnectionTransport: the cause as a close code (or, past the hard bound, no close frame). */
+  close(cause: CloseCause, reason: string): void {
+    switch (cause) {
+      case 'overloaded':
+        this.terminate(reason);
+        return;
+      case 'handler-failed':
+        this.end(WebSocketCloseCode.InternalError, reason);
+        return;
+      case 'refused':
+      case 'invalid-frame':
+        this.end(WebSocketCloseCode.PolicyViolation, reason);
+        return;
+    }
   }
 
   private logClose(level: 'debug' | 'info' | 'warn', code: number, reason: string): void {
     this.logger[level](
-      { event: 'connection.closed', peer: this.peer, connectionId: this.id, listener: this.listenerName, code, reason },
+      { event: 'connection.closed', peer: this.peer, connectionId: this.id, listener: this.connection.listenerName, code, reason },
       `closing WebSocket from ${this.peer} (${code}): ${reason}`,
     );
-  }
-
-  private markClosed(): void {
-    if (this.isClosed) return;
-    this.isClosed = true;
-    this.responses.clear();
-    this.received.length = 0;
-    this.receivedBytes = 0;
-    this.onClosed(this);
   }
 }
 

@@ -1,0 +1,316 @@
+/**
+ * One Kafka connection, whatever carries its bytes: the request pipeline and its state machine,
+ * shared by the TCP listener (tcp-connection.ts) and the WebSocket `/kafka` route
+ * (websocket-kafka-connection.ts). The transports are thin adapters: they turn their events into
+ * calls here and put response frames on their wire; everything else is decided here once.
+ *
+ *   transport bytes ─► FrameSource (FrameDecoder: size-prefixed stream; MessageFrames: one frame
+ *   per message) ─► dispatch while the limits allow ─► OrderedResponses (handler, completions in
+ *   any order) ─► ConnectionTransport.write, in request order
+ *
+ * States (`closed` is terminal):
+ *
+ *   open ──beginStop()──► stopping ──all dispatched answered──► finishing ──transport closed──► closed
+ *   open ──peerEnded()──► peer-ended ──input exhausted, all answered──► finishing ──► closed
+ *   open / stopping / peer-ended ──bad frame, refusal, handler bug, overload, transport gone──► closed
+ *
+ * stopping: nothing new is dispatched, input paused and buffered frames dropped. peer-ended (the
+ * peer half-closed, TCP): the complete frames it sent are still answered, then the connection
+ * finishes; a stop in between makes it stopping. finishing: the transport ends gracefully
+ * (TCP end, WebSocket 1001) and reports back with transportClosed().
+ *
+ * Backpressure (bounded queues, TigerBeetle style; Kafka "mutes" the channel): dispatch stops
+ * while `maxInFlightRequests` requests are unanswered or while held responses plus the
+ * transport's unsent bytes exceed `maxPendingResponseBytes`. A transport that can stop reading
+ * (TCP) is paused then and resumed when both fall back under their bounds; one that cannot (uWS)
+ * keeps frames in its FrameSource, and `maxBufferedBytes` caps everything the connection holds:
+ * past it the connection is cut off ('overloaded').
+ *
+ * Errors: a frame the source cannot read (size prefix below zero or above
+ * socket.request.max.bytes) closes with 'invalid-frame'; the handler's ConnectionContext.close
+ * with 'refused'; a handler that throws, rejects or returns something that is not ResponseBytes
+ * is a bug, logged at error with the peer, and closes with 'handler-failed'. Each transport says
+ * how a cause looks on its wire (TCP: the socket is destroyed; WebSocket: a close code).
+ */
+import { CoalescingPump } from './coalescing-pump.js';
+import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
+import { OrderedResponses } from './ordered-responses.js';
+
+/** Per-connection limits (bytes and ms; see SocketServerOptions / WebSocketGatewayOptions for Kafka's names). */
+export interface ConnectionLimits {
+  /** socket.request.max.bytes: largest request frame, bytes. */
+  socketRequestMaxBytes: number;
+  /** connections.max.idle.ms: close after this long without traffic and nothing in flight; 0 disables. */
+  connectionsMaxIdleMs: number;
+  /** Requests dispatched but not yet answered before dispatch (and reading) stops. */
+  maxInFlightRequests: number;
+  /** Held plus unsent response bytes before dispatch (and reading) stops. */
+  maxPendingResponseBytes: number;
+  /**
+   * Hard bound, bytes, on what the connection holds (undispatched frames, held responses, the
+   * transport's unsent bytes), for transports that cannot stop reading; absent: unbounded here
+   * (the transport pauses its input instead).
+   */
+  maxBufferedBytes?: number;
+}
+
+/** Why a connection is closed at once (each transport maps it to its wire: TCP destroy, WebSocket close code). */
+export type CloseCause = 'invalid-frame' | 'refused' | 'handler-failed' | 'overloaded';
+
+/** Request frames as the transport received them. */
+export interface FrameSource {
+  /** The next complete request frame (header + body, no size prefix), or null (none yet, or `errorReason`). */
+  next(): Buffer | null;
+  /** Why the input cannot be read any further (the connection closes), or null. */
+  readonly errorReason: string | null;
+  /** Bytes received but not yet handed out as frames. */
+  readonly bufferedBytes: number;
+  /** Drops what is buffered (the connection stops or closed; nothing more is dispatched). */
+  discard(): void;
+}
+
+/** What the state machine asks of the transport carrying the connection. */
+export interface ConnectionTransport {
+  /** Response bytes handed to the transport that the peer has not taken yet. */
+  unsentBytes(): number;
+  /** False holds this response and the later ones until the next pump (output backpressure). */
+  canWrite(): boolean;
+  /** Writes the completed responses: calls `flush` (which calls write() per response) batched (corked). */
+  writeResponses(flush: () => number): void;
+  /** Puts one response frame (header + body, no size prefix, `bytes` long) on the wire. */
+  write(response: ResponseBytes, bytes: number): void;
+  /** Stops taking input from the peer (TCP pause); a no-op where the transport cannot. */
+  pauseInput(): void;
+  /** Takes input again (TCP resume). */
+  resumeInput(): void;
+  /** Ends gracefully: everything dispatched is answered after a stop or the peer's end. */
+  finish(): void;
+  /** Closes at once for `cause`, logging `reason` with the peer; calls transportClosed() before returning. */
+  close(cause: CloseCause, reason: string): void;
+}
+
+/** Identity and collaborators of one connection. */
+export interface KafkaConnectionOptions {
+  /** Listener-unique connection id, increasing from 1 in accept order. */
+  id: number;
+  /** Remote address for logs and handlers. */
+  peer: string;
+  /** Kafka listener name reported to the handler. */
+  listenerName: string;
+  handler: RequestHandler;
+  source: FrameSource;
+  transport: ConnectionTransport;
+  limits: ConnectionLimits;
+  logger: NetworkLogger;
+  /** Called once, when the connection becomes closed. */
+  onClosed: (connection: KafkaConnection) => void;
+}
+
+/** The per-connection request pipeline and its state machine (see the file header). */
+export class KafkaConnection implements ConnectionContext {
+  readonly id: number;
+  readonly peer: string;
+  readonly listenerName: string;
+  private readonly source: FrameSource;
+  private readonly transport: ConnectionTransport;
+  private readonly limits: ConnectionLimits;
+  private readonly logger: NetworkLogger;
+  private readonly onClosed: (connection: KafkaConnection) => void;
+  /** Dispatched requests and their responses, written in request order. */
+  private readonly responses: OrderedResponses;
+  private readonly pumpLoop = new CoalescingPump(
+    () => this.pumpPass(),
+    () => {
+      this.updateInput();
+      this.maybeFinish();
+    },
+  );
+  private inputPaused = false;
+  private stopping = false;
+  private peerHasEnded = false;
+  /** The source held no complete frame at the last dispatch attempt. */
+  private inputExhausted = true;
+  private finishing = false;
+  private isClosed = false;
+
+  constructor(options: KafkaConnectionOptions) {
+    this.id = options.id;
+    this.peer = options.peer;
+    this.listenerName = options.listenerName;
+    this.source = options.source;
+    this.transport = options.transport;
+    this.limits = options.limits;
+    this.logger = options.logger;
+    this.onClosed = options.onClosed;
+    this.responses = new OrderedResponses(options.handler, this, {
+      onCompleted: () => {
+        if (!this.overHardLimit()) this.pump();
+      },
+      onHandlerFailed: (error) => this.handlerFailed(error),
+      canWrite: () => this.transport.canWrite(),
+      write: (response, bytes) => this.transport.write(response, bytes),
+    });
+  }
+
+  /** True once closed (terminal); late responses are dropped. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** False once stopping or closed: input arriving then is dropped. */
+  get accepting(): boolean {
+    return !this.isClosed && !this.stopping;
+  }
+
+  /** Requests dispatched whose response is not yet written (or skipped, for a null response). */
+  get inFlightRequests(): number {
+    return this.responses.inFlightRequests;
+  }
+
+  /** Bytes this connection holds: undispatched frames, held responses, the transport's unsent bytes. */
+  get heldBytes(): number {
+    return this.source.bufferedBytes + this.responses.heldResponseBytes + this.unsentBytes();
+  }
+
+  /** ConnectionContext.close: the broker refuses this connection (e.g. an unreadable request header). */
+  close(reason: string): void {
+    this.closeFor('refused', reason);
+  }
+
+  /** The transport put new bytes into the source: dispatch what the limits allow. */
+  inputArrived(): void {
+    if (!this.accepting) return;
+    this.inputExhausted = false;
+    if (this.overHardLimit()) return;
+    this.pump();
+  }
+
+  /** The transport took some unsent bytes (drain): write and dispatch more. */
+  outputDrained(): void {
+    this.pump();
+  }
+
+  /** The peer ended its side (TCP FIN): answer the complete frames it sent, then finish. */
+  peerEnded(): void {
+    this.peerHasEnded = true;
+    this.pump();
+  }
+
+  /** Graceful stop: dispatch nothing new; finish once every dispatched request is answered. */
+  beginStop(): void {
+    if (this.isClosed || this.stopping) return;
+    this.stopping = true;
+    this.pauseInput();
+    this.source.discard();
+    this.maybeFinish();
+  }
+
+  /** The transport is closed (by either side, or by close()): drop everything, report once. */
+  transportClosed(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.responses.clear();
+    this.source.discard();
+    this.onClosed(this);
+  }
+
+  /**
+   * Writes every leading completed response, then dispatches buffered frames while the limits
+   * allow; then pauses or resumes input and finishes a stop. Re-entrant calls (a handler
+   * completing synchronously inside dispatch) fold into the running loop.
+   */
+  private pump(): void {
+    this.pumpLoop.run();
+  }
+
+  /** One pass of the pump; false once the connection is closed. */
+  private pumpPass(): boolean {
+    if (this.isClosed) return false;
+    if (this.responses.headCompleted) this.transport.writeResponses(() => this.responses.flush());
+    if (this.isClosed) return false;
+    this.dispatchFrames();
+    return true;
+  }
+
+  private dispatchFrames(): void {
+    while (!this.isClosed && !this.stopping && !this.overSoftLimits()) {
+      const frame = this.source.next();
+      if (frame === null) {
+        this.inputExhausted = true;
+        const reason = this.source.errorReason;
+        if (reason !== null) this.closeFor('invalid-frame', reason);
+        return;
+      }
+      this.responses.dispatch(frame);
+    }
+  }
+
+  private overSoftLimits(): boolean {
+    return (
+      this.responses.inFlightRequests >= this.limits.maxInFlightRequests ||
+      this.responses.heldResponseBytes + this.unsentBytes() > this.limits.maxPendingResponseBytes
+    );
+  }
+
+  /** Cuts off a connection holding more than maxBufferedBytes; true when it did. */
+  private overHardLimit(): boolean {
+    const maxBufferedBytes = this.limits.maxBufferedBytes;
+    if (maxBufferedBytes === undefined) return false;
+    const held = this.heldBytes;
+    if (held <= maxBufferedBytes) return false;
+    this.closeFor(
+      'overloaded',
+      `holds ${held} bytes (${this.source.bufferedBytes} unprocessed requests, ${this.responses.heldResponseBytes + this.unsentBytes()} unsent responses), ` +
+        `above the limit of ${maxBufferedBytes}: the peer is not reading its responses`,
+    );
+    return true;
+  }
+
+  private unsentBytes(): number {
+    return this.isClosed ? 0 : this.transport.unsentBytes();
+  }
+
+  private updateInput(): void {
+    if (this.isClosed || this.stopping) return;
+    if (this.overSoftLimits()) {
+      this.pauseInput();
+    } else if (this.inputPaused) {
+      this.inputPaused = false;
+      this.transport.resumeInput();
+    }
+  }
+
+  private pauseInput(): void {
+    if (this.inputPaused) return;
+    this.inputPaused = true;
+    this.transport.pauseInput();
+  }
+
+  private maybeFinish(): void {
+    if (this.isClosed || this.finishing || this.responses.inFlightRequests > 0) return;
+    if (!this.stopping && !(this.peerHasEnded && this.inputExhausted)) return;
+    if (this.peerHasEnded && !this.stopping && this.source.bufferedBytes > 0) {
+      this.logger.warn(
+        { event: 'connection.closed', peer: this.peer, connectionId: this.id, reason: 'truncated frame', bufferedBytes: this.source.bufferedBytes },
+        `${this.peer} closed with a truncated request frame`,
+      );
+    }
+    this.finishing = true;
+    this.transport.finish();
+  }
+
+  private handlerFailed(error: unknown): void {
+    if (this.isClosed) return;
+    this.logger.error(
+      { event: 'request.failed', peer: this.peer, connectionId: this.id, listener: this.listenerName, err: error },
+      `request handler failed (bug); closing the connection from ${this.peer}`,
+    );
+    this.closeFor('handler-failed', 'internal error handling the request');
+  }
+
+  private closeFor(cause: CloseCause, reason: string): void {
+    if (this.isClosed) return;
+    this.transport.close(cause, reason);
+    this.transportClosed();
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The TCP transport of a Kafka connection (KafkaConnection, kafka-connection.ts, holds the
+ * request pipeline and its states): socket events in, size-prefixed response frames out.
+ *
+ * Wire: int32 size prefix + request frame in (FrameDecoder splits the stream; a spanning Produce
+ * frame is gathered into the core's frame ring), int32 size prefix + response frame out, corked
+ * into one writev per pump. Input backpressure is the socket's own: paused while the connection is
+ * over its limits. The peer may half-close (FIN): what it sent is still answered (the server sets
+ * allowHalfOpen). Idle: Node's socket timeout (connections.max.idle.ms), ignored while a request
+ * is in flight (a long-poll Fetch keeps the connection). Every close cause destroys the socket;
+ * a refusal or a bad frame is logged at warn with the peer.
+ */
+import type { Socket } from 'node:net';
+import { fetchReadBuffers } from '../log/read-buffer-pool.js';
+import { getCore } from '../wasm/core.js';
+import { FrameDecoder } from './frame-decoder.js';
+import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport } from './kafka-connection.js';
+import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
+
+export type { ConnectionLimits } from './kafka-connection.js';
+
+const SIZE_PREFIX_BYTES = 4;
+/** Up to this many bytes of a response's first part are copied behind its size prefix (one write). */
+const MERGE_PREFIX_MAX_BYTES = 2048;
+/**
+ * Api keys whose frames, when they span socket chunks, are gathered into the core's frame ring
+ * (records then validated and stamped in place). Produce (0) only: its handler keeps no view of
+ * the request once it completes, which the ring's reuse requires.
+ */
+const ARENA_API_KEYS: ReadonlySet<number> = new Set([0]);
+
+/** One accepted TCP connection: the socket side of a KafkaConnection (see the file header). */
+export class TcpConnection implements ConnectionTransport {
+  /** The connection's state machine; the context its handler calls receive. */
+  readonly connection: KafkaConnection;
+
+  constructor(
+    id: number,
+    peer: string,
+    listenerName: string,
+    private readonly socket: Socket,
+    handler: RequestHandler,
+    private readonly limits: ConnectionLimits,
+    private readonly logger: NetworkLogger,
+    onClose: (connection: TcpConnection) => void,
+  ) {
+    const decoder = new FrameDecoder(limits.socketRequestMaxBytes, {
+      arena: getCore().frameArena,
+      arenaApiKeys: ARENA_API_KEYS,
+    });
+    this.connection = new KafkaConnection({
+      id,
+      peer,
+      listenerName,
+      handler: releasingArenaFrames(handler, decoder),
+      source: decoder,
+      transport: this,
+      limits,
+      logger,
+      onClosed: () => onClose(this),
+    });
+    const connection = this.connection;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true);
+    if (limits.connectionsMaxIdleMs > 0) socket.setTimeout(limits.connectionsMaxIdleMs);
+    socket.on('data', (chunk: Buffer) => {
+      if (!connection.accepting) return;
+      decoder.push(chunk);
+      connection.inputArrived();
+    });
+    socket.on('drain', () => connection.outputDrained());
+    socket.on('timeout', () => this.onIdle());
+    // The peer sent FIN: it may be half-closed and still reading its answers.
+    socket.on('end', () => connection.peerEnded());
+    socket.on('error', (error: Error) => {
+      this.logger.debug({ event: 'connection.error', peer, connectionId: id, err: error }, 'connection error');
+    });
+    socket.on('close', () => connection.transportClosed());
+  }
+
+  /** Server-unique connection id. */
+  get id(): number {
+    return this.connection.id;
+  }
+
+  /** Remote address as `host:port`. */
+  get peer(): string {
+    return this.connection.peer;
+  }
+
+  /** Graceful stop: dispatch nothing new; end the socket once all dispatched requests are answered. */
+  beginStop(): void {
+    this.connection.beginStop();
+  }
+
+  /** Closes at once without a log line (server shutdown past its timeout). */
+  destroy(): void {
+    if (this.connection.closed) return;
+    this.socket.destroy();
+    this.connection.transportClosed();
+  }
+
+  /** ConnectionTransport: bytes the socket has not handed to the kernel yet. */
+  unsentBytes(): number {
+    return this.socket.writableLength;
+  }
+
+  /** ConnectionTransport: TCP output backpressure is counted in unsentBytes, never refused. */
+  canWrite(): boolean {
+    return true;
+  }
+
+  /** ConnectionTransport: every leading completed response, corked into one writev. */
+  writeResponses(flush: () => number): void {
+    this.socket.cork();
+    try {
+      flush();
+    } finally {
+      this.socket.uncork();
+    }
+  }
+
+  /** ConnectionTransport: one response frame, the int32 size prefix then the bytes as the handler returned them. */
+  write(response: ResponseBytes, bytes: number): void {
+    const single = Buffer.isBuffer(response);
+    const parts = single ? null : (response as readonly Buffer[]);
+    const first = single ? response : parts!.length > 0 ? parts![0]! : null;
+    // A small first part (a Produce response, a Fetch response's header) goes out in one buffer
+    // with its size prefix: one socket write instead of two, which is most of a small request's
+    // write cost. Leased read buffers are never copied (they are returned to the pool on write).
+    if (first !== null && first.length <= MERGE_PREFIX_MAX_BYTES && !fetchReadBuffers.isLeased(first)) {
+      const merged = Buffer.allocUnsafe(SIZE_PREFIX_BYTES + first.length);
+      merged.writeInt32BE(bytes, 0);
+      merged.set(first, SIZE_PREFIX_BYTES);
+      this.socket.write(merged);
+      if (parts !== null) {
+        for (let i = 1; i < parts.length; i++) if (parts[i]!.length > 0) this.writePart(parts[i]!);
+      }
+      return;
+    }
+    const prefix = Buffer.allocUnsafe(SIZE_PREFIX_BYTES);
+    prefix.writeInt32BE(bytes, 0);
+    this.socket.write(prefix);
+    if (single) {
+      if (response.length > 0) this.writePart(response);
+    } else {
+      for (const part of parts!) if (part.length > 0) this.writePart(part);
+    }
+  }
+
+  /** ConnectionTransport: stop reading the socket. */
+  pauseInput(): void {
+    this.socket.pause();
+  }
+
+  /** ConnectionTransport: read the socket again. */
+  resumeInput(): void {
+    this.socket.resume();
+  }
+
+  /** ConnectionTransport: end() flushes queued writes; destroy once they are out so a silent peer cannot hold us. */
+  finish(): void {
+    this.socket.end(() => this.destroy());
+  }
+
+  /** ConnectionTransport: destroys the socket; a handler bug is already logged at error by the connection. */
+  close(cause: CloseCause, reason: string): void {
+    if (this.connection.closed) return;
+    if (cause !== 'handler-failed') {
+      this.logger.warn(
+        { event: 'connection.closed', peer: this.peer, connectionId: this.id, listener: this.connection.listenerName, reason },
+        `closing connection from ${this.peer}: ${reason}`,
+      );
+    }
+    this.destroy();
+  }
+
+  private onIdle(): void {
+    // Node re-arms the timer on the next read or write; an in-flight request (say a long-poll
+    // Fetch) keeps the connection alive until its response is written.
+    if (this.connection.closed || this.connection.inFlightRequests > 0) return;
+    this.logger.info(
+      { event: 'connection.closed', peer: this.peer, connectionId: this.id, reason: 'idle', connectionsMaxIdleMs: this.limits.connectionsMaxIdleMs },
+      `closing idle connection from ${this.peer} (connections.max.idle.ms)`,
+    );
+    this.destroy();
+  }
+
+  /**
+   * Writes one chunk; a chunk read into the fetch pool goes back to it once the socket is done
+   * with it: the write callback ran without error on a live socket (libuv has written the bytes
+   * to the kernel). On an error or a destroyed socket it is left to the garbage collector.
+   */
+  private writePart(part: Buffer): void {
+    if (!fetchReadBuffers.isLeased(part)) {
+      this.socket.write(part);
+      return;
+    }
+    this.socket.write(part, (error?: Error | null) => {
+      if (error == null && !this.socket.destroyed) fetchReadBuffers.release(part);
+    });
+  }
+}
+
+/**
+ * `handler`, giving each arena frame back to `decoder` once its request is done: when the handler
+ * returns, throws, or its promise settles (a Produce with acks=-1 holds its block until then).
+ */
+function releasingArenaFrames(handler: RequestHandler, decoder: FrameDecoder): RequestHandler {
+  return (frame, context) => {
+    if (!decoder.isArenaFrame(frame)) return handler(frame, context);
+    let result: ReturnType<RequestHandler>;
+    try {
+      result = handler(frame, context);
+    } catch (error) {
+      decoder.release(frame);
+      throw error;
+    }
+    if (result !== null && typeof (result as Promise<unknown>).then === 'function') {
+      const release = (): void => decoder.release(frame);
+      (result as Promise<unknown>).then(release, release);
+      return result;
+    }
+    decoder.release(frame);
+    return result;
+  };
+}
