@@ -20,9 +20,14 @@ export const LATEST_TIMESTAMP = -1;
 export const EARLIEST_TIMESTAMP = -2;
 export const MAX_TIMESTAMP = -3;
 
-/** The outcome of an append. On error, offsets are -1 and `batches` is empty. */
+/**
+ * The outcome of an append. On error, offsets are -1 and `batches` is empty; a leader append
+ * answered as a retried duplicate has errorCode 0, the original offsets and no batches.
+ */
 export interface AppendResult {
   errorCode: number;
+  /** Detail for a producer-state refusal (45, 47, 59), for logs and Produce v8+ error_message. */
+  errorMessage?: string;
   baseOffset: number;
   lastOffset: number;
   /** The broker time stamped into LogAppendTime batches, -1 for CreateTime. */

@@ -20,15 +20,18 @@
  *     same epoch and baseSequence != lastSequence + 1 → OUT_OF_ORDER_SEQUENCE_NUMBER (45).
  *
  * Lifecycle with the log (everything is synchronous). The replication Partition owns the state
- * and makes these calls (UnifiedLog knows nothing of producers); retention in LogManager.tick
+ * and makes these calls, except the two of each leader append, which UnifiedLog.appendAsLeader
+ * makes on the WebAssembly core's batch summaries when the Partition hands it the state
+ * (producer-append.ts: no host walk of the Produce bytes of its own); retention in LogManager.tick
  * reaches truncateHead through the broker's tick (ReplicaManager.onLogStartOffsetsMaybeIncremented):
  * ```
  *   recover(logStartOffset, logEndOffset, readBatches)  at open and after truncation: load() the
  *                                                       newest snapshot, then replay the log tail
  *     (= load(logStartOffset, logEndOffset) → replayFrom, then replayBatch(b) for every batch at
  *      or past replayFrom, headers only, in offset order)
- *   checkAndPrepare(batches) → errorCode | duplicateOf  before each leader append (no change)
- *   onAppended(batches)                                 after the append, with real offsets
+ *   checkAndPrepare(batches) → errorCode | duplicateOf  in each leader append, after validation
+ *                                                       and stamping, before the write (no change)
+ *   onAppended(batches)                                 after the write, with real offsets
  *   takeSnapshot()                                      at segment roll and clean shutdown
  *   truncateHead(logStartOffset)                        when the log start offset moves
  *   removeExpiredProducers(nowMs)                       every broker tick (producer.id.expiration.ms)
@@ -478,8 +481,9 @@ export function readProducerBatchInfo(bytes: Uint8Array, position: number): Prod
 }
 
 /**
- * Walks a blob of RecordBatch v2 batches (a Produce request's records, or stored batches) and
- * reads each one's producer fields with {@link readProducerBatchInfo}. Stops at the first batch
+ * Walks a blob of stored RecordBatch v2 batches (the log tail that {@link ProducerStateManager.recover}
+ * replays; leader appends use the core's summaries instead) and reads each one's producer fields
+ * with {@link readProducerBatchInfo}. Stops at the first batch
  * that is not whole, shorter than a header, or not magic 2: `complete` is false then. No CRC
  * check: this only peeks at headers.
  */

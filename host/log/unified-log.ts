@@ -31,6 +31,7 @@ import { loadSegments } from './log-loader.js';
 import { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, type ReadResult } from './log-results.js';
 import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
 import { findOffsetByTimestamp } from './offset-by-timestamp.js';
+import { checkProducerAppend, type ProducerAppendState } from './producer-append.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
 import { floorSegmentIndex, leadingDeletableSegments } from './segment-list.js';
 import type { StorageContext } from './storage-context.js';
@@ -172,9 +173,13 @@ export class UnifiedLog implements GroupFlushTarget {
    * for LogAppendTime topics the broker time. Never throws for bad client bytes; errors:
    * CORRUPT_MESSAGE (2) / INVALID_RECORD (87) for bad batches, MESSAGE_TOO_LARGE (10) for a batch
    * above max.message.bytes, RECORD_LIST_TOO_LARGE (18) for a blob above segment.bytes,
-   * KAFKA_STORAGE_ERROR (56) for disk failures.
+   * KAFKA_STORAGE_ERROR (56) for disk failures. With `producerState`, the core's batch summaries
+   * are checked against it after those checks and before the write (producer-append.ts):
+   * OUT_OF_ORDER_SEQUENCE_NUMBER (45), INVALID_PRODUCER_EPOCH (47), UNKNOWN_PRODUCER_ID (59), or
+   * for a retried duplicate errorCode 0 with the original offsets and nothing written; after the
+   * write it records the appended batches.
    */
-  appendAsLeader(records: Uint8Array, leaderEpoch: number): AppendResult {
+  appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState): AppendResult {
     this.assertOpen();
     if (this.logDirectory.isOffline) return this.failedAppend(LogErrorCode.KAFKA_STORAGE_ERROR);
     if (records.length > this.config.segmentBytes) return this.failedAppend(LogErrorCode.RECORD_LIST_TOO_LARGE);
@@ -192,8 +197,11 @@ export class UnifiedLog implements GroupFlushTarget {
         if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
       }
     }
+    const refused = producerState && checkProducerAppend(producerState, prepared.batches, logAppendTimeMs, this.logStartOffsetValue);
+    if (refused) return refused;
     const errorCode = this.appendPrepared(prepared, nowMs);
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
+    producerState?.onAppended(prepared.batches);
     return {
       errorCode: LogErrorCode.NONE,
       baseOffset: prepared.firstOffset,

@@ -3,13 +3,15 @@
  * CONTRACTS.md) that Partition and ReplicaManager call. Declared here structurally so a real
  * UnifiedLog and the small fakes of tests both fit.
  *
- * Idempotence: Kafka's UnifiedLog consults its own ProducerStateManager; ours does not, so the
- * Partition owns one (PartitionOptions.producerState) and checks appends before they reach the
- * log. A log that did deduplicate itself would answer a retried batch from `appendAsLeader` with
- * errorCode 0 and the ORIGINAL offsets, appending nothing, and sequence and epoch errors (45, 47,
- * 59) as its errorCode; such a log must not be given a producerState as well.
+ * Idempotence: Kafka's UnifiedLog owns its ProducerStateManager; here the Partition owns one
+ * (PartitionOptions.producerState) and hands it to every `appendAsLeader`, which checks the core's
+ * batch summaries against it inside the append (host/log/producer-append.ts): a retried batch is
+ * answered with errorCode 0 and the ORIGINAL offsets and no batches, appending nothing; sequence
+ * and epoch errors (45, 47, 59) come back as the errorCode. A log that ignores the argument (the
+ * small fakes of tests) must not be given a producerState.
  */
 
+import type { ProducerAppendState } from '../log/producer-append.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
 
 /** Header facts of one appended batch (a subset of BatchSummary in host/wasm/core.ts). */
@@ -58,7 +60,11 @@ export interface PartitionLog {
   readonly config: PartitionLogConfig;
   /** Optional: lets the partition notice segment rolls (producer-state snapshots are taken there). */
   readonly activeSegment?: { readonly baseOffset: number };
-  appendAsLeader(records: Uint8Array, leaderEpoch: number): LogAppendResult;
+  /**
+   * Validates, stamps and appends a Produce blob; `producerState`, when given, is checked before
+   * the write and told of the appended batches after it (see the file header).
+   */
+  appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState): LogAppendResult;
   /** `buffers`: where the records are read into (UnifiedLog.read); fakes may ignore it. */
   read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean, buffers?: ReadBuffers): LogReadResult;
   updateHighWatermark(offset: number): void;

@@ -10,7 +10,7 @@
  * State: leader (epoch e) → leader (epoch e+1) on `makeLeader` with a higher epoch. Follower and
  * ISR-change transitions arrive with replication.
  */
-import { readProducerBatches, type ProducerBatchInfo, type ProducerStateManager } from '../log/producer-state-manager.js';
+import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LogAppendResult, PartitionLog } from './partition-log.js';
@@ -167,28 +167,13 @@ export class Partition<L extends PartitionLog = PartitionLog> {
         `the ISR of ${this.key} has ${this.inSyncReplicaIds.size} replica(s), below min.insync.replicas=${minInsyncReplicas}`,
       );
     }
-    const producerBatches = this.producerState === null ? null : readProducerBatches(records);
-    if (this.producerState !== null && producerBatches !== null && producerBatches.complete) {
-      const check = this.producerState.checkAndPrepare(producerBatches.batches);
-      if (check.errorCode !== ErrorCode.NONE) return appendError(check.errorCode, check.errorMessage ?? null);
-      if (check.duplicateOf !== undefined) {
-        const logAppendTime = this.log.config.messageTimestampType === 'LogAppendTime';
-        return {
-          errorCode: ErrorCode.NONE,
-          errorMessage: null,
-          baseOffset: check.duplicateOf.baseOffset,
-          lastOffset: check.duplicateOf.lastOffset,
-          logAppendTimeMs: logAppendTime ? check.duplicateOf.timestamp : -1,
-          logStartOffset: this.log.logStartOffset,
-          appendedBytes: 0,
-        };
-      }
-    }
-    const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue);
+    // The log checks the producer state on the core's batch summaries and records the append.
+    const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producerState ?? undefined);
     if (result.errorCode !== ErrorCode.NONE) return appendError(result.errorCode, result.errorMessage ?? null);
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
-    if (this.producerState !== null) this.recordProducerAppend(producerBatches?.batches ?? [], result);
+    // A retried duplicate comes back with its original offsets and no batches: nothing changed.
+    if (this.producerState !== null && result.batches.length > 0) this.maybeSnapshotProducerState();
     this.maybeIncrementLeaderHighWatermark();
     return {
       errorCode: ErrorCode.NONE,
@@ -317,29 +302,11 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }
 
   /**
-   * Applies a successful append to the producer state with the offsets the log assigned (batches
-   * are stamped sequentially from result.baseOffset), then snapshots if the append rolled a
+   * After an append the log recorded in the producer state: snapshots it if the append rolled a
    * segment (Kafka snapshots at every roll).
    */
-  private recordProducerAppend(peeked: readonly ProducerBatchInfo[], result: LogAppendResult): void {
+  private maybeSnapshotProducerState(): void {
     const producerState = this.producerState!;
-    let nextOffset = result.baseOffset;
-    const stamped: ProducerBatchInfo[] = [];
-    for (const batch of peeked) {
-      stamped.push({
-        ...batch,
-        baseOffset: nextOffset,
-        maxTimestamp: result.logAppendTimeMs >= 0 ? result.logAppendTimeMs : batch.maxTimestamp,
-      });
-      nextOffset += batch.lastOffsetDelta + 1;
-    }
-    if (stamped.length > 0 && nextOffset === result.lastOffset + 1) {
-      producerState.onAppended(stamped);
-    } else if (producerState.mapEndOffset < this.log.logEndOffset) {
-      // The log accepted bytes the header walk could not follow (not expected): keep the
-      // offsets in step; such batches cannot be idempotent ones we checked.
-      producerState.updateMapEndOffset(this.log.logEndOffset);
-    }
     const activeSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
     if (activeSegmentBaseOffset !== this.lastActiveSegmentBaseOffset) {
       this.lastActiveSegmentBaseOffset = activeSegmentBaseOffset;
