@@ -11,6 +11,7 @@ import { type FaultDisk, SimulatedCrash } from '../../host/io/fault-disk.js';
 import { SeededRandom } from '../../host/io/random.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE } from '../../host/log/leader-epoch-file-cache.js';
 import { LogManager } from '../../host/log/log-manager.js';
+import { UnifiedLogMetadataLog } from '../../host/controller/unified-log-metadata-log.js';
 import { FileRaftLog, RAFT_LOG_CONFIG } from '../../host/raft/file-raft-log.js';
 import { MemoryRaftLog } from '../../host/raft/memory-raft-log.js';
 import type { RaftLog } from '../../host/raft/raft-log.js';
@@ -197,6 +198,25 @@ describe('FileRaftLog on disk', () => {
     log = FileRaftLog.openInLogManager(manager, { clock });
     expect(observe(log)).toEqual(before);
     expect(log.unifiedLog.dir).toBe(path.join(dir, '__cluster_metadata-0'));
+    manager.shutdown();
+  });
+
+  it('takes over a metadata log written before Raft (UnifiedLogMetadataLog, epoch 1, no epoch cache)', () => {
+    const dir = tempDir('tributary-raft-');
+    const clock = new ManualClock();
+    const open = (): LogManager => LogManager.open({ logDirs: [dir], disk: new NodeDisk(), clock, defaults: RAFT_LOG_CONFIG });
+    let manager = open();
+    const before = UnifiedLogMetadataLog.open(manager, { localId: 1, time: clock });
+    before.append(1, [bytes('topic a'), bytes('topic b')]);
+    before.append(1, [bytes('config c')]);
+    manager.shutdown();
+    manager = open();
+    const log = FileRaftLog.openInLogManager(manager, { clock });
+    expect([log.startOffset(), log.endOffset(), log.flushedOffset(), log.lastFetchedEpoch()]).toEqual([0, 3, 3, 1]);
+    expect(allRecords(log)).toEqual(['topic a', 'topic b', 'config c']);
+    expect(log.endOffsetForEpoch(1)).toEqual({ epoch: 1, offset: 3 });
+    log.append(2, [bytes('raft')], true);
+    expect(log.epochAt(3)).toBe(2);
     manager.shutdown();
   });
 
