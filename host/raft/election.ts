@@ -37,7 +37,7 @@ function isLogUpToDate(core: RaftCore, request: VoteRequest): boolean {
 function hasLiveLeader(core: RaftCore): boolean {
   const state = core.quorum.state;
   if (state.kind === 'leader') return true;
-  return state.kind === 'follower' && !state.leaderResigned && core.nowMs() < state.fetchDeadlineMs;
+  return state.kind === 'follower' && !state.leaderResigned && core.nowMs() - core.leaderContactMs < core.config.fetchTimeoutMs;
 }
 
 function canGrantStandardVote(core: RaftCore, candidateId: number): boolean {

@@ -53,6 +53,12 @@ export class RaftCore {
   pendingSnapshot: PendingSnapshot | undefined;
   /** Leader: when the appends not yet flushed must be flushed. */
   lingerDeadlineMs: number | undefined;
+  /**
+   * Monotonic ms of the latest successful Fetch or FetchSnapshot answer from the leader followed
+   * (-Infinity before the first). A follower refuses pre-votes only while this is within the fetch
+   * timeout (KIP-996), whatever its state's deadlines say.
+   */
+  leaderContactMs = Number.NEGATIVE_INFINITY;
   /** Observers and followers: the node Fetch goes to. */
   fetchTarget = -1;
   private nextCorrelationId: number;
@@ -211,6 +217,7 @@ export class RaftCore {
   }
 
   private afterTransition(): void {
+    this.leaderContactMs = Number.NEGATIVE_INFINITY;
     this.inflight.clear();
     this.retryAtMs.clear();
     this.pendingSnapshot = undefined;

@@ -111,6 +111,7 @@ export function handleFetchResponse(core: RaftCore, source: number, sentFetchOff
     return;
   }
   state.fetchDeadlineMs = core.nowMs() + core.config.fetchTimeoutMs;
+  core.leaderContactMs = core.nowMs();
   const log = core.log;
   if (sentFetchOffset !== log.endOffset()) return;
   if (body.divergingEpoch !== undefined) {
@@ -166,6 +167,7 @@ export function handleFetchSnapshotResponse(core: RaftCore, source: number, body
   }
   if (body.snapshotId.endOffset !== pending.id.endOffset || body.snapshotId.epoch !== pending.id.epoch || body.position !== pending.position) return;
   state.fetchDeadlineMs = core.nowMs() + core.config.fetchTimeoutMs;
+  core.leaderContactMs = core.nowMs();
   pending.chunks.push(body.bytes.slice());
   pending.position += body.bytes.length;
   if (pending.position < body.size) return;
