@@ -10,7 +10,7 @@
  * Only for encoders that never patch bytes already written before such a field (non-flexible
  * layouts: no reserved tagged-field sizes), which is why APIs opt in (ApiDefinition.zeroCopyBytes).
  */
-import { fetchReadBuffers } from '../log/read-buffer-pool.js';
+import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { Writer } from '../protocol/writer.js';
 
 /** Smaller blobs are cheaper to copy than to send as their own chunk. */
@@ -19,11 +19,19 @@ export const ZERO_COPY_MIN_BYTES = 16 * 1024;
 export class ChunkedWriter extends Writer {
   private readonly chunks: Buffer[] = [];
 
+  /**
+   * @param initialCapacity starting size of the backing Buffer, bytes
+   * @param readBuffers the broker's fetch pool, where small copied blobs go back (default the process's)
+   */
+  constructor(initialCapacity = 256, private readonly readBuffers: ReadBuffers = fetchReadBuffers) {
+    super(initialCapacity);
+  }
+
   override nullableBytes(data: Uint8Array | null): void {
     if (data === null || data.length < ZERO_COPY_MIN_BYTES) {
       super.nullableBytes(data);
       // Copied into the response: a fetch-pool buffer is free again (no-op for other blobs).
-      if (data !== null) fetchReadBuffers.release(data);
+      if (data !== null) this.readBuffers.release(data);
       return;
     }
     this.int32(data.length);

@@ -23,6 +23,7 @@
  */
 import type { Time } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
+import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
 import { ApiKey, apiKeyName, isFlexibleVersion } from '../protocol/generated/api-keys.js';
@@ -45,6 +46,8 @@ export interface RequestDispatcherOptions {
   logger: Logger;
   /** The clock of the traced durations (`monotonicMs`); default the system clock. */
   time?: Pick<Time, 'monotonicMs'>;
+  /** The broker's fetch buffer pool, where encoded responses give small read buffers back; default the process's. */
+  readBuffers?: ReadBuffers;
 }
 
 export class RequestDispatcher {
@@ -52,6 +55,7 @@ export class RequestDispatcher {
   private readonly broker: BrokerServices;
   private readonly logger: Logger;
   private readonly time: Pick<Time, 'monotonicMs'>;
+  private readonly readBuffers: ReadBuffers;
   /** Api keys whose failed import was logged. */
   private readonly loadFailuresLogged = new Set<number>();
 
@@ -60,6 +64,7 @@ export class RequestDispatcher {
     this.broker = options.broker;
     this.logger = options.logger;
     this.time = options.time ?? new SystemTime();
+    this.readBuffers = options.readBuffers ?? fetchReadBuffers;
   }
 
   /** The SocketServer's RequestHandler. */
@@ -176,7 +181,7 @@ export class RequestDispatcher {
 
   private encode(definition: AnyApiDefinition, apiVersion: number, correlationId: number, response: unknown): ResponseBytes {
     if (definition.zeroCopyBytes === true && !isFlexibleVersion(definition.apiKey, apiVersion)) {
-      const chunked = new ChunkedWriter(256);
+      const chunked = new ChunkedWriter(256, this.readBuffers);
       encodeResponseHeader(chunked, definition.apiKey, apiVersion, correlationId);
       definition.encode(chunked, apiVersion, response);
       const chunks = chunked.finish();

@@ -32,6 +32,7 @@ import {
   REPLICATION_OFFSET_CHECKPOINT_FILE,
   topicPartitionKey,
 } from './offset-checkpoint-file.js';
+import type { GroupFlusher } from './group-flush.js';
 import { createStorageContext, type StorageContext } from './storage-context.js';
 import { UnifiedLog } from './unified-log.js';
 import { withKnownListings } from './log-loader.js';
@@ -61,6 +62,8 @@ export interface LogManagerOptions {
   clock?: Clock;
   /** Defaults to getCore(). */
   core?: Core;
+  /** The group flush of flush-per-append logs; default the process's (a broker passes its own). */
+  groupFlusher?: GroupFlusher;
   /** Names of partition directories being deleted; defaults to CryptoRandom. */
   random?: RandomSource;
   /** Broker-level defaults for every topic. */
@@ -141,6 +144,7 @@ export class LogManager {
       ...(options.disk === undefined ? {} : { disk: options.disk }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.core === undefined ? {} : { core: options.core }),
+      ...(options.groupFlusher === undefined ? {} : { groupFlusher: options.groupFlusher }),
       ...(options.maxOpenFiles === undefined ? {} : { maxOpenFiles: options.maxOpenFiles }),
       ...(options.maxEvictableIndexBytes === undefined ? {} : { maxEvictableIndexBytes: options.maxEvictableIndexBytes }),
     });

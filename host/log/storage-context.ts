@@ -9,6 +9,7 @@ import type { Disk } from '../io/disk.js';
 import { NodeDisk } from '../io/disk.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { DEFAULT_MAX_OPEN_FILES, FileHandleCache } from './file-handle-cache.js';
+import type { GroupFlusher } from './group-flush.js';
 import { DEFAULT_MAX_EVICTABLE_INDEX_BYTES, IndexMemory } from './index-memory.js';
 
 export interface StorageContext {
@@ -17,6 +18,8 @@ export interface StorageContext {
   readonly core: Core;
   readonly files: FileHandleCache;
   readonly indexMemory: IndexMemory;
+  /** The group flush of this manager's logs; undefined: the process's (defaultGroupFlusher). */
+  readonly groupFlusher: GroupFlusher | undefined;
 }
 
 export interface StorageContextOptions {
@@ -30,6 +33,8 @@ export interface StorageContextOptions {
   maxOpenFiles?: number;
   /** Budget for closed-segment index memory, bytes (default 256 MiB). */
   maxEvictableIndexBytes?: number;
+  /** The group flush for flush-per-append logs (a broker's own); default the process's. */
+  groupFlusher?: GroupFlusher;
 }
 
 /** Builds a context; the defaults are the real disk, the system clock and the process's core. */
@@ -42,5 +47,6 @@ export function createStorageContext(options: StorageContextOptions = {}): Stora
     core,
     files: new FileHandleCache(disk, options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES),
     indexMemory: new IndexMemory(core, options.maxEvictableIndexBytes ?? DEFAULT_MAX_EVICTABLE_INDEX_BYTES),
+    groupFlusher: options.groupFlusher,
   };
 }

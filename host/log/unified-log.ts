@@ -573,7 +573,7 @@ export class UnifiedLog implements GroupFlushTarget {
       // made in it; answers wait for it (pendingFlush).
       this.pendingFlushValue = new Promise<number>((resolve) => { this.settleFlush = resolve; });
       this.requestedHighWatermark = -1;
-      (this.groupFlusher ?? defaultGroupFlusher).mark(this);
+      (this.groupFlusher ?? this.context.groupFlusher ?? defaultGroupFlusher).mark(this);
     }
     return LogErrorCode.NONE;
   }

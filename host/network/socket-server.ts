@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
-import { TcpConnection, type ConnectionLimits } from './tcp-connection.js';
+import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, TcpConnection } from './tcp-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 
 export type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
@@ -48,6 +48,8 @@ export interface SocketServerOptions {
   /** Called once when a connection closes, for any reason (after its late responses are dropped). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
+  /** The broker's frame ring and fetch buffer pool; default the process's (getCore(), fetchReadBuffers). */
+  resources?: ConnectionResources;
 }
 
 export interface BoundAddress {
@@ -84,8 +86,10 @@ export class SocketServer {
   private boundAddress: BoundAddress | null = null;
   private state: 'new' | 'listening' | 'stopping' | 'stopped' = 'new';
   private stopPromise: Promise<void> | null = null;
+  private readonly resources: ConnectionResources;
 
   constructor(private readonly options: SocketServerOptions) {
+    this.resources = options.resources ?? defaultConnectionResources();
     this.listenerName = options.listenerName ?? 'PLAINTEXT';
     this.logger = options.logger ?? componentLogger(createLogger(), 'socket-server');
     this.limits = {
@@ -222,6 +226,7 @@ export class SocketServer {
       this.limits,
       this.logger,
       (closed) => this.onConnectionClosed(closed, remoteAddress),
+      this.resources,
     );
     this.connections.add(connection);
     this.logger.debug({ event: 'connection.accepted', peer, connectionId: id, listener: this.listenerName }, 'connection accepted');

@@ -11,13 +11,28 @@
  * a refusal or a bad frame is logged at warn with the peer.
  */
 import type { Socket } from 'node:net';
-import { fetchReadBuffers } from '../log/read-buffer-pool.js';
-import { getCore } from '../wasm/core.js';
+import { fetchReadBuffers, type ReadBufferPool } from '../log/read-buffer-pool.js';
+import { type FrameArena, getCore } from '../wasm/core.js';
 import { FrameDecoder } from './frame-decoder.js';
 import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport } from './kafka-connection.js';
 import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 
 export type { ConnectionLimits } from './kafka-connection.js';
+
+/**
+ * What a connection borrows from its broker: the core's ring for request frames spanning socket
+ * chunks, and the pool that Fetch reads leased their buffers from (a written chunk goes back to
+ * it). Default: the process's core and pool.
+ */
+export interface ConnectionResources {
+  readonly frameArena: FrameArena;
+  readonly readBuffers: Pick<ReadBufferPool, 'isLeased' | 'release'>;
+}
+
+/** The process-wide resources (getCore()'s frame ring, fetchReadBuffers). */
+export function defaultConnectionResources(): ConnectionResources {
+  return { frameArena: getCore().frameArena, readBuffers: fetchReadBuffers };
+}
 
 const SIZE_PREFIX_BYTES = 4;
 /** Up to this many bytes of a response's first part are copied behind its size prefix (one write). */
@@ -43,9 +58,10 @@ export class TcpConnection implements ConnectionTransport {
     private readonly limits: ConnectionLimits,
     private readonly logger: NetworkLogger,
     onClose: (connection: TcpConnection) => void,
+    private readonly resources: ConnectionResources = defaultConnectionResources(),
   ) {
     const decoder = new FrameDecoder(limits.socketRequestMaxBytes, {
-      arena: getCore().frameArena,
+      arena: resources.frameArena,
       arenaApiKeys: ARENA_API_KEYS,
     });
     this.connection = new KafkaConnection({
@@ -128,7 +144,7 @@ export class TcpConnection implements ConnectionTransport {
     // A small first part (a Produce response, a Fetch response's header) goes out in one buffer
     // with its size prefix: one socket write instead of two, which is most of a small request's
     // write cost. Leased read buffers are never copied (they are returned to the pool on write).
-    if (first !== null && first.length <= MERGE_PREFIX_MAX_BYTES && !fetchReadBuffers.isLeased(first)) {
+    if (first !== null && first.length <= MERGE_PREFIX_MAX_BYTES && !this.resources.readBuffers.isLeased(first)) {
       const merged = Buffer.allocUnsafe(SIZE_PREFIX_BYTES + first.length);
       merged.writeInt32BE(bytes, 0);
       merged.set(first, SIZE_PREFIX_BYTES);
@@ -192,12 +208,12 @@ export class TcpConnection implements ConnectionTransport {
    * to the kernel). On an error or a destroyed socket it is left to the garbage collector.
    */
   private writePart(part: Buffer): void {
-    if (!fetchReadBuffers.isLeased(part)) {
+    if (!this.resources.readBuffers.isLeased(part)) {
       this.socket.write(part);
       return;
     }
     this.socket.write(part, (error?: Error | null) => {
-      if (error == null && !this.socket.destroyed) fetchReadBuffers.release(part);
+      if (error == null && !this.socket.destroyed) this.resources.readBuffers.release(part);
     });
   }
 }

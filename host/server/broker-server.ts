@@ -33,7 +33,9 @@ import type { ConnectionContext, ResponseBytes } from '../network/network-types.
 import type { GatewayAddress } from '../network/websocket-gateway.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
-import type { Core } from '../wasm/core.js';
+import { groupFlusherOn, type GroupFlusher } from '../log/group-flush.js';
+import { ReadBufferPool } from '../log/read-buffer-pool.js';
+import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
 import { registerBroker, startEmbeddedController } from './embedded-controller.js';
@@ -54,10 +56,22 @@ export interface BrokerServerOptions {
   /** A pino logger; default: JSON lines on stdout at `log.level`. */
   readonly logger?: Logger;
   /**
-   * The WebAssembly core the broker's logs validate and stamp batches with; default the
-   * process's (getCore()). Brokers in one process may share one: see host/wasm/core.ts.
+   * The WebAssembly core the broker's logs validate and stamp batches with and whose frame ring
+   * its connections gather requests in; default the process's (getCore()). Brokers in one process
+   * share one (why that is safe: the Core constructor's docstring, host/wasm/core.ts).
    */
   readonly core?: Core;
+}
+
+/**
+ * What a broker owns that used to be process-wide: its fetch buffer pool (reads leased by Fetch,
+ * given back when written) and its group flush (one fsync per turn per flush-per-append log),
+ * scheduled on its environment's time; the core is handed in.
+ */
+export interface BrokerResources {
+  readonly core: Core;
+  readonly readBuffers: ReadBufferPool;
+  readonly groupFlusher: GroupFlusher;
 }
 
 /** One broker (with its embedded controller): {@link startup}, then {@link shutdown}. */
@@ -66,7 +80,8 @@ export class BrokerServer {
   readonly environment: Environment;
   private readonly rootLogger: Logger;
   private readonly logger: Logger;
-  private readonly core: Core | undefined;
+  /** This broker's core, fetch pool and group flusher. */
+  readonly resources: BrokerResources;
   private storage: LogStorage | null = null;
   private controllerInstance: QuorumController | null = null;
   private cache: MetadataCache | null = null;
@@ -89,7 +104,11 @@ export class BrokerServer {
     this.environment = environment;
     this.rootLogger = options.logger ?? createLogger({ level: config.logLevel });
     this.logger = componentLogger(this.rootLogger, 'broker');
-    this.core = options.core;
+    this.resources = {
+      core: options.core ?? getCore(),
+      readBuffers: new ReadBufferPool(),
+      groupFlusher: groupFlusherOn(environment.time),
+    };
   }
 
   /** This broker's node.id. */
@@ -144,7 +163,7 @@ export class BrokerServer {
   async startup(): Promise<void> {
     const { config, environment, rootLogger, logger } = this;
     logger.info({ event: LogEvent.BrokerStarting, nodeId: config.nodeId, logDirs: config.logDirs }, 'broker starting');
-    const storage = openLogStorage(config, environment, logger, this.core);
+    const storage = openLogStorage(config, environment, logger, this.resources);
     let controller: QuorumController;
     try {
       controller = startEmbeddedController(config, storage.logManager, environment);
@@ -159,6 +178,7 @@ export class BrokerServer {
     const network = new NetworkListeners({
       config,
       handler: this.gate.guard((frame, connection) => this.dispatcher!.handle(frame, connection)),
+      resources: { frameArena: this.resources.core.frameArena, readBuffers: this.resources.readBuffers },
       isReady: () => this.gate.isOpen && this.stopping === null,
       rootLogger,
     });
@@ -216,6 +236,7 @@ export class BrokerServer {
     const replicaManager = new ReplicaManager<UnifiedLog>({
       localBrokerId: config.nodeId,
       scheduler: environment.time,
+      readBuffers: this.resources.readBuffers,
       logger: componentLogger(rootLogger, 'replica-manager'),
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
@@ -246,7 +267,13 @@ export class BrokerServer {
     this.publisher = publisher;
     this.replicaManager = replicaManager;
     this.groupCoordinator = groupCoordinator;
-    this.dispatcher = new RequestDispatcher({ registry: createApiRegistry(), broker: services, logger: componentLogger(rootLogger, 'api') });
+    this.dispatcher = new RequestDispatcher({
+      registry: createApiRegistry(),
+      broker: services,
+      logger: componentLogger(rootLogger, 'api'),
+      readBuffers: this.resources.readBuffers,
+      time: environment.time,
+    });
   }
 
   /**

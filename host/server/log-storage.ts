@@ -13,6 +13,7 @@ import type { Environment } from '../io/environment.js';
 import { lockLogDirs } from '../log/log-dir-lock.js';
 import { LogManager } from '../log/log-manager.js';
 import type { Logger } from '../observability/logger.js';
+import type { GroupFlusher } from '../log/group-flush.js';
 import type { Core } from '../wasm/core.js';
 import { ensureMetaProperties } from './meta-properties.js';
 import type { MetadataCache } from './metadata-cache.js';
@@ -31,14 +32,20 @@ export interface LogStorage {
 }
 
 /**
- * Locks the log directories, reads (or writes) meta.properties and opens the LogManager.
+ * Locks the log directories, reads (or writes) meta.properties and opens the LogManager on the
+ * environment's disk, clock and randomness with the broker's core and group flusher.
  * Topic overrides are not known yet (the controller replays them from the metadata log, which the
  * LogManager itself opens): logs get their real configs when the metadata publisher applies them.
  * @throws LogDirInUseError when a directory is locked by a live process;
  *   InconsistentMetaPropertiesError for another node's or cluster's directories; the fs error
  *   when a directory cannot be read or written (nothing stays locked)
  */
-export function openLogStorage(config: BrokerConfig, environment: Environment, logger: Logger, core?: Core): LogStorage {
+export function openLogStorage(
+  config: BrokerConfig,
+  environment: Environment,
+  logger: Logger,
+  resources: { readonly core: Core; readonly groupFlusher: GroupFlusher },
+): LogStorage {
   const logDirLocks = lockLogDirs(config.logDirs, logger);
   let clusterId: string;
   let logManager: LogManager;
@@ -49,7 +56,9 @@ export function openLogStorage(config: BrokerConfig, environment: Environment, l
       defaults: brokerLogConfigDefaults(config),
       disk: environment.disk,
       clock: environment.time,
-      ...(core === undefined ? {} : { core }),
+      random: environment.random,
+      core: resources.core,
+      groupFlusher: resources.groupFlusher,
     });
   } catch (error) {
     logDirLocks.release();

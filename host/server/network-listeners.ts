@@ -8,6 +8,7 @@
  * ready, or rejects it (its connection closes) when start-up fails.
  */
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
+import type { ConnectionResources } from '../network/tcp-connection.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { SocketServer } from '../network/socket-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
@@ -60,6 +61,8 @@ export interface NetworkListenersOptions {
   /** What the gateway's /ready answers. */
   readonly isReady: () => boolean;
   readonly rootLogger: Logger;
+  /** The broker's frame ring and fetch pool, lent to its TCP connections. */
+  readonly resources?: ConnectionResources;
 }
 
 /** The bound client listeners and HTTP gateways of one broker. */
@@ -74,12 +77,14 @@ export class NetworkListeners {
   private readonly handler: FrameHandler;
   private readonly isReady: () => boolean;
   private readonly rootLogger: Logger;
+  private readonly resources: ConnectionResources | undefined;
 
   constructor(options: NetworkListenersOptions) {
     this.config = options.config;
     this.handler = options.handler;
     this.isReady = options.isReady;
     this.rootLogger = options.rootLogger;
+    this.resources = options.resources;
   }
 
   /** The client listeners: every listener but the controller listeners. */
@@ -104,6 +109,7 @@ export class NetworkListeners {
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
         maxConnections: Math.max(1, config.maxConnections),
         logger: componentLogger(this.rootLogger, 'socket-server'),
+        ...(this.resources === undefined ? {} : { resources: this.resources }),
       });
       this.servers.push(server);
       const address = await server.start();

@@ -183,7 +183,19 @@ export class Core {
   /** Arena bytes at or beyond this address have never been handed out, so they are still zero. */
   private arenaTouchedEnd: number;
 
-  /** Use getCore(); constructing more than one instance only wastes address space. */
+  /**
+   * Instantiates the module over a new memory of MEMORY_PAGES (512 MiB reserved). Prefer one core
+   * per process (getCore()), handed to every broker in it (BrokerServer option `core`): a second
+   * memory may fail to reserve (RangeError on a limited address space, e.g. under vitest's
+   * workers), and the size is not a parameter because it is compiled into the module
+   * (assembly/memory/layout.ts). Sharing is safe: every call is synchronous and leaves nothing in
+   * the scratch and result regions once it returns (a PreparedAppend's bytes are written out
+   * before the next call, whichever broker makes it); the state that outlives a call lives in
+   * two allocators, the frame ring (request frames until their handler is done) and the index
+   * arena (allocIndex/freeIndex), which already serve every connection and log of one broker, so
+   * a second broker only adds users. What sharing costs is capacity: the ring and the arena are
+   * divided among the brokers (the ring falls back to heap frames when full).
+   */
   constructor(wasm: Uint8Array<ArrayBuffer>) {
     const module = new WebAssembly.Module(wasm);
     const pages = MEMORY_PAGES;
