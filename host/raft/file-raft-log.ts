@@ -46,8 +46,12 @@ export const RAFT_LOG_TOPIC = '__cluster_metadata';
 /** The metadata log's partition (`__cluster_metadata-0`). */
 export const RAFT_LOG_PARTITION = 0;
 
-/** Kafka's KafkaRaftClient.MAX_BATCH_SIZE_BYTES: 8 MiB, the largest Raft batch. */
-export const RAFT_MAX_BATCH_BYTES = 8 * 1024 * 1024;
+/**
+ * The largest batch the log takes, bytes: 32 MiB, what the metadata log took before Raft
+ * (METADATA_MAX_BATCH_BYTES), so one controller operation still fits one batch. Kafka's Raft
+ * caps batches at 8 MiB (KafkaRaftClient.MAX_BATCH_SIZE_BYTES) and splits larger operations.
+ */
+export const RAFT_MAX_BATCH_BYTES = 32 * 1024 * 1024;
 
 /** Bytes asked of the UnifiedLog per read step. */
 const READ_CHUNK_BYTES = 1024 * 1024;

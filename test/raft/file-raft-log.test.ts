@@ -283,3 +283,21 @@ function runAgainstMemory(seed: number): void {
     epoch = Math.max(epoch, memory.lastFetchedEpoch());
   }
 }
+
+describe('FileRaftLog batch size', () => {
+  it('takes a batch of several MiB, as the metadata log did before Raft', () => {
+    const log = openFileRaftLog(freshFaultDisk(), PARTITION_DIR, new ManualClock(), {});
+    const big = Array.from({ length: 10 }, (_, i) => new Uint8Array(1024 * 1024).fill(i));
+    expect(log.append(1, big, false)).toBe(9);
+    const [batch] = log.read(0, 1);
+    expect(batch!.records.map((record) => record[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('refuses a batch larger than a segment without changing the log or its epochs', () => {
+    const log = openFileRaftLog(freshFaultDisk());
+    log.append(1, [bytes('a')], false);
+    expect(() => log.append(2, [new Uint8Array(2048)], false)).toThrow(/error code 18/);
+    expect([log.endOffset(), log.lastFetchedEpoch()]).toEqual([1, 1]);
+    expect(log.endOffsetForEpoch(2)).toEqual({ epoch: 1, offset: 1 });
+  });
+});

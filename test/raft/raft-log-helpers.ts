@@ -33,11 +33,11 @@ export function freshFaultDisk(seed = 1): FaultDisk {
  * Opens (recovering) the UnifiedLog in `dir` on `disk`, then the FileRaftLog over it. The caller
  * closes `raftLog.unifiedLog` (close() is a clean shutdown; closeWithoutFlush() a crash).
  */
-export function openFileRaftLog(disk: Disk, dir = PARTITION_DIR, clock = new ManualClock()): FileRaftLog {
-  const config = { ...RAFT_LOG_CONFIG, ...SMALL_SEGMENTS };
+export function openFileRaftLog(disk: Disk, dir = PARTITION_DIR, clock = new ManualClock(), logConfig = SMALL_SEGMENTS): FileRaftLog {
+  const config = { ...RAFT_LOG_CONFIG, ...logConfig };
   const context = createStorageContext({ disk, clock });
   const log = UnifiedLog.open({ dir, topic: RAFT_LOG_TOPIC, partition: RAFT_LOG_PARTITION, config, context });
-  return FileRaftLog.open({ log, disk, clock, logConfig: SMALL_SEGMENTS });
+  return FileRaftLog.open({ log, disk, clock, logConfig });
 }
 
 /** Every record of the log from its start, as text. */
