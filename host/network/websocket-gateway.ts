@@ -33,7 +33,8 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
-import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from './json-socket.js';
+import type { JsonSessionFactory } from './json-socket.js';
+import { JsonConnection } from './websocket-json-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 import { OriginPolicy } from './websocket-origin-policy.js';
 import {
@@ -44,7 +45,6 @@ import {
   DEFAULT_STOP_TIMEOUT_MS,
 } from './socket-server.js';
 import {
-  truncateUtf8,
   WebSocketCloseCode,
   WebSocketKafkaConnection,
   type WebSocketConnectionLimits,
@@ -450,165 +450,6 @@ export class WebSocketGateway {
       for (const connection of [...this.jsonConnections]) connection.checkTimers(now);
     }, periodMs);
     this.timer.unref();
-  }
-}
-
-/**
- * A `/json` socket: copies and decodes text messages, applies the message and idle limits, and
- * gives the session the JsonSocket view.
- */
-class JsonConnection implements JsonSocket {
-  private session: JsonSessionHandlers | null = null;
-  private ws: WebSocket<UserData> | null;
-  private isClosed = false;
-  private lastActivityMs = Date.now();
-  private stopping = false;
-  /** The ConnectionContext shape, for onConnectionClosed. */
-  readonly context: ConnectionContext;
-
-  constructor(
-    readonly id: number,
-    readonly peer: string,
-    ws: WebSocket<UserData>,
-    private readonly limits: WebSocketConnectionLimits,
-    private readonly maxMessageBytes: number,
-    private readonly logger: NetworkLogger,
-    private readonly onClosed: (connection: JsonConnection) => void,
-  ) {
-    this.ws = ws;
-    const self = this;
-    this.context = {
-      id,
-      peer,
-      listenerName: 'JSON',
-      get closed() {
-        return self.isClosed;
-      },
-      close: (reason: string) => self.end(WebSocketCloseCode.PolicyViolation, reason),
-    };
-  }
-
-  get closed(): boolean {
-    return this.isClosed;
-  }
-
-  get bufferedAmount(): number {
-    return this.ws === null || this.isClosed ? 0 : this.ws.getBufferedAmount();
-  }
-
-  attach(session: JsonSessionHandlers): void {
-    this.session = session;
-  }
-
-  send(text: string): void {
-    const ws = this.ws;
-    if (ws === null || this.isClosed) return;
-    if (ws.getBufferedAmount() > this.limits.maxBufferedBytes) {
-      this.terminate(`${ws.getBufferedAmount()} bytes buffered, above the limit of ${this.limits.maxBufferedBytes}: the peer is not reading`);
-      return;
-    }
-    this.lastActivityMs = Date.now();
-    ws.cork(() => ws.send(text, false, false));
-  }
-
-  end(code: number, reason: string, level: 'info' | 'warn' = 'warn'): void {
-    if (this.isClosed) return;
-    const ws = this.ws;
-    this.log(level, code, reason);
-    this.markClosed();
-    ws?.end(code, truncateUtf8(reason, 123));
-  }
-
-  terminate(reason: string): void {
-    if (this.isClosed) return;
-    const ws = this.ws;
-    this.log('warn', WebSocketCloseCode.Abnormal, reason);
-    this.markClosed();
-    ws?.close();
-  }
-
-  onMessage(message: ArrayBuffer, isBinary: boolean): void {
-    if (this.isClosed) return;
-    this.lastActivityMs = Date.now();
-    if (isBinary) {
-      this.end(WebSocketCloseCode.UnsupportedData, '/json takes text messages holding one JSON object each');
-      return;
-    }
-    if (message.byteLength > this.maxMessageBytes) {
-      this.end(WebSocketCloseCode.MessageTooBig, `message of ${message.byteLength} bytes exceeds the /json limit of ${this.maxMessageBytes}`);
-      return;
-    }
-    if (this.stopping) return;
-    // Decoding copies the text out of uWS memory before the callback returns.
-    const text = Buffer.from(message).toString('utf8');
-    try {
-      this.session?.onMessage(text);
-    } catch (error) {
-      this.sessionFailed(error);
-    }
-  }
-
-  onDrain(): void {
-    if (this.isClosed) return;
-    try {
-      this.session?.onDrain();
-    } catch (error) {
-      this.sessionFailed(error);
-    }
-  }
-
-  onSocketClosed(code: number, message: string): void {
-    if (this.isClosed) return;
-    const level = code === WebSocketCloseCode.NormalClosure || code === WebSocketCloseCode.GoingAway || code === 1005 ? 'debug' : 'warn';
-    this.log(level, code, message === '' ? `peer closed (${code})` : message);
-    this.ws = null;
-    this.markClosed();
-  }
-
-  beginStop(): void {
-    if (this.isClosed || this.stopping) return;
-    this.stopping = true;
-    const session = this.session;
-    const stopped = session === null ? Promise.resolve() : session.stop().catch((error: unknown) => {
-      this.logger.error({ event: 'session.stop_failed', peer: this.peer, err: error }, 'JSON session failed to stop cleanly');
-    });
-    void stopped.then(() => this.end(WebSocketCloseCode.GoingAway, 'broker shutting down', 'info'));
-  }
-
-  checkTimers(nowMs: number): void {
-    if (this.isClosed || this.limits.connectionsMaxIdleMs <= 0) return;
-    if (this.session?.isBusy() === true) return;
-    if (nowMs - this.lastActivityMs >= this.limits.connectionsMaxIdleMs) {
-      this.end(
-        WebSocketCloseCode.GoingAway,
-        `idle for ${nowMs - this.lastActivityMs} ms (connections.max.idle.ms ${this.limits.connectionsMaxIdleMs})`,
-        'info',
-      );
-    }
-  }
-
-  private sessionFailed(error: unknown): void {
-    this.logger.error({ event: 'session.failed', peer: this.peer, err: error }, `JSON session failed for ${this.peer} (bug)`);
-    this.end(WebSocketCloseCode.InternalError, 'internal error in the JSON session');
-  }
-
-  private log(level: 'debug' | 'info' | 'warn', code: number, reason: string): void {
-    this.logger[level](
-      { event: 'connection.closed', peer: this.peer, connectionId: this.id, listener: 'JSON', code, reason },
-      `closing WebSocket from ${this.peer} (${code}): ${reason}`,
-    );
-  }
-
-  private markClosed(): void {
-    if (this.isClosed) return;
-    this.isClosed = true;
-    this.ws = null;
-    try {
-      this.session?.onClose();
-    } catch (error) {
-      this.logger.error({ event: 'session.failed', peer: this.peer, err: error }, 'JSON session onClose failed (bug)');
-    }
-    this.onClosed(this);
   }
 }
 
