@@ -2,8 +2,8 @@
  * Issue 9's done criterion, before the controller quorum exists: two BrokerServers in one process
  * under one ManualTime and one SeededRandom, each with its own log.dirs and its own cache, sharing
  * the process's WebAssembly core. A produce on one over TCP is fetched back from it; the other
- * knows nothing of it; and the same seed gives the same cluster ids, topic ids and incarnation
- * ids on every run.
+ * knows nothing of it; and the same seed gives the same cluster ids, topic ids, incarnation ids
+ * and group member ids on every run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,10 @@ import { manualEnvironment } from '../../host/io/environment.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { BrokerServer } from '../../host/server/broker-server.js';
 import { getCore } from '../../host/wasm/core.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
+import { decodeFindCoordinatorResponse, encodeFindCoordinatorRequest } from '../../host/protocol/generated/find-coordinator.js';
+import { decodeJoinGroupResponse, encodeJoinGroupRequest } from '../../host/protocol/generated/join-group.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { batch, createTopic, decodeRecords, fetch, fetchRequest, metadata, produce, values } from '../integration/requests.js';
 
@@ -28,7 +32,7 @@ afterEach(() => {
 function brokerServer(nodeId: number, environment: ReturnType<typeof manualEnvironment>): BrokerServer {
   const dir = mkdtempSync(join(tmpdir(), `tributary-two-brokers-${nodeId}-`));
   dirs.push(dir);
-  const config = libraryBrokerConfig({ logDirs: [dir], overrides: { 'node.id': nodeId } });
+  const config = libraryBrokerConfig({ logDirs: [dir], overrides: { 'node.id': nodeId, 'offsets.topic.num.partitions': 1 } });
   return new BrokerServer(config, environment, { core: getCore(), logger: createLogger({ level: 'silent' }) });
 }
 
@@ -43,6 +47,8 @@ interface Observed {
   clusterIds: string[];
   topicIds: (string | undefined)[];
   incarnationIds: (string | undefined)[];
+  offsetsTopicId: string | undefined;
+  memberId: string;
   produced: { errorCode: number; baseOffset: number }[];
   fetched: string[];
   logAppendTimes: number[];
@@ -73,6 +79,17 @@ async function runScenario(seed: number): Promise<Observed> {
     const fetchedPartition = fetchedResponse.responses[0]!.partitions[0]!;
     expect(fetchedPartition.errorCode).toBe(0);
 
+    // A group member id takes its random part from the seeded source too (JoinGroup v4+ assigns
+    // one and asks the member to rejoin with it, KIP-394).
+    const coordinator = await client.request(ApiKey.FindCoordinator, 2, encodeFindCoordinatorRequest, decodeFindCoordinatorResponse,
+      { key: 'billing', keyType: 0 });
+    expect(coordinator.errorCode).toBe(ErrorCode.NONE);
+    const joined = await client.request(ApiKey.JoinGroup, 5, encodeJoinGroupRequest, decodeJoinGroupResponse, {
+      groupId: 'billing', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null,
+      protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+    });
+    expect(joined.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+
     // The other broker is independent: its own cluster, its own cache, nothing of 'orders'.
     const other = await metadata(await connect(second), 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(second.metadataCache.topic('orders')).toBeUndefined();
@@ -82,6 +99,8 @@ async function runScenario(seed: number): Promise<Observed> {
       clusterIds: [first.clusterId, second.clusterId],
       topicIds: [first.metadataCache.topic('orders')?.topicId, second.metadataCache.topic('orders')?.topicId],
       incarnationIds: [first.metadataCache.broker(1)?.incarnationId, second.metadataCache.broker(2)?.incarnationId],
+      offsetsTopicId: first.metadataCache.topic('__consumer_offsets')?.topicId,
+      memberId: joined.memberId,
       produced,
       fetched: values(fetchedPartition.records),
       logAppendTimes: decodeRecords(fetchedPartition.records).headers.map((header) => header.maxTimestamp),
@@ -104,10 +123,12 @@ describe('two BrokerServers in one process', () => {
     expect(run.topicIds[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(run.topicIds[1]).toBeUndefined();
     expect(run.metadataOfOther).toEqual({ brokers: [2], topics: [] });
+    expect(run.memberId).toMatch(/^raw-test-[0-9a-f-]{36}$/);
 
     expect(await runScenario(42)).toEqual(run);
     const otherSeed = await runScenario(43);
     expect(otherSeed.clusterIds).not.toEqual(run.clusterIds);
     expect(otherSeed.topicIds[0]).not.toBe(run.topicIds[0]);
+    expect(otherSeed.memberId).not.toBe(run.memberId);
   });
 });
