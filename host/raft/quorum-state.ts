@@ -48,6 +48,11 @@ export interface ProspectiveState {
   /** What the node knew of `epoch` before standing (a vote given, a leader followed), -1 if nothing. */
   readonly votedId: number;
   readonly leaderId: number;
+  /**
+   * The leader of `epoch` this node followed until it stood (resigned or not), -1 if none: a hint
+   * naming it again does not send the node back to following it (it is why the node stands).
+   */
+  readonly abandonedLeaderId: number;
   /** Candidate rounds lost in a row (grows the backoff). */
   readonly retries: number;
   readonly electionDeadlineMs: number;
@@ -183,7 +188,8 @@ export class QuorumState {
     }
     if (state.kind === 'prospective') leaderId = state.leaderId;
     if (state.kind === 'candidate' || state.kind === 'resigned') votedId = this.config.nodeId;
-    this.current = { kind: 'prospective', epoch: state.epoch, votedId, leaderId, retries, electionDeadlineMs, granted: new Set([this.config.nodeId]), rejected: new Set() };
+    const abandonedLeaderId = state.kind === 'follower' ? state.leaderId : state.kind === 'prospective' ? state.abandonedLeaderId : -1;
+    this.current = { kind: 'prospective', epoch: state.epoch, votedId, leaderId, abandonedLeaderId, retries, electionDeadlineMs, granted: new Set([this.config.nodeId]), rejected: new Set() };
   }
 
   /**

@@ -137,8 +137,10 @@ export class RaftCore {
       else this.becomeUnattached(epoch);
       return true;
     }
-    const kind = quorum.state.kind;
-    if (epoch === quorum.epoch && leaderId >= 0 && leaderId !== this.nodeId && kind !== 'follower' && kind !== 'leader' && kind !== 'resigned') {
+    const state = quorum.state;
+    const kind = state.kind;
+    const abandoned = kind === 'prospective' && state.abandonedLeaderId === leaderId;
+    if (epoch === quorum.epoch && leaderId >= 0 && leaderId !== this.nodeId && !abandoned && kind !== 'follower' && kind !== 'leader' && kind !== 'resigned') {
       this.becomeFollower(epoch, leaderId);
       return true;
     }
