@@ -27,6 +27,8 @@ import { Consumer, type ConsumerRecord, type TopicPartition } from '../clients/c
 import { ClientClosedError, ConnectionError, KafkaError, KafkaTimeoutError } from '../clients/errors.js';
 import { Producer } from '../clients/producer.js';
 import type { TransportFactory } from '../clients/transport/transport.js';
+import type { Time } from '../io/environment.js';
+import { SystemTime } from '../io/time.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { NetworkLogger, RequestHandler } from '../network/network-types.js';
 import { inProcessTransportFactory } from './in-process-transport.js';
@@ -66,6 +68,8 @@ export interface JsonSessionOptions {
   allowAutoTopicCreation?: boolean;
   /** request.timeout.ms of the in-process clients. Default 30000. */
   requestTimeoutMs?: number;
+  /** The clock of auto-commits and the waits between polls; default the system clock. */
+  time?: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
 }
 
 interface Subscription {
@@ -96,6 +100,7 @@ const POLL_ERROR_BACKOFF_MS = 1000;
 let nextSessionClientId = 1;
 
 export class JsonSession implements JsonSessionHandlers {
+  private readonly time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
   private readonly maxInFlightRequests: number;
   private readonly maxPendingPushBytes: number;
   private readonly maxPushBytes: number;
@@ -111,6 +116,7 @@ export class JsonSession implements JsonSessionHandlers {
   private stopPromise: Promise<void> | null = null;
 
   constructor(private readonly socket: JsonSocket, private readonly options: JsonSessionOptions) {
+    this.time = options.time ?? new SystemTime();
     this.maxInFlightRequests = options.maxInFlightRequests ?? 64;
     this.maxPendingPushBytes = options.maxPendingPushBytes ?? 1024 * 1024;
     this.maxPushBytes = options.maxPushBytes ?? 256 * 1024;
@@ -287,7 +293,7 @@ export class JsonSession implements JsonSessionHandlers {
       buffer: [],
       pushed: new Map(),
       committed: new Map(),
-      nextAutoCommitMs: Date.now() + (this.options.autoCommitIntervalMs ?? 5_000),
+      nextAutoCommitMs: this.time.nowMs() + (this.options.autoCommitIntervalMs ?? 5_000),
       stopped: false,
       loop: null,
       wake: null,
@@ -388,9 +394,10 @@ export class JsonSession implements JsonSessionHandlers {
   private sleep(subscription: Subscription, ms: number): Promise<void> {
     if (subscription.stopped) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const time = this.time;
+      const timer = time.setTimeout(done, ms);
       function done(): void {
-        clearTimeout(timer);
+        time.clearTimeout(timer);
         if (subscription.wake === done) subscription.wake = null;
         resolve();
       }
@@ -433,8 +440,8 @@ export class JsonSession implements JsonSessionHandlers {
   }
 
   private async maybeAutoCommit(subscription: Subscription): Promise<void> {
-    if (!subscription.autoCommit || Date.now() < subscription.nextAutoCommitMs) return;
-    subscription.nextAutoCommitMs = Date.now() + (this.options.autoCommitIntervalMs ?? 5_000);
+    if (!subscription.autoCommit || this.time.nowMs() < subscription.nextAutoCommitMs) return;
+    subscription.nextAutoCommitMs = this.time.nowMs() + (this.options.autoCommitIntervalMs ?? 5_000);
     try {
       await this.commitPushed(subscription, null);
     } catch (error) {

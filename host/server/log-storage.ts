@@ -50,7 +50,7 @@ export function openLogStorage(
   let clusterId: string;
   let logManager: LogManager;
   try {
-    ({ clusterId } = ensureMetaProperties(config.logDirs, config.nodeId, { random: environment.random }));
+    ({ clusterId } = ensureMetaProperties(config.logDirs, config.nodeId, { random: environment.random, disk: environment.disk, time: environment.time }));
     logManager = LogManager.open({
       logDirs: [...config.logDirs],
       defaults: brokerLogConfigDefaults(config),

@@ -14,11 +14,12 @@
  * serve someone else's data). Directories without the file get one, written atomically; a fresh
  * broker picks a random cluster id (Kafka's `kafka-storage format` step, done implicitly).
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseServerProperties } from '../config/server-properties.js';
-import type { RandomSource } from '../io/environment.js';
+import { type Disk, NodeDisk, readWholeFile, writeFileAtomically } from '../io/disk.js';
+import type { RandomSource, Time } from '../io/environment.js';
+import { CryptoRandom } from '../io/random.js';
+import { SystemTime } from '../io/time.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
 
@@ -32,36 +33,45 @@ export class InconsistentMetaPropertiesError extends Error {
 
 /**
  * A random cluster id as Kafka's Uuid.randomUuid().toString(): 16 bytes, URL-safe base64, no
- * padding; from `random` when given (a seeded source makes it the same on every run), else
- * node:crypto.
+ * padding; from `random` (a seeded source makes it the same on every run), default CryptoRandom.
  */
-export function randomClusterId(random?: RandomSource): string {
-  if (random === undefined) return randomBytes(16).toString('base64url');
+export function randomClusterId(random: RandomSource = new CryptoRandom()): string {
   const bytes = new Uint8Array(16);
   random.fill(bytes);
   return Buffer.from(bytes).toString('base64url');
 }
 
+/** Where {@link ensureMetaProperties} reads and writes, and its sources of ids and dates. */
+export interface MetaPropertiesOptions {
+  /** A fresh cluster id's randomness; default CryptoRandom. */
+  random?: RandomSource;
+  /** Default NodeDisk. */
+  disk?: Disk;
+  /** The date written in the file's comment line; default the system clock. */
+  time?: Pick<Time, 'nowMs'>;
+}
+
 /**
  * Reads (and completes) the meta.properties of `logDirs`; returns the cluster id. A fresh cluster
- * id comes from `options.random` (default node:crypto).
+ * id comes from `options.random`.
  * @throws InconsistentMetaPropertiesError for another node.id or differing cluster ids
- * @throws the fs error when a directory cannot be created or written
+ * @throws DiskError when a directory cannot be created, read or written
  */
 export function ensureMetaProperties(
   logDirs: readonly string[],
   nodeId: number,
-  options: { random?: RandomSource } = {},
+  options: MetaPropertiesOptions = {},
 ): { clusterId: string } {
+  const disk = options.disk ?? new NodeDisk();
   let clusterId: string | null = null;
   const missing: string[] = [];
   for (const dir of logDirs) {
     const file = path.join(dir, META_PROPERTIES_FILE);
-    if (!existsSync(file)) {
+    if (!disk.exists(file)) {
       missing.push(dir);
       continue;
     }
-    const properties = parseServerProperties(readFileSync(file, 'utf8'));
+    const properties = parseServerProperties(readWholeFile(disk, file).toString('utf8'));
     const storedNode = properties.get('node.id') ?? properties.get('broker.id');
     if (storedNode !== undefined && Number(storedNode) !== nodeId) {
       throw new InconsistentMetaPropertiesError(
@@ -76,28 +86,11 @@ export function ensureMetaProperties(
     clusterId = stored;
   }
   clusterId ??= randomClusterId(options.random);
+  const writtenMs = (options.time ?? new SystemTime()).nowMs();
   for (const dir of missing) {
-    mkdirSync(dir, { recursive: true });
-    writeAtomically(path.join(dir, META_PROPERTIES_FILE),
-      `#\n#${new Date().toString()}\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`);
+    disk.mkdir(dir);
+    writeFileAtomically(disk, path.join(dir, META_PROPERTIES_FILE),
+      Buffer.from(`#\n#${new Date(writtenMs).toString()}\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`));
   }
   return { clusterId };
-}
-
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.tmp`;
-  const fd = openSync(temporary, 'w');
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, file);
-  const dirFd = openSync(path.dirname(file), 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
 }
