@@ -13,7 +13,8 @@ import { Bench } from 'tinybench';
 
 export interface BenchTask {
   name: string;
-  fn: () => void;
+  /** One call; a returned promise is awaited (tinybench times async tasks to settlement). */
+  fn: () => unknown;
   /** Bytes processed per call, to print a throughput in GB/s. */
   bytesPerCall?: number;
   /** Operations per call (e.g. lookups per batch of lookups), to print ns per operation. */
