@@ -306,9 +306,8 @@ export class UnifiedLog implements GroupFlushTarget {
       }
       const keep = this.floorSegmentIndex(offset);
       const removed = this.segments.splice(keep + 1);
-      // Last segment first, and durable before the kept segment is cut: whatever part of this a
-      // crash keeps, no later segment comes back behind a cut or missing one (an offset gap the
-      // loader would take for compaction).
+      // Last first, durably, before the cut: no later segment may come back behind a cut or
+      // missing one after a crash (an offset gap the loader would take for compaction).
       for (const segment of removed.reverse()) segment.deleteFiles();
       if (removed.length > 0) this.context.files.disk.fsyncDir(this.dir);
       const active = this.activeSegment;
@@ -614,6 +613,9 @@ export class UnifiedLog implements GroupFlushTarget {
     let created: LogSegment | null = null;
     try {
       old.flush();
+      // The recovery point passes the old segment: its directory entry must be durable as well.
+      if (this.directoryDirty) this.context.files.disk.fsyncDir(this.dir);
+      this.directoryDirty = false;
       created = LogSegment.create(this.context, this.dir, newBase, this.config.segmentIndexBytes, nowMs, true);
     } catch (error) {
       if (!isDiskError(error)) throw error;
