@@ -27,29 +27,10 @@
 import type { Logger } from 'pino';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Time, TimerHandle } from '../io/environment.js';
+import type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
 import { buildOffsetsBatch } from './offsets-batch.js';
 
-/** One record of an internal coordinator topic (a null value is a tombstone). */
-export interface CoordinatorRecord {
-  key: Uint8Array | null;
-  value: Uint8Array | null;
-}
-
-/**
- * The internal topic's partitions as the runtime sees them (wired by the broker to its logs,
- * in memory for tests and the simulator).
- */
-export interface CoordinatorLog {
-  /**
-   * Appends one v2 record batch (uncompressed, CreateTime, no producer id) to `partition` as
-   * leader. Returns the Kafka error code of the append (0 when durable per the topic's acks),
-   * synchronously or as a promise (e.g. once replication acknowledges). Never throws for a disk
-   * failure: that is KAFKA_STORAGE_ERROR (56).
-   */
-  append(partition: number, batch: Uint8Array): number | Promise<number>;
-  /** Every record of `partition` from the log start to the end, in offset order. */
-  readAll(partition: number): Iterable<CoordinatorRecord>;
-}
+export type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
 
 /** One append an operation asks for (Kafka's CoordinatorResult records and append future). */
 export interface CoordinatorWrite {

@@ -1,4 +1,4 @@
-import type { CoordinatorLog, CoordinatorRecord } from './coordinator-runtime.js';
+import type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
 
 /** Name of the internal topic holding committed offsets and group metadata. */
 export const OFFSETS_TOPIC_NAME = '__consumer_offsets';
