@@ -108,6 +108,10 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'The KRaft voter set as id@host:port; empty runs a single-node embedded controller.' },
   { name: 'controller.listener.names', type: 'LIST', defaultValue: '',
     doc: 'Names of the listeners used by the controller; they are not advertised to clients.' },
+  { name: 'broker.heartbeat.interval.ms', type: 'INT', defaultValue: '2000', min: 1,
+    doc: 'How often a broker sends BrokerHeartbeat to the active controller, in milliseconds (multi-node KRaft).' },
+  { name: 'broker.session.timeout.ms', type: 'INT', defaultValue: '9000', min: 1,
+    doc: 'The active controller fences a broker it has not heard a heartbeat from for this long, in milliseconds.' },
   { name: 'broker.rack', type: 'STRING', defaultValue: null,
     doc: 'Rack of this broker, reported in Metadata responses.' },
 
@@ -344,6 +348,10 @@ export interface BrokerConfig {
   readonly offsetMetadataMaxBytes: number;
   readonly groupInitialRebalanceDelayMs: number;
   readonly groupMinSessionTimeoutMs: number;
+  /** broker.heartbeat.interval.ms, ms. */
+  readonly brokerHeartbeatIntervalMs: number;
+  /** broker.session.timeout.ms, ms. */
+  readonly brokerSessionTimeoutMs: number;
   readonly groupMaxSessionTimeoutMs: number;
   readonly groupMaxSize: number;
   readonly logLevel: LogLevel;
@@ -613,6 +621,8 @@ function assemble(
     groupInitialRebalanceDelayMs: get('group.initial.rebalance.delay.ms'),
     groupMinSessionTimeoutMs,
     groupMaxSessionTimeoutMs,
+    brokerHeartbeatIntervalMs: get('broker.heartbeat.interval.ms'),
+    brokerSessionTimeoutMs: get('broker.session.timeout.ms'),
     groupMaxSize: get('group.max.size'),
     logLevel: get('log.level'),
     originals,

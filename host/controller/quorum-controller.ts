@@ -37,8 +37,12 @@
  */
 import type { Clock } from '../io/clock.js';
 import { SystemClock } from '../io/clock.js';
+import type { Time } from '../io/environment.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { BrokerHeartbeatManager, DEFAULT_BROKER_SESSION_TIMEOUT_MS } from './broker-heartbeat-manager.js';
 import {
+  type BrokerHeartbeat,
+  type BrokerHeartbeatReply,
   ClusterControlManager,
   type RegisterBrokerRequest,
   type RegisterBrokerResult,
@@ -97,7 +101,7 @@ export { METADATA_VERSION_LEVEL } from './controller-result.js';
 export { PRODUCER_ID_BLOCK_SIZE } from './producer-id-control-manager.js';
 export { MAX_NEW_PARTITIONS_PER_REQUEST } from './replication-control-manager.js';
 export type { ApiError, ControllerResult } from './controller-result.js';
-export type { RegisterBrokerRequest, RegisterBrokerResult } from './cluster-control-manager.js';
+export type { BrokerHeartbeat, BrokerHeartbeatReply, RegisterBrokerRequest, RegisterBrokerResult } from './cluster-control-manager.js';
 export type { AlterConfigsRequest, AlterConfigsResult, IncrementalAlterConfigsRequest } from './configuration-control-manager.js';
 export type { MetadataListener, PartitionsChange } from './metadata-listener.js';
 export type { ProducerIdBlockResult } from './producer-id-control-manager.js';
@@ -122,8 +126,13 @@ export interface QuorumControllerOptions {
   readonly config: ControllerConfig;
   /** The metadata log; its committed batches are replayed in the constructor. */
   readonly log: MetadataLog;
-  /** Default SystemClock. */
-  readonly clock?: Clock;
+  /**
+   * Default SystemClock. Broker sessions are timed on its `monotonicMs` when it has one (a
+   * {@link Time}), else on `nowMs`.
+   */
+  readonly clock?: Clock & Partial<Pick<Time, 'monotonicMs'>>;
+  /** `broker.session.timeout.ms`: see {@link QuorumController.expireBrokerSessions}; default 9 000 ms. */
+  readonly brokerSessionTimeoutMs?: number;
   /** Topic ids, incarnation ids and placement starts; default node:crypto. */
   readonly random?: RandomSource;
   /** Default RoundRobinReplicaPlacer driven by `random`. */
@@ -138,6 +147,7 @@ const failedDeleteTopics = failedResults<DeleteTopicResult>((r, error) => ({ ...
 const failedRegistration = failedResult<RegisterBrokerResult>((r, error) => ({ ...r, ...error, brokerEpoch: -1 }));
 const failedProducerIds = failedResult<ProducerIdBlockResult>((r, error) => ({ ...r, ...error, producerIdStart: -1, producerIdLen: 0 }));
 const failedPlain = failedResult<ApiError>((r, error) => ({ ...r, ...error }));
+const failedHeartbeat = failedResult<BrokerHeartbeatReply>((r, error) => ({ ...r, ...error, isCaughtUp: false, isFenced: true, shouldShutDown: false }));
 
 
 export class QuorumController implements MetadataLogListener {
@@ -164,8 +174,10 @@ export class QuorumController implements MetadataLogListener {
   private failure: string | null = null;
   /** Set when the bootstrap records could not be appended on becoming active. */
   private bootstrapFailure: ApiError | null = null;
-  /** Injected time; kept for broker session timeouts once brokers heartbeat (multi-node). */
-  readonly clock: Clock;
+  /** Injected time: broker sessions. */
+  readonly clock: Clock & Partial<Pick<Time, 'monotonicMs'>>;
+  /** When each broker was last heard from (active controller only; rebuilt on becoming active). */
+  private readonly heartbeats: BrokerHeartbeatManager;
 
   /**
    * Replays the committed metadata log into the image, registers with the log and, when it makes
@@ -180,6 +192,7 @@ export class QuorumController implements MetadataLogListener {
     this.log = options.log;
     this.clock = options.clock ?? new SystemClock();
     this.random = options.random ?? cryptoRandomSource;
+    this.heartbeats = new BrokerHeartbeatManager(options.brokerSessionTimeoutMs ?? DEFAULT_BROKER_SESSION_TIMEOUT_MS);
     const latest = (): MetadataImage => this.latest;
     this.replication = new ReplicationControlManager({
       config: this.config,
@@ -247,9 +260,38 @@ export class QuorumController implements MetadataLogListener {
   // active or loses the leadership before the commit; KAFKA_STORAGE_ERROR (56) when the metadata
   // log fails; the log's refusal of the batch (e.g. MESSAGE_TOO_LARGE 10).
 
-  /** {@link ClusterControlManager.registerBroker}. */
-  registerBroker(request: RegisterBrokerRequest): Promise<RegisterBrokerResult> {
-    return this.perform(() => this.cluster.registerBroker(request), failedRegistration);
+  /**
+   * {@link ClusterControlManager.registerBroker}; a registration the active controller accepts
+   * starts the broker's session (it counts as heard from now).
+   * A fenced registration (a remote broker's BrokerRegistration) whose incarnation id differs from
+   * that of a current unfenced registration with a live session answers
+   * DUPLICATE_BROKER_REGISTRATION (101), as Kafka does: two processes with one node.id must not
+   * take turns; the new one is accepted once the old one's session expired and it was fenced, or
+   * when `previousBrokerEpoch` names the current registration (the same broker after a clean restart).
+   */
+  registerBroker(request: RegisterBrokerRequest & { readonly previousBrokerEpoch?: number }): Promise<RegisterBrokerResult> {
+    return this.perform(() => {
+      const duplicate = this.duplicateRegistration(request);
+      if (duplicate !== null) return { records: [], response: { ...duplicate, brokerEpoch: -1 } };
+      const result = this.cluster.registerBroker(request);
+      if (this.isActive && result.response.errorCode === ErrorCode.NONE) this.heartbeats.touch(request.brokerId, this.sessionNowMs());
+      return result;
+    }, failedRegistration);
+  }
+
+  /**
+   * {@link ClusterControlManager.processBrokerHeartbeat} (BrokerHeartbeat, api key 63): unfences a
+   * caught-up broker, fences on `wantFence`, runs a controlled shutdown on `wantShutDown`; each
+   * heartbeat of the current registration renews the broker's session on the active controller.
+   * Errors: STALE_BROKER_EPOCH (77) (register again), NOT_CONTROLLER (41), KAFKA_STORAGE_ERROR (56);
+   * on any error `isFenced` is true.
+   */
+  brokerHeartbeat(heartbeat: BrokerHeartbeat): Promise<BrokerHeartbeatReply> {
+    return this.perform(() => {
+      const result = this.cluster.processBrokerHeartbeat(heartbeat);
+      if (this.isActive && result.response.errorCode === ErrorCode.NONE) this.heartbeats.touch(heartbeat.brokerId, this.sessionNowMs());
+      return result;
+    }, failedHeartbeat);
   }
 
   /** {@link ClusterControlManager.unfenceBroker}. */
@@ -262,9 +304,57 @@ export class QuorumController implements MetadataLogListener {
     return this.perform(() => this.cluster.fenceBroker(brokerId, brokerEpoch), failedPlain);
   }
 
-  /** {@link ClusterControlManager.unregisterBroker}. */
+  /** {@link ClusterControlManager.unregisterBroker}; the broker's session ends. */
   unregisterBroker(brokerId: number): Promise<ApiError> {
-    return this.perform(() => this.cluster.unregisterBroker(brokerId), failedPlain);
+    return this.perform(() => {
+      const result = this.cluster.unregisterBroker(brokerId);
+      if (result.response.errorCode === ErrorCode.NONE) this.heartbeats.remove(brokerId);
+      return result;
+    }, failedPlain);
+  }
+
+  /**
+   * Session expiry (Kafka's fencing of stale brokers): on the active controller, fences every
+   * registered unfenced broker not heard from (BrokerRegistration or BrokerHeartbeat) for more
+   * than `broker.session.timeout.ms`, each through {@link fenceBroker}'s records (it leaves ISRs,
+   * leadership moves). Returns the ids fenced, ascending, once their batches are committed; []
+   * on a controller that is not active. The caller drives it on its timer
+   * ({@link nextBrokerSessionExpiryDelayMs} says when); only run it where every broker heartbeats
+   * (the embedded single node registers its broker unfenced and never heartbeats).
+   */
+  async expireBrokerSessions(): Promise<number[]> {
+    if (!this.isActive) return [];
+    const unfenced = this.latest.brokers().filter((b) => !b.fenced);
+    const expired = this.heartbeats.expired(unfenced.map((b) => b.brokerId), this.sessionNowMs());
+    const fenced = await Promise.all(expired.map(async (brokerId) => {
+      const epoch = this.latest.broker(brokerId)!.brokerEpoch;
+      const result = await this.fenceBroker(brokerId, epoch);
+      return result.errorCode === ErrorCode.NONE ? brokerId : -1;
+    }));
+    return fenced.filter((id) => id >= 0);
+  }
+
+  /**
+   * ms until {@link expireBrokerSessions} may next find an expired session: the earliest
+   * `last contact + broker.session.timeout.ms + 1` of the unfenced brokers, minus now (0 when
+   * one is due); null when not active or no broker is unfenced.
+   */
+  nextBrokerSessionExpiryDelayMs(): number | null {
+    if (!this.isActive) return null;
+    const now = this.sessionNowMs();
+    let earliest: number | null = null;
+    for (const broker of this.latest.brokers()) {
+      if (broker.fenced) continue;
+      const last = this.heartbeats.lastContact(broker.brokerId) ?? now;
+      const delay = Math.max(0, last + this.heartbeats.sessionTimeoutMs + 1 - now);
+      if (earliest === null || delay < earliest) earliest = delay;
+    }
+    return earliest;
+  }
+
+  /** `broker.session.timeout.ms` this controller applies, ms. */
+  get brokerSessionTimeoutMs(): number {
+    return this.heartbeats.sessionTimeoutMs;
   }
 
   /** {@link ReplicationControlManager.createTopics}; the created topics are one batch. */
@@ -409,6 +499,8 @@ export class QuorumController implements MetadataLogListener {
     this.writeEpoch = epoch;
     this.latest = this.committed.copy();
     this.nextWriteOffset = this.log.endOffset();
+    // Session times are not in the log: every registered broker counts as heard from now.
+    this.heartbeats.resetAll(this.committed.brokers().map((b) => b.brokerId), this.sessionNowMs());
     if (this.latest.featureLevel('metadata.version') !== undefined) return;
     const records = [metadataRecord('FeatureLevelRecord', 0, { name: 'metadata.version', featureLevel: METADATA_VERSION_LEVEL })];
     const appended = this.append(records);
@@ -437,6 +529,23 @@ export class QuorumController implements MetadataLogListener {
       if (write.lastOffset > this.lastCommitted) for (const record of write.records) this.replay(record);
     }
     this.nextWriteOffset = Math.max(this.nextWriteOffset, this.log.endOffset());
+  }
+
+  /** The time broker sessions are measured on, ms. */
+  private sessionNowMs(): number {
+    return this.clock.monotonicMs !== undefined ? this.clock.monotonicMs() : this.clock.nowMs();
+  }
+
+  /** DUPLICATE_BROKER_REGISTRATION (101) for a fenced registration racing a live one of another incarnation (see registerBroker); null otherwise. */
+  private duplicateRegistration(request: RegisterBrokerRequest & { readonly previousBrokerEpoch?: number }): ApiError | null {
+    if (request.fenced !== true || !this.isActive || request.incarnationId === undefined) return null;
+    const existing = this.latest.broker(request.brokerId);
+    if (existing === undefined || existing.fenced || existing.incarnationId === request.incarnationId) return null;
+    if (request.previousBrokerEpoch === existing.brokerEpoch) return null;
+    const last = this.heartbeats.lastContact(request.brokerId);
+    if (last === undefined || this.sessionNowMs() - last > this.heartbeats.sessionTimeoutMs) return null;
+    return fail(ErrorCode.DUPLICATE_BROKER_REGISTRATION,
+      `Broker ${request.brokerId} is registered by another process (incarnation ${existing.incarnationId}) whose session is live; retry after broker.session.timeout.ms (${this.heartbeats.sessionTimeoutMs} ms).`);
   }
 
   private notController(): ApiError {

@@ -66,12 +66,16 @@ function raftApi<A extends RaftApi>(api: A, wire: RaftWire, handler: RaftRequest
   });
 }
 
-/** The CONTROLLER listener's registry: ApiVersions and the six Raft APIs. */
-export function createRaftApiRegistry(wire: RaftWire, handler: RaftRequestHandler): ApiRegistry {
+/**
+ * The CONTROLLER listener's registry: ApiVersions, the six Raft APIs and `extra` (e.g.
+ * controllerLifecycleApis: BrokerRegistration, BrokerHeartbeat, UnregisterBroker).
+ */
+export function createRaftApiRegistry(wire: RaftWire, handler: RaftRequestHandler, extra: readonly AnyApiDefinition[] = []): ApiRegistry {
   const registry = new ApiRegistry();
   registry.register(createApiVersionsApi(registry));
   for (const api of ['Vote', 'BeginQuorumEpoch', 'EndQuorumEpoch', 'Fetch', 'FetchSnapshot', 'DescribeQuorum'] as const) {
     registry.register(raftApi(api, wire, handler));
   }
+  for (const definition of extra) registry.register(definition);
   return registry;
 }
