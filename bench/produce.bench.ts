@@ -12,7 +12,8 @@
  * A/B in one run: with PRODUCE_BENCH_BASELINE=<dist directory of another build> (e.g. a
  * `git worktree` of the previous commit, built with `npx tsc -p tsconfig.json`, its build/ holding
  * the wasm), the same path is built from both trees in this process and measured in interleaved
- * rounds; the ratio is baseline time ÷ this build's time (> 1 = this build is faster). Without it,
+ * rounds, then in paired blocks (pairedRatio); the ratio is baseline time ÷ this build's time
+ * (> 1 = this build is faster). Without it,
  * the floor (the core's prepareAppend of the same batch) is the baseline row.
  *
  * Logs live in os.tmpdir() and wrap (truncate to 0, producer state reset) every WRAP_REQUESTS
@@ -34,6 +35,9 @@ const PRODUCER_ID = 7;
 /** Idempotent frames prepared per tree (sequence k × 1,000); the cycle restarts at sequence 0. */
 const WRAP_REQUESTS = 64;
 const TOPIC = 'w1';
+/** Paired A/B: block pairs, and requests per block. */
+const PAIRS = 60;
+const CALLS_PER_BLOCK = 64;
 
 /** One tree's modules, loaded from its dist directory. */
 export interface Tree {
@@ -142,6 +146,36 @@ export function buildPath(tree: Tree, dir: string, idempotent: boolean): Produce
   };
 }
 
+/**
+ * Paired A/B on a shared, busy machine: blocks of `callsPerBlock` requests alternate between the
+ * two paths (ABBA order, so neither always runs first); each adjacent pair gives the ratio
+ * baseline ÷ this build of their median request times, and the median of those ratios is kept
+ * with its quartiles. Load that drifts over seconds hits both halves of a pair alike.
+ */
+async function pairedRatio(baseline: ProducePath, current: ProducePath, pairs: number, callsPerBlock: number): Promise<{ median: number; q1: number; q3: number }> {
+  const times = new Float64Array(callsPerBlock);
+  /** Median time of one request in a block: a preempted request moves it little. */
+  const block = async (path: ProducePath): Promise<number> => {
+    for (let i = 0; i < callsPerBlock; i++) {
+      const started = performance.now();
+      await path.produce();
+      times[i] = performance.now() - started;
+    }
+    return times.sort()[callsPerBlock >> 1]!;
+  };
+  for (let i = 0; i < 3; i++) { await block(baseline); await block(current); } // warm-up
+  const ratios: number[] = [];
+  for (let pair = 0; pair < pairs; pair++) {
+    const baselineFirst = pair % 2 === 0;
+    const first = await block(baselineFirst ? baseline : current);
+    const second = await block(baselineFirst ? current : baseline);
+    ratios.push(baselineFirst ? first / second : second / first);
+  }
+  ratios.sort((x, y) => x - y);
+  const at = (q: number): number => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!;
+  return { median: at(0.5), q1: at(0.25), q3: at(0.75) };
+}
+
 export async function main(): Promise<void> {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const current = await loadTree(path.resolve(here, '..'));
@@ -165,6 +199,12 @@ export async function main(): Promise<void> {
       const after = buildPath(current, path.join(dir, `this-${shape}`), idempotent);
       tasks.push({ name: 'this build', bytesPerCall: requestBytes, fn: () => after.produce() });
       await runBenchTable(`Produce v7, ${RECORDS_PER_REQUEST} × ${VALUE_BYTES} B, ${shape}: frame → dispatcher → log`, tasks, { rounds: 7 });
+      if (baseline !== null) {
+        const before = buildPath(baseline, path.join(dir, `paired-base-${shape}`), idempotent);
+        const now = buildPath(current, path.join(dir, `paired-this-${shape}`), idempotent);
+        const { median, q1, q3 } = await pairedRatio(before, now, PAIRS, CALLS_PER_BLOCK);
+        console.log(`paired A/B (${PAIRS} pairs of ${CALLS_PER_BLOCK}-request blocks, ABBA): baseline ÷ this build = ${median.toFixed(3)} (quartiles ${q1.toFixed(3)}–${q3.toFixed(3)})`);
+      }
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
