@@ -67,7 +67,12 @@ class Simulation {
     this.network = new SimNetwork(this.time, this.random);
     const voterCount = [1, 3, 3, 3, 5, 5][this.random.int(0, 5)]!;
     const voters = Array.from({ length: voterCount }, (_, index) => index + 1);
-    this.nodes = voters.map((id) => new SimNode(id, raftConfig({ nodeId: id, voters, clusterId: 'sim', requestTimeoutMs: 1000 }), this.time, this.random, this.network));
+    // Kafka's defaults on most seeds; short timeouts (more elections, split votes) on the others.
+    const electionTimeoutMs = [1000, 1000, 300, 100][this.random.int(0, 3)]!;
+    // Small fetches on some seeds: followers get the log a few records at a time.
+    const fetchMaxBytes = [8 * 1024 * 1024, 8 * 1024 * 1024, 24][this.random.int(0, 2)]!;
+    const timeouts = { electionTimeoutMs, fetchTimeoutMs: 2 * electionTimeoutMs, electionBackoffMaxMs: electionTimeoutMs, requestTimeoutMs: electionTimeoutMs, fetchMaxBytes };
+    this.nodes = voters.map((id) => new SimNode(id, raftConfig({ nodeId: id, voters, clusterId: 'sim', ...timeouts }), this.time, this.random, this.network));
     this.checker = new InvariantChecker(majorityOf(voterCount));
     this.intensity = [0.5, 1, 1, 3][this.random.int(0, 3)]!;
     this.appendRate = 0.2 + this.random.next() * 0.7;
