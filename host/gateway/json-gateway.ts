@@ -28,6 +28,7 @@ export function createJsonGateway(options: JsonGatewayOptions): WebSocketGateway
   if (transport.jsonSessions !== undefined) return new WebSocketGateway(transport);
   const logger = transport.logger ?? componentLogger(createLogger(), 'websocket-gateway');
   const jsonSessions = createJsonSessionFactory({
+    ...(transport.time === undefined ? {} : { time: transport.time }),
     ...json,
     handler: transport.handler,
     listenerName: transport.listenerName ?? DEFAULT_WEBSOCKET_LISTENER_NAME,

@@ -1,6 +1,8 @@
 /**
  * The real {@link Network}: TCP connections through `node:net`, with Nagle off (Kafka's
- * `socket.connection.setup` sends small request frames that must not wait for an ACK).
+ * `socket.connection.setup` sends small request frames that must not wait for an ACK); and the
+ * client-facing TCP listener the SocketServer accepts on ({@link createTcpListener}), so that
+ * `node:net` is called from here only (network/ names its Socket type).
  */
 import * as net from 'node:net';
 import type { Network, NetworkConnection, NetworkConnectionHandlers } from './environment.js';
@@ -64,4 +66,13 @@ export class NodeNetwork implements Network {
       });
     });
   }
+}
+
+/**
+ * A TCP listener for the client-facing SocketServer: half-open connections allowed (a client
+ * that ends its side still gets its answers), sockets flowing from the start. Not yet listening:
+ * the caller binds it with `listen` and receives each accepted socket through `onSocket`.
+ */
+export function createTcpListener(onSocket: (socket: net.Socket) => void): net.Server {
+  return net.createServer({ allowHalfOpen: true, pauseOnConnect: false }, onSocket);
 }

@@ -1,4 +1,7 @@
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
+import type { Time, TimerHandle } from '../io/environment.js';
+import { createTcpListener } from '../io/node-network.js';
+import { SystemTime } from '../io/time.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, TcpConnection } from './tcp-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
@@ -26,6 +29,8 @@ export const DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION = 64 * 1024 * 102
 export const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
 export interface SocketServerOptions {
+  /** The clock of the graceful-stop timeout; default the system clock. */
+  time?: Pick<Time, 'setTimeout' | 'clearTimeout'>;
   /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
   host: string;
   /** TCP port; 0 picks a free port (read it back from `address()`). */
@@ -108,7 +113,7 @@ export class SocketServer {
     };
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
     this.maxConnectionsPerIp = positiveInteger(options.maxConnectionsPerIp, Number.MAX_SAFE_INTEGER, 'maxConnectionsPerIp');
-    this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
+    this.server = createTcpListener((socket) => this.accept(socket));
   }
 
   /** Binds and listens; resolves with the bound address. Rejects on bind errors (EADDRINUSE, ...). */
@@ -157,16 +162,17 @@ export class SocketServer {
     this.state = 'stopping';
     this.stopPromise = new Promise<void>((resolve) => {
       let listenerClosed = !wasListening;
-      let timer: NodeJS.Timeout | null = null;
+      const time = this.options.time ?? new SystemTime();
+      let timer: TimerHandle | null = null;
       const finishIfDone = (): void => {
         if (!listenerClosed || this.connections.size > 0) return;
-        if (timer !== null) clearTimeout(timer);
+        if (timer !== null) time.clearTimeout(timer);
         this.state = 'stopped';
         this.logger.info({ event: 'listener.closed', listener: this.listenerName }, 'stopped');
         resolve();
       };
       this.onAllClosed = finishIfDone;
-      timer = setTimeout(() => {
+      timer = time.setTimeout(() => {
         timer = null;
         if (this.connections.size > 0) {
           this.logger.warn(
@@ -176,7 +182,6 @@ export class SocketServer {
         }
         for (const connection of [...this.connections]) connection.destroy();
       }, timeoutMs);
-      timer.unref();
       if (wasListening) {
         this.server.close(() => {
           listenerClosed = true;

@@ -31,6 +31,8 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
+import type { Time, TimerHandle } from '../io/environment.js';
+import { SystemTime } from '../io/time.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
 import type { JsonSessionFactory } from './json-socket.js';
@@ -80,6 +82,8 @@ const LIVENESS_TIMEOUT_SECONDS = 120;
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 export interface WebSocketGatewayOptions {
+  /** The clock of idle checks and the stop timeout; default the system clock. */
+  time?: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
   /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
   host: string;
   /** TCP port; 0 picks a free port (read it back from `start()` / `address()`). */
@@ -157,7 +161,8 @@ export class WebSocketGateway {
   private nextConnectionId = 1;
   private state: 'new' | 'listening' | 'stopping' | 'stopped' = 'new';
   private stopPromise: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: TimerHandle | null = null;
+  private readonly time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
   private onAllClosed: (() => void) | null = null;
   private readonly jsonEnabled: boolean;
   private readonly originPolicy: OriginPolicy;
@@ -165,6 +170,7 @@ export class WebSocketGateway {
   /** @throws Error for a bad limit or an `allowedOrigins` entry that is not an origin */
   constructor(private readonly options: WebSocketGatewayOptions) {
     this.logger = options.logger ?? componentLogger(createLogger(), 'websocket-gateway');
+    this.time = options.time ?? new SystemTime();
     this.listenerName = options.listenerName ?? DEFAULT_WEBSOCKET_LISTENER_NAME;
     const socketRequestMaxBytes = positiveInteger(options.socketRequestMaxBytes, DEFAULT_SOCKET_REQUEST_MAX_BYTES, 'socketRequestMaxBytes');
     const maxPendingResponseBytes = positiveInteger(
@@ -262,21 +268,21 @@ export class WebSocketGateway {
     if (this.stopPromise !== null) return this.stopPromise;
     this.state = 'stopping';
     this.stopPromise = new Promise<void>((resolve) => {
-      let forceTimer: NodeJS.Timeout | null = null;
+      let forceTimer: TimerHandle | null = null;
       const finishIfDone = (): void => {
         if (this.connectionCount > 0) return;
-        if (forceTimer !== null) clearTimeout(forceTimer);
+        if (forceTimer !== null) this.time.clearTimeout(forceTimer);
         this.onAllClosed = null;
         this.state = 'stopped';
         this.logger.info({ event: 'listener.closed', listener: 'HTTP' }, 'WebSocket gateway stopped');
         resolve();
       };
       this.onAllClosed = finishIfDone;
-      if (this.timer !== null) clearInterval(this.timer);
+      if (this.timer !== null) this.time.clearTimeout(this.timer);
       this.timer = null;
       if (this.listenSocket !== null) uWS.us_listen_socket_close(this.listenSocket);
       this.listenSocket = null;
-      forceTimer = setTimeout(() => {
+      forceTimer = this.time.setTimeout(() => {
         forceTimer = null;
         if (this.connectionCount > 0) {
           this.logger.warn(
@@ -287,7 +293,6 @@ export class WebSocketGateway {
         for (const connection of [...this.kafkaConnections]) connection.terminate('broker stop timed out');
         for (const connection of [...this.jsonConnections]) connection.terminate('broker stop timed out');
       }, timeoutMs);
-      forceTimer.unref();
       for (const connection of [...this.kafkaConnections]) connection.beginStop();
       for (const connection of [...this.jsonConnections]) connection.beginStop();
       finishIfDone();
@@ -316,7 +321,7 @@ export class WebSocketGateway {
           this.options.handler,
           this.limits,
           this.logger,
-          Date.now,
+          () => this.time.nowMs(),
           (closed) => this.kafkaConnectionClosed(closed),
         );
         data.connection = connection;
@@ -346,7 +351,7 @@ export class WebSocketGateway {
       open: (ws) => {
         const data = ws.getUserData();
         const id = this.nextConnectionId++;
-        const connection = new JsonConnection(id, `${data.remoteAddress}/json#${id}`, ws, this.limits, this.jsonMaxMessageBytes, this.logger, (closed) =>
+        const connection = new JsonConnection(id, `${data.remoteAddress}/json#${id}`, ws, this.limits, this.jsonMaxMessageBytes, this.logger, () => this.time.nowMs(), (closed) =>
           this.jsonConnectionClosed(closed),
         );
         data.json = connection;
@@ -444,12 +449,14 @@ export class WebSocketGateway {
     const idleMs = this.limits.connectionsMaxIdleMs;
     if (idleMs <= 0) return;
     const periodMs = Math.max(10, Math.min(1000, Math.floor(idleMs / 4)));
-    this.timer = setInterval(() => {
-      const now = Date.now();
+    // Every periodMs (Time has one-shot timers: each check arms the next; stop() clears it).
+    const check = (): void => {
+      const now = this.time.nowMs();
       for (const connection of [...this.kafkaConnections]) connection.checkTimers(now);
       for (const connection of [...this.jsonConnections]) connection.checkTimers(now);
-    }, periodMs);
-    this.timer.unref();
+      if (this.timer !== null) this.timer = this.time.setTimeout(check, periodMs);
+    };
+    this.timer = this.time.setTimeout(check, periodMs);
   }
 }
 

@@ -22,7 +22,7 @@ export class JsonConnection implements JsonSocket {
   private session: JsonSessionHandlers | null = null;
   private ws: UwsTextSocket | null;
   private isClosed = false;
-  private lastActivityMs = Date.now();
+  private lastActivityMs: number;
   private stopping = false;
   /** The ConnectionContext shape, for onConnectionClosed. */
   readonly context: ConnectionContext;
@@ -34,9 +34,12 @@ export class JsonConnection implements JsonSocket {
     private readonly limits: WebSocketConnectionLimits,
     private readonly maxMessageBytes: number,
     private readonly logger: NetworkLogger,
+    /** Wall-clock ms (the gateway's Time). */
+    private readonly nowMs: () => number,
     private readonly onClosed: (connection: JsonConnection) => void,
   ) {
     this.ws = ws;
+    this.lastActivityMs = nowMs();
     const self = this;
     this.context = {
       id,
@@ -72,7 +75,7 @@ export class JsonConnection implements JsonSocket {
       this.terminate(`${ws.getBufferedAmount()} bytes buffered, above the limit of ${this.limits.maxBufferedBytes}: the peer is not reading`);
       return;
     }
-    this.lastActivityMs = Date.now();
+    this.lastActivityMs = this.nowMs();
     ws.cork(() => ws.send(text, false, false));
   }
 
@@ -97,7 +100,7 @@ export class JsonConnection implements JsonSocket {
   /** uWS `message` event: the text is decoded (copied) before the callback returns. */
   onMessage(message: ArrayBuffer, isBinary: boolean): void {
     if (this.isClosed) return;
-    this.lastActivityMs = Date.now();
+    this.lastActivityMs = this.nowMs();
     if (isBinary) {
       this.end(WebSocketCloseCode.UnsupportedData, '/json takes text messages holding one JSON object each');
       return;

@@ -181,6 +181,7 @@ export class BrokerServer {
       resources: { frameArena: this.resources.core.frameArena, readBuffers: this.resources.readBuffers },
       isReady: () => this.gate.isOpen && this.stopping === null,
       rootLogger,
+      time: this.environment.time,
     });
     this.network = network;
     try {

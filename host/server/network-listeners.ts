@@ -7,6 +7,7 @@
  * request can arrive before start-up ends: the {@link StartupGate} holds it until the broker is
  * ready, or rejects it (its connection closes) when start-up fails.
  */
+import type { Time } from '../io/environment.js';
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
 import type { ConnectionResources } from '../network/tcp-connection.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
@@ -63,6 +64,8 @@ export interface NetworkListenersOptions {
   readonly rootLogger: Logger;
   /** The broker's frame ring and fetch pool, lent to its TCP connections. */
   readonly resources?: ConnectionResources;
+  /** The clock of idle checks and stop timeouts (the broker's environment); default the system clock. */
+  readonly time?: Time;
 }
 
 /** The bound client listeners and HTTP gateways of one broker. */
@@ -78,8 +81,10 @@ export class NetworkListeners {
   private readonly isReady: () => boolean;
   private readonly rootLogger: Logger;
   private readonly resources: ConnectionResources | undefined;
+  private readonly time: Time | undefined;
 
   constructor(options: NetworkListenersOptions) {
+    this.time = options.time;
     this.config = options.config;
     this.handler = options.handler;
     this.isReady = options.isReady;
@@ -110,6 +115,7 @@ export class NetworkListeners {
         maxConnections: Math.max(1, config.maxConnections),
         logger: componentLogger(this.rootLogger, 'socket-server'),
         ...(this.resources === undefined ? {} : { resources: this.resources }),
+        ...(this.time === undefined ? {} : { time: this.time }),
       });
       this.servers.push(server);
       const address = await server.start();
@@ -141,6 +147,7 @@ export class NetworkListeners {
         maxConnections: Math.max(1, config.maxConnections),
         allowedOrigins: config.httpAllowedOrigins,
         logger,
+        ...(this.time === undefined ? {} : { time: this.time }),
       });
       try {
         this.httpBound.push(await gateway.start());
