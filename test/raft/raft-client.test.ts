@@ -101,6 +101,33 @@ describe('RaftClient elections', () => {
     expect(harness.sent.some((envelope) => envelope.api === 'EndQuorumEpoch' && envelope.kind === 'request')).toBe(true);
   });
 
+  it('five voters whose leader dies elect another: a follower stops refusing pre-votes once its leader is silent for the fetch timeout', () => {
+    const { harness, leader } = electedCluster([1, 2, 3, 4, 5]);
+    const epoch = harness.node(leader).client.leaderAndEpoch().epoch;
+    harness.node(leader).up = false;
+    harness.run(8000);
+    const leaders = harness.leaders();
+    expect(leaders).toHaveLength(1);
+    expect(leaders[0]).not.toBe(leader);
+    expect(harness.node(leaders[0]!).client.leaderAndEpoch().epoch).toBeGreaterThan(epoch);
+  });
+
+  it('a prospective does not go back to the leader it abandoned when a Vote answer names it', () => {
+    const { harness, leader } = electedCluster();
+    const epoch = harness.node(leader).client.leaderAndEpoch().epoch;
+    const follower = [...harness.nodes.values()].find((node) => node.id !== leader)!;
+    const other = [...harness.nodes.values()].find((node) => node.id !== leader && node.id !== follower.id)!;
+    harness.node(leader).up = false;
+    harness.filter = () => false;
+    for (let elapsed = 0; elapsed < 5000 && follower.client.stateName() !== 'prospective'; elapsed += 5) harness.run(5);
+    expect(follower.client.stateName()).toBe('prospective');
+    follower.client.poll();
+    const preVote = follower.client.takeOutbound().find((envelope) => envelope.api === 'Vote' && envelope.destination === other.id)!;
+    expect(preVote.body).toMatchObject({ preVote: true, candidateEpoch: epoch + 1 });
+    follower.client.handle({ source: other.id, destination: follower.id, correlationId: preVote.correlationId, kind: 'response', api: 'Vote', body: { errorCode: 0, leaderId: leader, leaderEpoch: epoch, voteGranted: true } });
+    expect(follower.client.stateName()).not.toBe('follower');
+  });
+
   it('a restarted leader comes back resigned and never leads its old epoch again', () => {
     const { harness, leader } = electedCluster();
     const epoch = harness.node(leader).client.leaderAndEpoch().epoch;
