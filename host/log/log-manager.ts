@@ -58,7 +58,7 @@ export interface LogManagerOptions {
   logDirs: string[];
   /** Defaults to NodeDisk. */
   disk?: Disk;
-  /** Defaults to SystemClock. */
+  /** Defaults to SystemTime. */
   clock?: Clock;
   /** Defaults to getCore(). */
   core?: Core;

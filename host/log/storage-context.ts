@@ -4,9 +4,9 @@
  * memory (so the bounds hold across all partitions, not per partition).
  */
 import type { Clock } from '../io/clock.js';
-import { SystemClock } from '../io/clock.js';
 import type { Disk } from '../io/disk.js';
 import { NodeDisk } from '../io/disk.js';
+import { SystemTime } from '../io/time.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { DEFAULT_MAX_OPEN_FILES, FileHandleCache } from './file-handle-cache.js';
 import type { GroupFlusher } from './group-flush.js';
@@ -25,7 +25,7 @@ export interface StorageContext {
 export interface StorageContextOptions {
   /** Defaults to NodeDisk. */
   disk?: Disk;
-  /** Defaults to SystemClock. */
+  /** Defaults to SystemTime. */
   clock?: Clock;
   /** Defaults to getCore(). */
   core?: Core;
@@ -43,7 +43,7 @@ export function createStorageContext(options: StorageContextOptions = {}): Stora
   const core = options.core ?? getCore();
   return {
     disk,
-    clock: options.clock ?? new SystemClock(),
+    clock: options.clock ?? new SystemTime(),
     core,
     files: new FileHandleCache(disk, options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES),
     indexMemory: new IndexMemory(core, options.maxEvictableIndexBytes ?? DEFAULT_MAX_EVICTABLE_INDEX_BYTES),

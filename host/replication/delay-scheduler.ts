@@ -1,6 +1,6 @@
 /**
- * Timers for the purgatories (max.wait.ms, produce timeout_ms): the monotonic part of io's
- * {@link Time}, the real clock in the broker and a hand-moved one in tests and the simulator.
+ * The replication folder's old names for io's {@link Time} (the purgatories take
+ * `Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'>`), kept for the existing tests.
  */
 import type { Time } from '../io/environment.js';
 import { ManualTime } from '../io/time.js';

@@ -1,5 +1,4 @@
-import type { TimerHandle } from '../io/environment.js';
-import type { DelayScheduler } from './delay-scheduler.js';
+import type { Time, TimerHandle } from '../io/environment.js';
 import type { DelayedOperation } from './delayed-operation.js';
 
 /** Default bound on waiting operations per purgatory. */
@@ -37,7 +36,7 @@ export class Purgatory<Op extends DelayedOperation<Event>, Event = void> {
 
   constructor(
     readonly name: string,
-    private readonly scheduler: DelayScheduler,
+    private readonly scheduler: Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'>,
     private readonly maxOperations: number = DEFAULT_MAX_DELAYED_OPERATIONS,
   ) {
     if (!(Number.isSafeInteger(maxOperations) && maxOperations > 0)) {

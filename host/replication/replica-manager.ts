@@ -25,7 +25,7 @@ import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { SystemTime } from '../io/time.js';
-import type { DelayScheduler } from './delay-scheduler.js';
+import type { Time } from '../io/environment.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
 import { pendingFlushOf } from '../log/group-flush.js';
 import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
@@ -54,7 +54,7 @@ export interface ReplicationLogger {
 export interface ReplicaManagerOptions {
   localBrokerId: number;
   /** The purgatories' timers (an Environment's `time`); default a {@link SystemTime}. */
-  scheduler?: DelayScheduler;
+  scheduler?: Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'>;
   /** Bound on waiting long-poll fetches; beyond it fetches answer at once. */
   maxDelayedFetches?: number;
   /** Bound on waiting acks=all produces; beyond it they answer with what the ISR has. */
