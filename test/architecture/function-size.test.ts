@@ -18,8 +18,6 @@ const MAX_BODY_LINES = 100;
 const ALLOWED: Record<string, string> = {
   'host/config/broker-config.ts#assemble': 'one statement per broker config; to split by config group (network, log, replication, group)',
   'host/cli/client-commands.ts#registerClientCommands': 'commander wiring of every client command; to split per command family',
-  'host/cli/commands/group-commands.ts#groupHandlers': 'one object literal of handlers; to split into one function per handler',
-  'host/cli/commands/topic-commands.ts#topicHandlers': 'one object literal of handlers; to split into one function per handler',
   'host/protocol/codegen/model.ts#buildMessageModel': 'the code generator (not broker code); to split the field walk from the message walk',
 };
 

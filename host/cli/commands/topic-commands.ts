@@ -16,141 +16,148 @@ function replicationFactor(topic: TopicDescription): number {
   return topic.partitions[0]?.replicas.length ?? 0;
 }
 
+async function topicCreate(io: CliIo, topic: string, options: TopicCreateOptions): Promise<void> {
+  const { existed, description } = await withAdmin(options, `create topic "${topic}"`, async (admin) => {
+    let already = false;
+    try {
+      await admin.createTopics({ topics: [{
+        topic, numPartitions: options.partitions, replicationFactor: options.replicationFactor, configs: options.config,
+      }] });
+    } catch (error) {
+      if (!(options.ifNotExists && error instanceof KafkaError && error.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS)) throw error;
+      already = true;
+    }
+    const [described] = await admin.describeTopics({ topics: [topic] });
+    return { existed: already, description: described! };
+  });
+  const row = { topic, status: existed ? 'EXISTS' : 'CREATED', partitions: description.partitions.length, replicationFactor: replicationFactor(description) };
+  printResult(io, {
+    rows: [row],
+    columns: [
+      { header: 'topic', value: 'topic' }, { header: 'status', value: 'status' },
+      { header: 'partitions', value: 'partitions' }, { header: 'replicas', value: 'replicationFactor' },
+    ],
+    json: row,
+  }, options);
+}
+
+async function topicList(io: CliIo, options: TopicListOptions): Promise<void> {
+  const topics = await withAdmin(options, 'list topics', async (admin) => {
+    const names = await admin.listTopics({ includeInternal: options.internal });
+    return names.length === 0 ? [] : admin.describeTopics({ topics: names });
+  });
+  const rows = topics.map((t) => ({ name: t.name, partitions: t.partitions.length, replicas: replicationFactor(t), internal: t.isInternal }));
+  printResult(io, {
+    rows,
+    columns: [
+      { header: 'name', value: 'name' }, { header: 'partitions', value: 'partitions' }, { header: 'replicas', value: 'replicas' },
+      ...(options.internal ? [{ header: 'internal', value: 'internal' as const }] : []),
+    ],
+  }, options);
+}
+
+async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions): Promise<void> {
+  const described = await withAdmin(options, `describe ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
+    const descriptions = await admin.describeTopics({ topics, includeConfigs: true });
+    return Promise.all(descriptions.map(async (d) => ({ ...d, offsets: await admin.fetchTopicOffsets(d.name) })));
+  });
+  if (options.json) {
+    io.stdout.write(formatJson(described.map((d) => ({
+      name: d.name,
+      isInternal: d.isInternal,
+      replicationFactor: replicationFactor(d),
+      partitions: d.partitions.map((p) => {
+        const offsets = d.offsets.find((o) => o.partition === p.partition);
+        return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
+      }),
+      configs: Object.fromEntries((d.configs ?? []).map((c) => [c.name, { value: c.value, source: c.sourceName, isDefault: c.isDefault }])),
+    }))));
+    return;
+  }
+  const sections: string[] = [];
+  for (const d of described) {
+    const overrides = (d.configs ?? []).filter((c: ConfigEntry) => !c.isDefault);
+    sections.push(
+      `SUMMARY\n=======\n${formatTable([{ name: d.name, partitions: d.partitions.length, replicas: replicationFactor(d), internal: d.isInternal }], [
+        { header: 'name', value: 'name' }, { header: 'partitions', value: 'partitions' }, { header: 'replicas', value: 'replicas' }, { header: 'internal', value: 'internal' },
+      ])}\nCONFIGS (non-default)\n=====================\n${formatTable(overrides, [
+        { header: 'key', value: 'name' }, { header: 'value', value: 'value' }, { header: 'source', value: 'sourceName' },
+      ])}\nPARTITIONS\n==========\n${formatTable(d.partitions.map((p) => {
+        const offsets = d.offsets.find((o) => o.partition === p.partition);
+        return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
+      }), [
+        { header: 'partition', value: 'partition' }, { header: 'leader', value: 'leader' }, { header: 'epoch', value: 'leaderEpoch' },
+        { header: 'replicas', value: 'replicas' }, { header: 'isr', value: 'isr' },
+        { header: 'log-start-offset', value: 'logStartOffset' }, { header: 'high-watermark', value: 'highWatermark' },
+      ])}`,
+    );
+  }
+  io.stdout.write(sections.join('\n'));
+}
+
+async function topicDelete(io: CliIo, topics: string[], options: ClientOptions): Promise<void> {
+  const results = await withAdmin(options, 'delete topics', async (admin) => {
+    const outcome: { topic: string; status: string; error: KafkaError | null }[] = [];
+    for (const topic of topics) {
+      try {
+        await admin.deleteTopics({ topics: [topic] });
+        outcome.push({ topic, status: 'DELETED', error: null });
+      } catch (error) {
+        if (!(error instanceof KafkaError)) throw error;
+        outcome.push({ topic, status: error.errorName, error });
+      }
+    }
+    return outcome;
+  });
+  printResult(io, {
+    rows: results,
+    columns: [{ header: 'topic', value: 'topic' }, { header: 'status', value: 'status' }],
+    json: results.map(({ topic, status }) => ({ topic, status })),
+  }, options);
+  const failed = results.filter((r) => r.error !== null);
+  if (failed.length > 0) {
+    throw new CliError(
+      `could not delete ${failed.map((f) => `"${f.topic}" (${f.status})`).join(', ')}`,
+      'check the names with tributary topic list',
+    );
+  }
+}
+
+async function topicAlterConfig(io: CliIo, topic: string, options: TopicAlterConfigOptions): Promise<void> {
+  if (Object.keys(options.set).length === 0 && options.delete.length === 0) {
+    throw new CliError('nothing to change', 'give --set key=value and/or --delete key', 2);
+  }
+  const overrides = await withAdmin(options, `alter the configs of "${topic}"`, (admin) =>
+    admin.alterTopicConfigs(topic, { set: options.set, delete: options.delete }));
+  const rows = Object.entries(overrides).sort(([a], [b]) => a.localeCompare(b)).map(([key, value]) => ({ key, value }));
+  printResult(io, {
+    rows,
+    columns: [{ header: 'key', value: 'key' }, { header: 'value', value: 'value' }],
+    json: { topic, overrides },
+  }, options);
+}
+
+async function topicAddPartitions(io: CliIo, topic: string, options: TopicAddPartitionsOptions): Promise<void> {
+  const result = await withAdmin(options, `add partitions to "${topic}"`, async (admin) => {
+    const [before] = await admin.describeTopics({ topics: [topic] });
+    const count = before!.partitions.length + options.num;
+    await admin.createPartitions({ topicPartitions: [{ topic, count }] });
+    return { topic, previous: before!.partitions.length, partitions: count };
+  });
+  printResult(io, {
+    rows: [result],
+    columns: [{ header: 'topic', value: 'topic' }, { header: 'previous', value: 'previous' }, { header: 'partitions', value: 'partitions' }],
+    json: result,
+  }, options);
+}
+
 export function topicHandlers(io: CliIo): TopicHandlers {
   return {
-    async topicCreate(topic: string, options: TopicCreateOptions) {
-      const { existed, description } = await withAdmin(options, `create topic "${topic}"`, async (admin) => {
-        let already = false;
-        try {
-          await admin.createTopics({ topics: [{
-            topic, numPartitions: options.partitions, replicationFactor: options.replicationFactor, configs: options.config,
-          }] });
-        } catch (error) {
-          if (!(options.ifNotExists && error instanceof KafkaError && error.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS)) throw error;
-          already = true;
-        }
-        const [described] = await admin.describeTopics({ topics: [topic] });
-        return { existed: already, description: described! };
-      });
-      const row = { topic, status: existed ? 'EXISTS' : 'CREATED', partitions: description.partitions.length, replicationFactor: replicationFactor(description) };
-      printResult(io, {
-        rows: [row],
-        columns: [
-          { header: 'topic', value: 'topic' }, { header: 'status', value: 'status' },
-          { header: 'partitions', value: 'partitions' }, { header: 'replicas', value: 'replicationFactor' },
-        ],
-        json: row,
-      }, options);
-    },
-
-    async topicList(options: TopicListOptions) {
-      const topics = await withAdmin(options, 'list topics', async (admin) => {
-        const names = await admin.listTopics({ includeInternal: options.internal });
-        return names.length === 0 ? [] : admin.describeTopics({ topics: names });
-      });
-      const rows = topics.map((t) => ({ name: t.name, partitions: t.partitions.length, replicas: replicationFactor(t), internal: t.isInternal }));
-      printResult(io, {
-        rows,
-        columns: [
-          { header: 'name', value: 'name' }, { header: 'partitions', value: 'partitions' }, { header: 'replicas', value: 'replicas' },
-          ...(options.internal ? [{ header: 'internal', value: 'internal' as const }] : []),
-        ],
-      }, options);
-    },
-
-    async topicDescribe(topics: string[], options: ClientOptions) {
-      const described = await withAdmin(options, `describe ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
-        const descriptions = await admin.describeTopics({ topics, includeConfigs: true });
-        return Promise.all(descriptions.map(async (d) => ({ ...d, offsets: await admin.fetchTopicOffsets(d.name) })));
-      });
-      if (options.json) {
-        io.stdout.write(formatJson(described.map((d) => ({
-          name: d.name,
-          isInternal: d.isInternal,
-          replicationFactor: replicationFactor(d),
-          partitions: d.partitions.map((p) => {
-            const offsets = d.offsets.find((o) => o.partition === p.partition);
-            return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
-          }),
-          configs: Object.fromEntries((d.configs ?? []).map((c) => [c.name, { value: c.value, source: c.sourceName, isDefault: c.isDefault }])),
-        }))));
-        return;
-      }
-      const sections: string[] = [];
-      for (const d of described) {
-        const overrides = (d.configs ?? []).filter((c: ConfigEntry) => !c.isDefault);
-        sections.push(
-          `SUMMARY\n=======\n${formatTable([{ name: d.name, partitions: d.partitions.length, replicas: replicationFactor(d), internal: d.isInternal }], [
-            { header: 'name', value: 'name' }, { header: 'partitions', value: 'partitions' }, { header: 'replicas', value: 'replicas' }, { header: 'internal', value: 'internal' },
-          ])}\nCONFIGS (non-default)\n=====================\n${formatTable(overrides, [
-            { header: 'key', value: 'name' }, { header: 'value', value: 'value' }, { header: 'source', value: 'sourceName' },
-          ])}\nPARTITIONS\n==========\n${formatTable(d.partitions.map((p) => {
-            const offsets = d.offsets.find((o) => o.partition === p.partition);
-            return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
-          }), [
-            { header: 'partition', value: 'partition' }, { header: 'leader', value: 'leader' }, { header: 'epoch', value: 'leaderEpoch' },
-            { header: 'replicas', value: 'replicas' }, { header: 'isr', value: 'isr' },
-            { header: 'log-start-offset', value: 'logStartOffset' }, { header: 'high-watermark', value: 'highWatermark' },
-          ])}`,
-        );
-      }
-      io.stdout.write(sections.join('\n'));
-    },
-
-    async topicDelete(topics: string[], options: ClientOptions) {
-      const results = await withAdmin(options, 'delete topics', async (admin) => {
-        const outcome: { topic: string; status: string; error: KafkaError | null }[] = [];
-        for (const topic of topics) {
-          try {
-            await admin.deleteTopics({ topics: [topic] });
-            outcome.push({ topic, status: 'DELETED', error: null });
-          } catch (error) {
-            if (!(error instanceof KafkaError)) throw error;
-            outcome.push({ topic, status: error.errorName, error });
-          }
-        }
-        return outcome;
-      });
-      printResult(io, {
-        rows: results,
-        columns: [{ header: 'topic', value: 'topic' }, { header: 'status', value: 'status' }],
-        json: results.map(({ topic, status }) => ({ topic, status })),
-      }, options);
-      const failed = results.filter((r) => r.error !== null);
-      if (failed.length > 0) {
-        throw new CliError(
-          `could not delete ${failed.map((f) => `"${f.topic}" (${f.status})`).join(', ')}`,
-          'check the names with tributary topic list',
-        );
-      }
-    },
-
-    async topicAlterConfig(topic: string, options: TopicAlterConfigOptions) {
-      if (Object.keys(options.set).length === 0 && options.delete.length === 0) {
-        throw new CliError('nothing to change', 'give --set key=value and/or --delete key', 2);
-      }
-      const overrides = await withAdmin(options, `alter the configs of "${topic}"`, (admin) =>
-        admin.alterTopicConfigs(topic, { set: options.set, delete: options.delete }));
-      const rows = Object.entries(overrides).sort(([a], [b]) => a.localeCompare(b)).map(([key, value]) => ({ key, value }));
-      printResult(io, {
-        rows,
-        columns: [{ header: 'key', value: 'key' }, { header: 'value', value: 'value' }],
-        json: { topic, overrides },
-      }, options);
-    },
-
-    async topicAddPartitions(topic: string, options: TopicAddPartitionsOptions) {
-      const result = await withAdmin(options, `add partitions to "${topic}"`, async (admin) => {
-        const [before] = await admin.describeTopics({ topics: [topic] });
-        const count = before!.partitions.length + options.num;
-        await admin.createPartitions({ topicPartitions: [{ topic, count }] });
-        return { topic, previous: before!.partitions.length, partitions: count };
-      });
-      printResult(io, {
-        rows: [result],
-        columns: [{ header: 'topic', value: 'topic' }, { header: 'previous', value: 'previous' }, { header: 'partitions', value: 'partitions' }],
-        json: result,
-      }, options);
-    },
+    topicCreate: (topic: string, options: TopicCreateOptions) => topicCreate(io, topic, options),
+    topicList: (options: TopicListOptions) => topicList(io, options),
+    topicDescribe: (topics: string[], options: ClientOptions) => topicDescribe(io, topics, options),
+    topicDelete: (topics: string[], options: ClientOptions) => topicDelete(io, topics, options),
+    topicAlterConfig: (topic: string, options: TopicAlterConfigOptions) => topicAlterConfig(io, topic, options),
+    topicAddPartitions: (topic: string, options: TopicAddPartitionsOptions) => topicAddPartitions(io, topic, options),
   };
 }
