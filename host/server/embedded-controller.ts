@@ -15,6 +15,21 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 const SECURITY_PROTOCOL_IDS = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 } as const;
 
 /**
+ * The endpoints a broker registers (RegisterBrokerRecord / BrokerRegistration listeners): each
+ * advertised listener with its security protocol as Kafka's id (PLAINTEXT 0, SSL 1,
+ * SASL_PLAINTEXT 2, SASL_SSL 3) from `listener.security.protocol.map`. Fits BrokerEndpoint and the
+ * BrokerLifecycleManager's `listeners`.
+ */
+export function brokerEndpoints(config: BrokerConfig, advertised: readonly Listener[]): { name: string; host: string; port: number; securityProtocol: number }[] {
+  return advertised.map((listener) => ({
+    name: listener.name,
+    host: listener.host,
+    port: listener.port,
+    securityProtocol: SECURITY_PROTOCOL_IDS[config.listenerSecurityProtocolMap[listener.name] ?? 'PLAINTEXT'],
+  }));
+}
+
+/**
  * Opens the metadata log and replays it into a new controller (topics, configs, producer ids).
  * @throws MetadataLogError / MetadataRecordError / MetadataReplayError for a metadata log that
  *   cannot be opened, read or applied (the broker must not start on it)
@@ -36,12 +51,7 @@ export function startEmbeddedController(config: BrokerConfig, logManager: LogMan
 export async function registerBroker(controller: QuorumController, config: BrokerConfig, advertised: readonly Listener[]): Promise<number> {
   const registration = await controller.registerBroker({
     brokerId: config.nodeId,
-    endpoints: advertised.map((listener) => ({
-      name: listener.name,
-      host: listener.host,
-      port: listener.port,
-      securityProtocol: SECURITY_PROTOCOL_IDS[config.listenerSecurityProtocolMap[listener.name] ?? 'PLAINTEXT'],
-    })),
+    endpoints: brokerEndpoints(config, advertised),
     rack: config.brokerRack,
   });
   if (registration.errorCode !== ErrorCode.NONE) {
