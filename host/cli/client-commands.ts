@@ -183,7 +183,25 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
   const run = (body: () => Promise<void>): Promise<void> => runCliAction(io, body);
   const group = (name: string, description: string, keys: (keyof ClientCommandHandlers)[]): Command | undefined =>
     keys.some((key) => handlers[key] !== undefined) ? program.command(name).description(description) : undefined;
+  const context: RegistrationContext = { program, handlers, run, group };
+  registerTopicCommands(context);
+  registerRecordCommands(context);
+  registerGroupCommands(context);
+  registerClusterCommands(context);
+}
 
+/** What each family of commands registers with. */
+interface RegistrationContext {
+  readonly program: Command;
+  readonly handlers: Partial<ClientCommandHandlers>;
+  /** Runs an action's body with the CLI's error handling and exit codes. */
+  readonly run: (body: () => Promise<void>) => Promise<void>;
+  /** The parent command `name`, registered when at least one of `keys` has a handler. */
+  readonly group: (name: string, description: string, keys: (keyof ClientCommandHandlers)[]) => Command | undefined;
+}
+
+/** `topic create|list|describe|delete|alter-config|add-partitions`. */
+function registerTopicCommands({ handlers, run, group }: RegistrationContext): void {
   const topic = group('topic', 'create, list, describe, delete and configure topics', [
     'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions',
   ]);
@@ -225,7 +243,10 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
       .requiredOption('-n, --num <n>', 'how many partitions to add', integerOption(1, 2147483647))
       .action((name: string, options: TopicAddPartitionsOptions) => run(() => topicAddPartitions(name, options)));
   }
+}
 
+/** `produce` and `consume`. */
+function registerRecordCommands({ program, handlers, run }: RegistrationContext): void {
   const produce: Handler<'produce'> = handlers.produce;
   if (produce) {
     withClientOptions(program.command('produce').description('produce stdin lines as records').argument('<topic>'))
@@ -266,7 +287,10 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
         return run(() => consume(name, from === undefined ? rest : { ...rest, ...from }));
       });
   }
+}
 
+/** `group list|describe|delete|seek`. */
+function registerGroupCommands({ handlers, run, group }: RegistrationContext): void {
   const groupCommand = group('group', 'list, describe, delete and reset consumer groups', [
     'groupList', 'groupDescribe', 'groupDelete', 'groupSeek',
   ]);
@@ -292,11 +316,15 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
       .option('-t, --topic <topic...>', 'only these topics', collect((text: string) => text), [])
       .action((name: string, options: GroupSeekOptions) => run(() => groupSeek(name, options)));
   }
+}
 
+/** `cluster info`. */
+function registerClusterCommands({ handlers, run, group }: RegistrationContext): void {
   const clusterInfo: Handler<'clusterInfo'> = handlers.clusterInfo;
   const cluster = group('cluster', 'cluster metadata', ['clusterInfo']);
   if (cluster && clusterInfo) {
     withClientOptions(cluster.command('info').description('cluster id, controller and brokers'))
       .action((options: ClientOptions) => run(() => clusterInfo(options)));
   }
+
 }
