@@ -106,6 +106,16 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'controller.quorum.voters', type: 'LIST', defaultValue: '',
     check: listCheck(parseQuorumVoter), accepted: 'a comma-separated list of id@host:port, or empty',
     doc: 'The KRaft voter set as id@host:port; empty runs a single-node embedded controller.' },
+  { name: 'controller.quorum.election.timeout.ms', type: 'INT', defaultValue: '1000', min: 1,
+    doc: 'Raft: a voter that hears no leader this long (randomised up to twice) starts an election.' },
+  { name: 'controller.quorum.fetch.timeout.ms', type: 'INT', defaultValue: '2000', min: 1,
+    doc: 'Raft: a follower that cannot fetch from the leader this long looks for a new one.' },
+  { name: 'controller.quorum.election.backoff.max.ms', type: 'INT', defaultValue: '1000', min: 1,
+    doc: 'Raft: the longest random wait before a lost election is retried.' },
+  { name: 'controller.quorum.append.linger.ms', type: 'INT', defaultValue: '25', min: 0,
+    doc: 'Raft: how long the leader lets metadata appends gather before it flushes them.' },
+  { name: 'controller.quorum.request.timeout.ms', type: 'INT', defaultValue: '2000', min: 1,
+    doc: 'Raft: a request to another voter without an answer this long is given up.' },
   { name: 'controller.listener.names', type: 'LIST', defaultValue: '',
     doc: 'Names of the listeners used by the controller; they are not advertised to clients.' },
   { name: 'broker.heartbeat.interval.ms', type: 'INT', defaultValue: '2000', min: 1,
@@ -292,6 +302,12 @@ export interface BrokerConfig {
   readonly processRoles: readonly ('broker' | 'controller')[];
   readonly controllerQuorumVoters: readonly QuorumVoter[];
   readonly controllerListenerNames: readonly string[];
+  /** Raft timing (controller.quorum.*), ms. */
+  readonly controllerQuorumElectionTimeoutMs: number;
+  readonly controllerQuorumFetchTimeoutMs: number;
+  readonly controllerQuorumElectionBackoffMaxMs: number;
+  readonly controllerQuorumAppendLingerMs: number;
+  readonly controllerQuorumRequestTimeoutMs: number;
   readonly brokerRack: string | null;
   /** Kafka protocol listeners; port 0 = let the OS pick. */
   readonly listeners: readonly Listener[];
@@ -580,6 +596,11 @@ function assemble(
     httpAllowedOrigins: get<string[]>('http.allowed.origins').map(parseAllowedOrigin),
     socketRequestMaxBytes: get('socket.request.max.bytes'),
     connectionsMaxIdleMs: get('connections.max.idle.ms'),
+    controllerQuorumElectionTimeoutMs: get('controller.quorum.election.timeout.ms'),
+    controllerQuorumFetchTimeoutMs: get('controller.quorum.fetch.timeout.ms'),
+    controllerQuorumElectionBackoffMaxMs: get('controller.quorum.election.backoff.max.ms'),
+    controllerQuorumAppendLingerMs: get('controller.quorum.append.linger.ms'),
+    controllerQuorumRequestTimeoutMs: get('controller.quorum.request.timeout.ms'),
     maxConnections: get('max.connections'),
     queuedMaxRequests: get('queued.max.requests'),
     messageMaxBytes: get('message.max.bytes'),

@@ -26,7 +26,7 @@ import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
-import type { QuorumController } from '../controller/quorum-controller.js';
+import { QuorumController } from '../controller/quorum-controller.js';
 import type { Environment } from '../io/environment.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
@@ -38,6 +38,7 @@ import { ReadBufferPool } from '../log/read-buffer-pool.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
+import { ControllerQuorum, isMultiVoterQuorum } from './controller-quorum.js';
 import { registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
@@ -84,6 +85,8 @@ export class BrokerServer {
   readonly resources: BrokerResources;
   private storage: LogStorage | null = null;
   private controllerInstance: QuorumController | null = null;
+  /** This node's seat in a multi-voter controller quorum; null for the embedded single voter. */
+  private quorum: ControllerQuorum | null = null;
   private cache: MetadataCache | null = null;
   private publisher: BrokerMetadataPublisher | null = null;
   /** This broker's epoch: the offset of its registration (-1 until registered). */
@@ -166,7 +169,7 @@ export class BrokerServer {
     const storage = openLogStorage(config, environment, logger, this.resources);
     let controller: QuorumController;
     try {
-      controller = startEmbeddedController(config, storage.logManager, environment);
+      controller = this.openController(storage);
     } catch (error) {
       storage.logManager.shutdown();
       storage.releaseLocks();
@@ -175,6 +178,12 @@ export class BrokerServer {
     this.storage = storage;
     this.controllerInstance = controller;
     this.wireBroker(controller, storage);
+    // The cache learns the active controller from the quorum (Metadata's controller id).
+    this.quorum?.raft.register({
+      handleCommit: () => undefined,
+      handleLoadSnapshot: () => undefined,
+      handleLeaderChange: (leader) => this.cache!.setControllerId(leader.leaderId),
+    });
     const network = new NetworkListeners({
       config,
       handler: this.gate.guard((frame, connection) => this.dispatcher!.handle(frame, connection)),
@@ -186,6 +195,7 @@ export class BrokerServer {
     this.network = network;
     try {
       await network.start();
+      await this.quorum?.start();
       await this.joinCluster(controller, storage);
     } catch (error) {
       logger.error({ event: LogEvent.BrokerFailed, err: error }, 'start-up failed; stopping');
@@ -222,6 +232,19 @@ export class BrokerServer {
       this.logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
     })();
     return this.stopping;
+  }
+
+  /**
+   * The controller over this node's metadata log: the embedded one-voter log, or, when
+   * `controller.quorum.voters` names several voters, a QuorumController on the Raft quorum's log
+   * ({@link ControllerQuorum}, started with the listeners).
+   */
+  private openController(storage: LogStorage): QuorumController {
+    const { config, environment, rootLogger } = this;
+    if (!isMultiVoterQuorum(config)) return startEmbeddedController(config, storage.logManager, environment);
+    const quorum = new ControllerQuorum({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
+    this.quorum = quorum;
+    return new QuorumController({ config, log: quorum.metadataLog, clock: environment.time, random: environment.random });
   }
 
   /** The broker's parts over the opened storage and controller: cache, publisher, replicas, groups, API. */
@@ -283,7 +306,9 @@ export class BrokerServer {
    */
   private async joinCluster(controller: QuorumController, storage: LogStorage): Promise<void> {
     this.advertised = resolveAdvertisedListeners(this.config.advertisedListeners, this.network!.bound, hostname());
-    this.brokerEpoch = await registerBroker(controller, this.config, this.advertised);
+    // With the embedded single voter the broker registers in-process. In a multi-voter quorum the
+    // broker registers with the active controller over the network (its BrokerLifecycleManager).
+    if (this.quorum === null) this.brokerEpoch = await registerBroker(controller, this.config, this.advertised);
     // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
     // adopted, so a deleted topic is never resurrected.
     setAsideStrayLogs(this.cache!, storage.logManager, this.environment.time.nowMs(), componentLogger(this.rootLogger, 'topics'));
@@ -312,6 +337,7 @@ export class BrokerServer {
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.groupCoordinator?.shutdown();
     await listenersStopped;
+    await this.quorum?.stop();
     // A background checkpoint write would be dropped by shutdown's own writes anyway; waiting
     // lets it finish instead of leaving its temp file to race the directory's release.
     await storage.logManager.backgroundWritesIdle();

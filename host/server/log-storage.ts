@@ -15,7 +15,7 @@ import { LogManager } from '../log/log-manager.js';
 import type { Logger } from '../observability/logger.js';
 import type { GroupFlusher } from '../log/group-flush.js';
 import type { Core } from '../wasm/core.js';
-import { ensureMetaProperties } from './meta-properties.js';
+import { clusterIdForVoters, ensureMetaProperties } from './meta-properties.js';
 import type { MetadataCache } from './metadata-cache.js';
 
 /** The opened storage of one broker. */
@@ -50,7 +50,13 @@ export function openLogStorage(
   let clusterId: string;
   let logManager: LogManager;
   try {
-    ({ clusterId } = ensureMetaProperties(config.logDirs, config.nodeId, { random: environment.random, disk: environment.disk, time: environment.time }));
+    // The nodes of one multi-voter quorum agree on a cluster id derived from the voters.
+    const initialClusterId = config.controllerQuorumVoters.length > 1
+      ? clusterIdForVoters(config.controllerQuorumVoters.map((voter) => voter.id))
+      : undefined;
+    ({ clusterId } = ensureMetaProperties(config.logDirs, config.nodeId, {
+      random: environment.random, disk: environment.disk, time: environment.time, ...(initialClusterId === undefined ? {} : { initialClusterId }),
+    }));
     logManager = LogManager.open({
       logDirs: [...config.logDirs],
       defaults: brokerLogConfigDefaults(config),

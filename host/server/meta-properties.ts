@@ -45,10 +45,33 @@ export function randomClusterId(random: RandomSource = new CryptoRandom()): stri
 export interface MetaPropertiesOptions {
   /** A fresh cluster id's randomness; default CryptoRandom. */
   random?: RandomSource;
+  /** The cluster id to write when no directory has one (instead of a random one), e.g. {@link clusterIdForVoters}. */
+  initialClusterId?: string;
   /** Default NodeDisk. */
   disk?: Disk;
   /** The date written in the file's comment line; default the system clock. */
   time?: Pick<Time, 'nowMs'>;
+}
+
+/**
+ * The cluster id the nodes of a multi-voter quorum take when they start on empty log.dirs: derived
+ * from the voter ids (two 64-bit FNV-1a hashes of the sorted ids, 16 bytes, base64url: Kafka's
+ * 22-character form), so every node configured with the same voters agrees without a
+ * `kafka-storage format` step. Nodes whose meta.properties already hold a cluster id keep it; a
+ * node of another cluster is refused by the quorum (INCONSISTENT_CLUSTER_ID, 104).
+ */
+export function clusterIdForVoters(voterIds: readonly number[]): string {
+  const text = `tributary-kraft-voters:${[...new Set(voterIds)].sort((a, b) => a - b).join(',')}`;
+  const out = Buffer.alloc(16);
+  for (const [half, basis] of [[0, 0xcbf29ce484222325n], [1, 0x84222325cbf29ce4n]] as const) {
+    let hash = basis;
+    for (let i = 0; i < text.length; i++) {
+      hash ^= BigInt(text.charCodeAt(i));
+      hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+    }
+    out.writeBigUInt64BE(hash, half * 8);
+  }
+  return out.toString('base64url');
 }
 
 /**
@@ -85,7 +108,7 @@ export function ensureMetaProperties(
     }
     clusterId = stored;
   }
-  clusterId ??= randomClusterId(options.random);
+  clusterId ??= options.initialClusterId ?? randomClusterId(options.random);
   const writtenMs = (options.time ?? new SystemTime()).nowMs();
   for (const dir of missing) {
     disk.mkdir(dir);

@@ -1,0 +1,155 @@
+/**
+ * ControllerQuorum: this node's seat in a multi-voter KRaft quorum (Kafka's KafkaRaftManager with
+ * the CONTROLLER listener of its ControllerServer), built when `controller.quorum.voters` names
+ * more than one voter. The single-voter default keeps the embedded UnifiedLogMetadataLog.
+ *
+ * Parts, in start order:
+ * - `__cluster_metadata-0` on disk as a {@link FileRaftLog} (in this node's LogManager) and the
+ *   `quorum-state` file beside it ({@link FileQuorumStateStore});
+ * - a {@link RaftClient} with Kafka's `controller.quorum.*` timings;
+ * - {@link NodeChannels} to every other voter, at the address `controller.quorum.voters` gives;
+ * - a {@link RaftDriver} running the client on this node's clock and network;
+ * - one SocketServer per controller listener (`controller.listener.names`), answering ApiVersions,
+ *   the Raft RPCs and whatever `extraApis` adds (broker registration and heartbeats).
+ *
+ * The QuorumController sits on {@link ControllerQuorum.metadataLog}; register it before
+ * {@link ControllerQuorum.start} so it hears every committed batch from the start of the log.
+ */
+import { RequestDispatcher } from '../api/request-dispatcher.js';
+import type { AnyApiDefinition } from '../api/api-definition.js';
+import type { BrokerServices } from '../api/broker-services.js';
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { Environment } from '../io/environment.js';
+import type { LogManager } from '../log/log-manager.js';
+import { NodeChannels } from '../network/node-channels.js';
+import { SocketServer } from '../network/socket-server.js';
+import { componentLogger, type Logger } from '../observability/logger.js';
+import { FileQuorumStateStore } from '../raft/file-quorum-state-store.js';
+import { FileRaftLog } from '../raft/file-raft-log.js';
+import { RaftClient } from '../raft/raft-client.js';
+import { raftConfig } from '../raft/raft-config.js';
+import { RaftDriver } from '../raft/raft-driver.js';
+import { raftWire } from '../raft/raft-wire.js';
+import { createRaftApiRegistry } from './controller-apis.js';
+import { RaftMetadataLog } from './raft-metadata-log.js';
+
+/** A bound controller listener. */
+export interface BoundControllerListener {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ControllerQuorumOptions {
+  readonly config: BrokerConfig;
+  readonly clusterId: string;
+  readonly logManager: LogManager;
+  readonly environment: Environment;
+  readonly rootLogger: Logger;
+  /** Handed to the controller listener's dispatcher (its handlers do not use broker services). */
+  readonly services?: BrokerServices;
+}
+
+/** True when `config` makes this node part of a multi-voter quorum (Raft over the network). */
+export function isMultiVoterQuorum(config: BrokerConfig): boolean {
+  return config.controllerQuorumVoters.length > 1;
+}
+
+/** This node's Raft seat; see the file header. */
+export class ControllerQuorum {
+  readonly raft: RaftClient;
+  readonly metadataLog: RaftMetadataLog;
+  readonly channels: NodeChannels;
+  private readonly driver: RaftDriver;
+  private readonly servers: SocketServer[] = [];
+  private readonly options: ControllerQuorumOptions;
+  private readonly logger: Logger;
+  private readonly extraApis: AnyApiDefinition[] = [];
+  /** Controller listeners as bound, in config order. */
+  readonly bound: BoundControllerListener[] = [];
+
+  constructor(options: ControllerQuorumOptions) {
+    this.options = options;
+    const { config, environment, logManager, clusterId } = options;
+    this.logger = componentLogger(options.rootLogger, 'raft');
+    const log = FileRaftLog.openInLogManager(logManager, { clock: environment.time });
+    const store = FileQuorumStateStore.open(logManager.context.disk, log.unifiedLog.dir);
+    this.raft = new RaftClient({
+      config: raftConfig({
+        nodeId: config.nodeId,
+        voters: config.controllerQuorumVoters.map((voter) => voter.id),
+        clusterId,
+        electionTimeoutMs: config.controllerQuorumElectionTimeoutMs,
+        fetchTimeoutMs: config.controllerQuorumFetchTimeoutMs,
+        electionBackoffMaxMs: config.controllerQuorumElectionBackoffMaxMs,
+        appendLingerMs: config.controllerQuorumAppendLingerMs,
+        requestTimeoutMs: config.controllerQuorumRequestTimeoutMs,
+      }),
+      log, store, time: environment.time, random: environment.random,
+    });
+    this.metadataLog = new RaftMetadataLog(this.raft);
+    this.channels = new NodeChannels({
+      clientId: `raft-client-${config.nodeId}`,
+      time: environment.time,
+      random: environment.random,
+      network: environment.network,
+      requestTimeoutMs: config.controllerQuorumRequestTimeoutMs,
+    });
+    for (const voter of config.controllerQuorumVoters) {
+      if (voter.id !== config.nodeId) this.channels.setEndpoint(voter.id, { host: voter.host, port: voter.port });
+    }
+    this.driver = new RaftDriver({
+      nodeId: config.nodeId,
+      node: this.raft,
+      transport: this.channels,
+      wire: raftWire(() => environment.time.nowMs()),
+      time: environment.time,
+      requestTimeoutMs: config.controllerQuorumRequestTimeoutMs,
+      onFatal: (error) => this.logger.error({ err: error }, 'the Raft node failed; this controller stops taking part in the quorum'),
+    });
+  }
+
+  /** Adds APIs the controller listener serves besides the Raft RPCs (call before {@link start}). */
+  addApis(apis: readonly AnyApiDefinition[]): void {
+    this.extraApis.push(...apis);
+  }
+
+  /**
+   * Binds the controller listeners and starts the Raft node.
+   * @throws the listener's error (EADDRINUSE, ...) when a controller port cannot be bound
+   */
+  async start(): Promise<void> {
+    const { config, rootLogger, environment } = this.options;
+    const wire = raftWire(() => environment.time.nowMs());
+    const registry = createRaftApiRegistry(wire, this.driver, this.extraApis);
+    const dispatcher = new RequestDispatcher({
+      registry,
+      broker: this.options.services ?? ({} as BrokerServices),
+      logger: componentLogger(rootLogger, 'controller-api'),
+      time: environment.time,
+    });
+    for (const listener of config.listeners.filter((l) => config.controllerListenerNames.includes(l.name))) {
+      const server = new SocketServer({
+        host: listener.host === '' ? '0.0.0.0' : listener.host,
+        port: listener.port,
+        listenerName: listener.name,
+        handler: dispatcher.handle,
+        socketRequestMaxBytes: config.socketRequestMaxBytes,
+        logger: componentLogger(rootLogger, 'controller-socket-server'),
+      });
+      this.servers.push(server);
+      const address = await server.start();
+      this.bound.push({ name: listener.name, host: listener.host, port: address.port });
+    }
+    this.driver.start();
+    const voters = config.controllerQuorumVoters.map((v) => `${v.id}@${v.host}:${v.port}`).join(',');
+    this.logger.info({ voters, listeners: this.bound }, `controller quorum member ${config.nodeId} started (voters ${voters})`);
+  }
+
+  /** Stops the Raft node, the channels and the controller listeners. Idempotent. */
+  async stop(): Promise<void> {
+    this.driver.stop();
+    this.channels.close();
+    await Promise.all(this.servers.splice(0).map((server) => server.stop(2000)));
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Three BrokerServers in one process, configured as Kafka's KRaft quick start says (three voters in
+ * `controller.quorum.voters`, a CONTROLLER listener each): they form one Raft quorum over their
+ * CONTROLLER listeners, agree on the active controller (also in Metadata's controller id), replay
+ * the metadata it commits into every node's cache, refuse changes on the other controllers with
+ * NOT_CONTROLLER (41), and carry on under a new active controller when the first one stops.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { libraryBrokerConfig } from '../../host/broker.js';
+import { systemEnvironment } from '../../host/io/environment.js';
+import { createLogger } from '../../host/observability/logger.js';
+import { BrokerServer } from '../../host/server/broker-server.js';
+import { getCore } from '../../host/wasm/core.js';
+import { findFreePort } from '../helpers/broker-process.js';
+import { RawKafkaClient } from '../integration/raw-kafka-client.js';
+import { metadata } from '../integration/requests.js';
+
+const dirs: string[] = [];
+const servers: BrokerServer[] = [];
+const clients: RawKafkaClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.socket.destroy();
+  await Promise.all(servers.splice(0).map((server) => server.shutdown()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function startQuorum(ids: number[]): Promise<BrokerServer[]> {
+  const controllerPorts = new Map<number, number>();
+  for (const id of ids) controllerPorts.set(id, await findFreePort());
+  const voters = ids.map((id) => `${id}@127.0.0.1:${controllerPorts.get(id)}`).join(',');
+  const started = ids.map((id) => {
+    const dir = mkdtempSync(join(tmpdir(), `tributary-quorum-${id}-`));
+    dirs.push(dir);
+    const config = libraryBrokerConfig({
+      logDirs: [dir],
+      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${controllerPorts.get(id)}`],
+      overrides: {
+        'node.id': id,
+        'process.roles': 'broker,controller',
+        'controller.listener.names': 'CONTROLLER',
+        'controller.quorum.voters': voters,
+        'controller.quorum.election.timeout.ms': 400,
+        'controller.quorum.fetch.timeout.ms': 800,
+        'controller.quorum.election.backoff.max.ms': 200,
+      },
+    });
+    const server = new BrokerServer(config, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.QUORUM_TEST_LOG ?? 'silent' }) });
+    servers.push(server);
+    return server;
+  });
+  await Promise.all(started.map((server) => server.startup()));
+  return started;
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The active controller every given node's cache names, once they agree. */
+function agreedController(nodes: BrokerServer[]): BrokerServer | undefined {
+  const id = nodes[0]!.metadataCache.controllerId;
+  if (id < 0 || !nodes.every((node) => node.metadataCache.controllerId === id)) return undefined;
+  const active = nodes.find((node) => node.nodeId === id);
+  return active?.controller.isActive === true ? active : undefined;
+}
+
+describe('a three-voter controller quorum of BrokerServers', () => {
+  it('agrees on one active controller, replays its commits on every node, and fails over when it stops', async () => {
+    const nodes = await startQuorum([1, 2, 3]);
+    const nodeIds = new Set(nodes.map((n) => n.nodeId));
+    const first = await waitFor('an active controller all three name', () => agreedController(nodes));
+    // Every node derived the same cluster id from the voters, and Raft accepted it.
+    expect(new Set(nodes.map((n) => n.clusterId)).size).toBe(1);
+
+    // Brokers register with the active controller (what BrokerRegistration does over the network).
+    for (const node of nodes) {
+      const registered = await first.controller.registerBroker({
+        brokerId: node.nodeId,
+        endpoints: node.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: 0 })),
+      });
+      expect(registered.errorCode).toBe(0);
+    }
+    await waitFor('three brokers in every cache', () => (nodes.every((n) => n.metadataCache.aliveBrokerEndpoints('PLAINTEXT').length === 3) ? true : undefined));
+    const [created] = await first.controller.createTopics([{ name: 'orders', numPartitions: 3, replicationFactor: 3 }]);
+    expect(created!.errorCode).toBe(0);
+    const topicIds = await waitFor('orders in every cache', () => {
+      const ids = nodes.map((n) => n.metadataCache.topic('orders')?.topicId);
+      return ids.every((id) => id !== undefined) ? ids : undefined;
+    });
+    expect(new Set(topicIds).size).toBe(1);
+
+    // The others are not active: they refuse with NOT_CONTROLLER and name the active one in Metadata.
+    const other = nodes.find((n) => n !== first)!;
+    const [refused] = await other.controller.createTopics([{ name: 'refused', numPartitions: 1, replicationFactor: 1 }]);
+    expect(refused!.errorCode).toBe(41);
+    const client = await RawKafkaClient.connect(other.listeners[0]!.port);
+    clients.push(client);
+    const answer = await metadata(client, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    expect(answer.controllerId).toBe(first.nodeId);
+    expect(answer.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
+    expect(answer.topics.map((t) => t.name)).toContain('orders');
+
+    // The active controller stops: the other two elect one of themselves and keep committing.
+    await first.shutdown();
+    const survivors = nodes.filter((n) => n !== first);
+    const second = await waitFor('a new active controller of the survivors', () => agreedController(survivors)).catch((error: Error) => {
+      const states = survivors.map((n) => `node ${n.nodeId}: cache controller ${n.metadataCache.controllerId}, active ${n.controller.isActive}, log leader ${JSON.stringify(n.controller.leaderAndEpoch)}`);
+      throw new Error(`${error.message}\n${states.join('\n')}`);
+    });
+    expect(second).not.toBe(first);
+    expect(nodeIds.has(second.nodeId)).toBe(true);
+    const [again] = await second.controller.createTopics([{ name: 'payments', numPartitions: 1, replicationFactor: 2 }]);
+    expect(again!.errorCode).toBe(0);
+    await waitFor('payments on both survivors', () => (survivors.every((n) => n.metadataCache.topic('payments') !== undefined) ? true : undefined));
+    expect(survivors.every((n) => n.metadataCache.topic('orders')?.topicId === topicIds[0])).toBe(true);
+  });
+});
