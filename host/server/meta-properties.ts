@@ -64,7 +64,7 @@ export function clusterIdForVoters(voterIds: readonly number[]): string {
   const text = `tributary-kraft-voters:${[...new Set(voterIds)].sort((a, b) => a - b).join(',')}`;
   const out = Buffer.alloc(16);
   for (const [half, basis] of [[0, 0xcbf29ce484222325n], [1, 0x84222325cbf29ce4n]] as const) {
-    let hash = basis;
+    let hash: bigint = basis;
     for (let i = 0; i < text.length; i++) {
       hash ^= BigInt(text.charCodeAt(i));
       hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
