@@ -27,6 +27,7 @@ import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '..
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import { QuorumController } from '../controller/quorum-controller.js';
+import { randomTopicId } from '../controller/topic-id.js';
 import type { Environment } from '../io/environment.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
@@ -39,7 +40,10 @@ import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
 import { ControllerQuorum, isMultiVoterQuorum } from './controller-quorum.js';
-import { registerBroker, startEmbeddedController } from './embedded-controller.js';
+import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
+import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
+import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
+import { brokerEndpoints, registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
@@ -85,6 +89,9 @@ export class BrokerServer {
   readonly resources: BrokerResources;
   private storage: LogStorage | null = null;
   private controllerInstance: QuorumController | null = null;
+  /** Multi-voter mode: this broker's registration and heartbeats, and the controller's session expiry. */
+  private lifecycle: BrokerLifecycleManager | null = null;
+  private sessionExpiry: BrokerSessionExpiry | null = null;
   /** This node's seat in a multi-voter controller quorum; null for the embedded single voter. */
   private quorum: ControllerQuorum | null = null;
   private cache: MetadataCache | null = null;
@@ -244,7 +251,11 @@ export class BrokerServer {
     if (!isMultiVoterQuorum(config)) return startEmbeddedController(config, storage.logManager, environment);
     const quorum = new ControllerQuorum({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
     this.quorum = quorum;
-    return new QuorumController({ config, log: quorum.metadataLog, clock: environment.time, random: environment.random });
+    const controller = new QuorumController({
+      config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
+    });
+    quorum.addApis(controllerLifecycleApis(controller, { clusterId: storage.clusterId }));
+    return controller;
   }
 
   /** The broker's parts over the opened storage and controller: cache, publisher, replicas, groups, API. */
@@ -306,9 +317,10 @@ export class BrokerServer {
    */
   private async joinCluster(controller: QuorumController, storage: LogStorage): Promise<void> {
     this.advertised = resolveAdvertisedListeners(this.config.advertisedListeners, this.network!.bound, hostname());
-    // With the embedded single voter the broker registers in-process. In a multi-voter quorum the
-    // broker registers with the active controller over the network (its BrokerLifecycleManager).
+    // With the embedded single voter the broker registers in-process; in a multi-voter quorum it
+    // registers with the active controller over the network and waits to be unfenced.
     if (this.quorum === null) this.brokerEpoch = await registerBroker(controller, this.config, this.advertised);
+    else this.brokerEpoch = await this.registerWithQuorum(this.quorum, controller, storage);
     // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
     // adopted, so a deleted topic is never resurrected.
     setAsideStrayLogs(this.cache!, storage.logManager, this.environment.time.nowMs(), componentLogger(this.rootLogger, 'topics'));
@@ -317,6 +329,37 @@ export class BrokerServer {
     this.groupCoordinator!.startup();
     // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
     if (this.cache!.topic(OFFSETS_TOPIC_NAME) !== undefined) this.groupCoordinator!.loadAllPartitions();
+  }
+
+  /**
+   * Multi-voter mode: the active controller expires broker sessions (whichever node it is), and
+   * this broker registers with it over the CONTROLLER listeners through a BrokerLifecycleManager,
+   * heartbeats, and returns its broker epoch once unfenced (caught up with the metadata).
+   */
+  private async registerWithQuorum(quorum: ControllerQuorum, controller: QuorumController, storage: LogStorage): Promise<number> {
+    const { config, environment } = this;
+    const logger = componentLogger(this.rootLogger, 'broker-lifecycle');
+    this.sessionExpiry = startBrokerSessionExpiry(controller, environment.time, (ids) => logger.warn({ brokerIds: ids }, `fenced brokers ${ids.join(', ')}: no heartbeat within broker.session.timeout.ms`));
+    const own = quorum.bound[0];
+    if (own !== undefined) quorum.channels.setEndpoint(config.nodeId, { host: own.host === '' ? '127.0.0.1' : own.host, port: own.port });
+    const lifecycle = new BrokerLifecycleManager({
+      transport: quorum.channels,
+      time: environment.time,
+      brokerId: config.nodeId,
+      clusterId: storage.clusterId,
+      incarnationId: randomTopicId(environment.random),
+      listeners: brokerEndpoints(config, this.advertised),
+      rack: config.brokerRack,
+      activeControllerId: () => quorum.metadataLog.leaderAndEpoch().leaderId,
+      metadataOffset: () => controller.lastCommittedOffset,
+      heartbeatIntervalMs: config.brokerHeartbeatIntervalMs,
+      onError: (what) => logger.debug({ reason: what }, 'broker registration or heartbeat not accepted yet'),
+    });
+    this.lifecycle = lifecycle;
+    lifecycle.start();
+    logger.info({ nodeId: config.nodeId }, 'registering with the controller quorum; waiting to be unfenced');
+    if (!(await lifecycle.unfenced)) throw new Error('the broker stopped before the controller quorum unfenced it');
+    return lifecycle.brokerEpoch;
   }
 
   /**
@@ -333,6 +376,10 @@ export class BrokerServer {
   private async closeParts(): Promise<void> {
     const storage = this.storage;
     if (storage === null) return;
+    // A registered broker hands its leadership over before it goes (controlled shutdown).
+    if (this.lifecycle?.isUnfenced === true) await this.lifecycle.controlledShutdown(CONTROLLED_SHUTDOWN_TIMEOUT_MS);
+    this.lifecycle?.stop();
+    this.sessionExpiry?.stop();
     this.replicaManager?.shutdown();
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.groupCoordinator?.shutdown();
@@ -345,6 +392,9 @@ export class BrokerServer {
     storage.releaseLocks();
   }
 }
+
+/** How long shutdown waits for the controller to move this broker's leadership away, ms. */
+const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 5_000;
 
 function notStarted(what: string): never {
   throw new Error(`BrokerServer.${what}: the broker has not started`);

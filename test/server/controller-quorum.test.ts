@@ -1,7 +1,8 @@
 /**
  * Three BrokerServers in one process, configured as Kafka's KRaft quick start says (three voters in
  * `controller.quorum.voters`, a CONTROLLER listener each): they form one Raft quorum over their
- * CONTROLLER listeners, agree on the active controller (also in Metadata's controller id), replay
+ * CONTROLLER listeners, register their brokers with the active controller over the network,
+ * agree on the active controller (also in Metadata's controller id), replay
  * the metadata it commits into every node's cache, refuse changes on the other controllers with
  * NOT_CONTROLLER (41), and carry on under a new active controller when the first one stops.
  */
@@ -82,14 +83,8 @@ describe('a three-voter controller quorum of BrokerServers', () => {
     // Every node derived the same cluster id from the voters, and Raft accepted it.
     expect(new Set(nodes.map((n) => n.clusterId)).size).toBe(1);
 
-    // Brokers register with the active controller (what BrokerRegistration does over the network).
-    for (const node of nodes) {
-      const registered = await first.controller.registerBroker({
-        brokerId: node.nodeId,
-        endpoints: node.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port, securityProtocol: 0 })),
-      });
-      expect(registered.errorCode).toBe(0);
-    }
+    // Each broker registered with the active controller over the CONTROLLER listeners
+    // (BrokerRegistration, then heartbeats until unfenced) before its start-up finished.
     await waitFor('three brokers in every cache', () => (nodes.every((n) => n.metadataCache.aliveBrokerEndpoints('PLAINTEXT').length === 3) ? true : undefined));
     const [created] = await first.controller.createTopics([{ name: 'orders', numPartitions: 3, replicationFactor: 3 }]);
     expect(created!.errorCode).toBe(0);
