@@ -32,20 +32,18 @@ import {
   parseHostPort,
   parseListener,
   parseQuorumVoter,
+  type SecurityProtocol,
+  securityMapEntry,
+  SUPPORTED_SECURITY_PROTOCOLS,
 } from './listeners.js';
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
-export type { Listener, HostPort, QuorumVoter } from './listeners.js';
+export type { Listener, HostPort, QuorumVoter, SecurityProtocol } from './listeners.js';
 export { parseListener, formatListener, resolveAdvertisedListeners } from './listeners.js';
 
-/** Kafka's security protocol names. */
-export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
-const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
-/** The protocols Tributary's network layer speaks today. */
-const SUPPORTED_SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT'];
 
 /** pino's levels, plus `silent`. */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -78,18 +76,6 @@ function originListCheck(value: ConfigValue): string | null {
     }
   }
   return null;
-}
-
-function securityMapEntry(item: string): [string, SecurityProtocol] {
-  const colon = item.indexOf(':');
-  const name = colon < 0 ? '' : item.slice(0, colon).trim().toUpperCase();
-  const protocol = colon < 0 ? '' : item.slice(colon + 1).trim().toUpperCase();
-  if (name === '' || !SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
-    throw new ConfigError(
-      `"${item}" is not LISTENER_NAME:PROTOCOL with PROTOCOL one of ${SECURITY_PROTOCOLS.join(', ')}`,
-    );
-  }
-  return [name, protocol as SecurityProtocol];
 }
 
 /**

@@ -5,8 +5,31 @@
  *   the OS for a free port. Names are upper-cased, as Kafka's ListenerName.normalised does.
  * - `host:port` (Tributary's `http.listeners`), same host and port rules.
  * - KRaft voters `id@host:port` (`controller.quorum.voters`).
+ * - `NAME:PROTOCOL` entries of `listener.security.protocol.map`.
  */
 import { ConfigError } from './config-error.js';
+
+/** Kafka's security protocol names. */
+export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+/** The protocols Tributary's network layer speaks today. */
+export const SUPPORTED_SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT'];
+
+/**
+ * One `listener.security.protocol.map` entry, `NAME:PROTOCOL` (name upper-cased).
+ * @throws ConfigError for another shape or an unknown protocol
+ */
+export function securityMapEntry(item: string): [string, SecurityProtocol] {
+  const colon = item.indexOf(':');
+  const name = colon < 0 ? '' : item.slice(0, colon).trim().toUpperCase();
+  const protocol = colon < 0 ? '' : item.slice(colon + 1).trim().toUpperCase();
+  if (name === '' || !SECURITY_PROTOCOLS.includes(protocol as SecurityProtocol)) {
+    throw new ConfigError(
+      `"${item}" is not LISTENER_NAME:PROTOCOL with PROTOCOL one of ${SECURITY_PROTOCOLS.join(', ')}`,
+    );
+  }
+  return [name, protocol as SecurityProtocol];
+}
 
 /** A listener endpoint. `host` is '' for "every interface"; IPv6 hosts are stored without brackets. */
 export interface Listener {
