@@ -160,33 +160,7 @@ export function buildMessageModel(raw: RawMessage, maxVersion: number | 'all', s
       kind = 'struct';
       struct = resolveStruct(f.type, f.fields, versions, where);
     }
-    const nullableType = !isEmpty(nullableVersions) || primitive === 'records' && kind === 'primitive';
-    const coversAll = versions.min === generated.min && versions.max === generated.max;
-    const field: FieldModel = {
-      schemaName: f.name,
-      name: camelCase(f.name),
-      about: f.about ?? '',
-      schemaType: f.type,
-      kind,
-      versions,
-      rawVersions: f.versions ?? 'none',
-      inlineVersions,
-      nullableVersions,
-      taggedVersions,
-      flexibleVersions: fieldFlexible,
-      nullableType,
-      optionalInInit: !coversAll || !isEmpty(taggedVersions) || f.default !== undefined,
-      defaultValue: { kind: 'null' },
-    };
-    if (primitive !== undefined) field.primitive = primitive;
-    if (struct !== undefined) field.struct = struct;
-    if (f.nullableVersions !== undefined) field.rawNullableVersions = f.nullableVersions;
-    if (f.taggedVersions !== undefined) field.rawTaggedVersions = f.taggedVersions;
-    if (f.default !== undefined) field.rawDefault = String(f.default);
-    // A few metadata-record schemas spell the tag as a string ("tag": "0").
-    if (f.tag !== undefined) field.tag = Number(f.tag);
-    field.defaultValue = resolveDefault(field, f.default, where);
-    return field;
+    return describeField(f, where, generated, { versions, inlineVersions, nullableVersions, taggedVersions, flexibleVersions: fieldFlexible, kind, primitive, struct });
   };
 
   const top = buildStruct(raw.name, raw.fields, generated, true);
@@ -202,6 +176,50 @@ export function buildMessageModel(raw: RawMessage, maxVersion: number | 'all', s
   };
   if (raw.apiKey !== undefined) model.apiKey = raw.apiKey;
   return model;
+}
+
+/** What {@link buildMessageModel} resolved of a field before describing it. */
+interface ResolvedField {
+  versions: VersionRange;
+  inlineVersions: VersionRange;
+  nullableVersions: VersionRange;
+  taggedVersions: VersionRange;
+  flexibleVersions: VersionRange;
+  kind: FieldModel['kind'];
+  primitive: PrimitiveType | undefined;
+  struct: StructModel | undefined;
+}
+
+/** The {@link FieldModel} of schema field `f` (at `where`) from its resolved versions and type. */
+function describeField(f: RawField, where: string, generated: VersionRange, resolved: ResolvedField): FieldModel {
+  const { versions, inlineVersions, nullableVersions, taggedVersions, kind, primitive, struct } = resolved;
+  const nullableType = !isEmpty(nullableVersions) || primitive === 'records' && kind === 'primitive';
+  const coversAll = versions.min === generated.min && versions.max === generated.max;
+  const field: FieldModel = {
+    schemaName: f.name,
+    name: camelCase(f.name),
+    about: f.about ?? '',
+    schemaType: f.type,
+    kind,
+    versions,
+    rawVersions: f.versions ?? 'none',
+    inlineVersions,
+    nullableVersions,
+    taggedVersions,
+    flexibleVersions: resolved.flexibleVersions,
+    nullableType,
+    optionalInInit: !coversAll || !isEmpty(taggedVersions) || f.default !== undefined,
+    defaultValue: { kind: 'null' },
+  };
+  if (primitive !== undefined) field.primitive = primitive;
+  if (struct !== undefined) field.struct = struct;
+  if (f.nullableVersions !== undefined) field.rawNullableVersions = f.nullableVersions;
+  if (f.taggedVersions !== undefined) field.rawTaggedVersions = f.taggedVersions;
+  if (f.default !== undefined) field.rawDefault = String(f.default);
+  // A few metadata-record schemas spell the tag as a string ("tag": "0").
+  if (f.tag !== undefined) field.tag = Number(f.tag);
+  field.defaultValue = resolveDefault(field, f.default, where);
+  return field;
 }
 
 function resolveDefault(field: FieldModel, raw: string | number | boolean | undefined, where: string): DefaultValue {
