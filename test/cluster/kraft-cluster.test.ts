@@ -1,0 +1,96 @@
+/**
+ * Three real Tributary processes started as Kafka's KRaft quick start says (combined
+ * broker+controller nodes, three voters, a CONTROLLER listener each), behind link proxies: one
+ * cluster that real clients see as such (kcat lists three brokers; kafkajs creates a topic through
+ * whichever node it reaches), that survives SIGKILL of its active controller, and in which a
+ * restarted node rejoins.
+ */
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stopAllBrokerProcesses } from '../helpers/broker-process.js';
+import { KCAT, runOk } from '../compat/processes.js';
+import { TestCluster } from './cluster.js';
+
+afterAll(async () => {
+  await stopAllBrokerProcesses();
+});
+
+/** `kcat -L -J` through `bootstrap`: broker ids, controller id and topic names. */
+async function kcatMetadata(bootstrap: string): Promise<{ brokers: number[]; controllerId: number; topics: string[] }> {
+  const result = await runOk(KCAT, ['-b', bootstrap, '-L', '-J', '-m', '10']);
+  const json = JSON.parse(result.stdout) as { brokers: { id: number }[]; controllerid: number; topics: { topic: string }[] };
+  return { brokers: json.brokers.map((b) => b.id).sort(), controllerId: json.controllerid, topics: json.topics.map((t) => t.topic).sort() };
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('a three-node KRaft cluster of real processes', () => {
+  it('is one cluster for kcat and kafkajs, keeps taking metadata changes after SIGKILL of the active controller, and takes a restarted node back', async () => {
+    const cluster = await TestCluster.start({
+      nodes: 3,
+      overrides: { 'controller.quorum.election.timeout.ms': 500, 'controller.quorum.fetch.timeout.ms': 1000, 'broker.session.timeout.ms': 4000 },
+    });
+    try {
+      const first = await eventually('kcat to list three brokers', async () => {
+        const metadata = await kcatMetadata(cluster.bootstrap);
+        return metadata.brokers.length === 3 && metadata.controllerId > 0 ? metadata : undefined;
+      });
+      expect(first.brokers).toEqual([1, 2, 3]);
+
+      const kafka = new Kafka({ clientId: 'kraft-cluster-test', brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10 } });
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        expect(await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true })).toBe(true);
+      } finally {
+        await admin.disconnect();
+      }
+      for (const node of cluster.nodes) {
+        const seen = await eventually(`orders in node ${node.id}'s metadata`, async () => {
+          const metadata = await kcatMetadata(`127.0.0.1:${node.clientProxy.port}`);
+          return metadata.topics.includes('orders') ? metadata : undefined;
+        });
+        expect(seen.controllerId).toBe(first.controllerId);
+      }
+
+      // SIGKILL the active controller: the other two elect one and keep taking changes.
+      await cluster.kill9(first.controllerId);
+      const survivors = cluster.nodes.filter((n) => n.id !== first.controllerId).map((n) => `127.0.0.1:${n.clientProxy.port}`).join(',');
+      const second = await eventually('a new active controller', async () => {
+        const metadata = await kcatMetadata(survivors);
+        return metadata.controllerId > 0 && metadata.controllerId !== first.controllerId ? metadata : undefined;
+      });
+      const kafka2 = new Kafka({ clientId: 'kraft-cluster-test-2', brokers: survivors.split(','), logLevel: logLevel.NOTHING, retry: { retries: 10 } });
+      const admin2 = kafka2.admin();
+      await admin2.connect();
+      try {
+        expect(await admin2.createTopics({ topics: [{ topic: 'payments', numPartitions: 1, replicationFactor: 1 }] })).toBe(true);
+      } finally {
+        await admin2.disconnect();
+      }
+      expect(second.controllerId).not.toBe(first.controllerId);
+
+      // The killed node comes back and catches up with what was committed without it.
+      await cluster.restart(first.controllerId);
+      await eventually('the restarted node to know payments', async () => {
+        const metadata = await kcatMetadata(`127.0.0.1:${cluster.node(first.controllerId).clientProxy.port}`);
+        return metadata.topics.includes('payments') && metadata.brokers.length === 3 ? true : undefined;
+      });
+    } finally {
+      await cluster.close();
+    }
+  });
+});
