@@ -1,12 +1,31 @@
 /**
- * The leader's check of compressed client batches, which the WebAssembly core (walking only
- * uncompressed records) leaves to the host.
+ * The leader's checks of client batches that the WebAssembly core leaves to the host: size and
+ * control bit per batch, and the records of compressed batches (the core walks only uncompressed
+ * records).
  */
 import { CompressionError, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
 import { CorruptRecordError, readRecords } from '../record/records.js';
 import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
 import type { BatchSummary } from '../wasm/core.js';
 import { LogErrorCode } from './log-results.js';
+
+/**
+ * Kafka's leader-side checks (LogValidator) of the client `batches` the core validated in
+ * `records`: MESSAGE_TOO_LARGE (10) for a batch above `maxMessageBytes` (max.message.bytes),
+ * INVALID_RECORD (87) for a control batch (markers come from the broker), then
+ * {@link validateCompressedBatch} for compressed ones; else NONE (0).
+ */
+export function checkClientBatches(records: Uint8Array, batches: readonly BatchSummary[], maxMessageBytes: number): number {
+  for (const batch of batches) {
+    if (batch.sizeInBytes > maxMessageBytes) return LogErrorCode.MESSAGE_TOO_LARGE;
+    if (batch.isControl) return LogErrorCode.INVALID_RECORD;
+    if (batch.compression !== 0) {
+      const errorCode = validateCompressedBatch(records.subarray(batch.position, batch.position + batch.sizeInBytes), batch);
+      if (errorCode !== LogErrorCode.NONE) return errorCode;
+    }
+  }
+  return LogErrorCode.NONE;
+}
 
 /**
  * Kafka's leader-side check of a compressed client batch (LogValidator): the core walks only

@@ -2,7 +2,8 @@
  * Searches over a log's segment list (sorted by base offset, the last one active), shared by
  * {@link UnifiedLog}'s reads, truncation, flushes and retention.
  */
-import type { LogSegment } from './log-segment.js';
+import type { LogConfig } from './log-config.js';
+import { type LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
 
 /** Index of the last segment with baseOffset <= `offset`, or -1 (binary search). */
 export function floorSegmentIndex(segments: readonly LogSegment[], offset: number): number {
@@ -42,4 +43,27 @@ export function leadingDeletableSegments(
     result.push(segment);
   }
   return result;
+}
+
+/**
+ * Kafka's shouldRoll for the `active` segment before an append of `appendBytes` bytes whose
+ * largest timestamp is `maxTimestamp` and last offset `lastOffset`: segment.bytes, segment.ms (by
+ * message timestamps, else by the segment's age at `nowMs`), a full index, or relative offsets out
+ * of range. An empty segment never rolls.
+ */
+export function shouldRollSegment(
+  active: LogSegment,
+  config: Pick<LogConfig, 'segmentBytes' | 'segmentMs'>,
+  appendBytes: number,
+  maxTimestamp: number,
+  lastOffset: number,
+  nowMs: number,
+): boolean {
+  if (active.size === 0) return false;
+  if (active.size > config.segmentBytes - appendBytes) return true;
+  const firstTimestamp = active.firstBatchTimestamp();
+  const waitedMs = firstTimestamp >= 0 ? maxTimestamp - firstTimestamp : nowMs - active.createdMs;
+  if (waitedMs > config.segmentMs) return true;
+  if (active.offsetIndex.isFull || active.timeIndex.isFull) return true;
+  return lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
 }

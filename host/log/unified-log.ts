@@ -22,7 +22,7 @@
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
 import type { PreparedAppend } from '../wasm/core.js';
-import { validateCompressedBatch } from './compressed-batch-validation.js';
+import { checkClientBatches } from './compressed-batch-validation.js';
 import { prepareFollowerAppend } from './follower-append.js';
 import { defaultGroupFlusher, type GroupFlusher, type GroupFlushTarget } from './group-flush.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
@@ -33,7 +33,7 @@ import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segm
 import { findOffsetByTimestamp } from './offset-by-timestamp.js';
 import { checkProducerAppend, type ProducerAppendState } from './producer-append.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
-import { floorSegmentIndex, leadingDeletableSegments } from './segment-list.js';
+import { floorSegmentIndex, leadingDeletableSegments, shouldRollSegment } from './segment-list.js';
 import type { StorageContext } from './storage-context.js';
 
 export { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, MAX_TIMESTAMP, type ReadResult } from './log-results.js';
@@ -188,15 +188,8 @@ export class UnifiedLog implements GroupFlushTarget {
     const prepared = this.context.core.prepareAppend(records, this.logEndOffset, leaderEpoch, logAppendTimeMs);
     if (prepared.errorCode !== LogErrorCode.NONE) return this.failedAppend(prepared.errorCode);
     if (prepared.validBytes !== records.length || prepared.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
-    for (const batch of prepared.batches) {
-      if (batch.sizeInBytes > this.config.maxMessageBytes) return this.failedAppend(LogErrorCode.MESSAGE_TOO_LARGE);
-      // Clients may not write control batches (Kafka: INVALID_RECORD); markers come from the broker.
-      if (batch.isControl) return this.failedAppend(LogErrorCode.INVALID_RECORD);
-      if (batch.compression !== 0) {
-        const errorCode = validateCompressedBatch(records.subarray(batch.position, batch.position + batch.sizeInBytes), batch);
-        if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
-      }
-    }
+    const invalid = checkClientBatches(records, prepared.batches, this.config.maxMessageBytes);
+    if (invalid !== LogErrorCode.NONE) return this.failedAppend(invalid);
     const refused = producerState && checkProducerAppend(producerState, prepared.batches, logAppendTimeMs, this.logStartOffsetValue);
     if (refused) return refused;
     const errorCode = this.appendPrepared(prepared, nowMs);
@@ -592,14 +585,7 @@ export class UnifiedLog implements GroupFlushTarget {
 
   /** Kafka's shouldRoll: size, segment.ms (by message timestamps), full index, offset range. */
   private shouldRoll(appendBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): boolean {
-    const active = this.activeSegment;
-    if (active.size === 0) return false;
-    if (active.size > this.config.segmentBytes - appendBytes) return true;
-    const firstTimestamp = active.firstBatchTimestamp();
-    const waitedMs = firstTimestamp >= 0 ? maxTimestamp - firstTimestamp : nowMs - active.createdMs;
-    if (waitedMs > this.config.segmentMs) return true;
-    if (active.offsetIndex.isFull || active.timeIndex.isFull) return true;
-    return lastOffset - active.baseOffset > MAX_RELATIVE_OFFSET;
+    return shouldRollSegment(this.activeSegment, this.config, appendBytes, maxTimestamp, lastOffset, nowMs);
   }
 
   /**
