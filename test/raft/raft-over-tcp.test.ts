@@ -20,6 +20,7 @@ import { raftConfig } from '../../host/raft/raft-config.js';
 import { RaftDriver } from '../../host/raft/raft-driver.js';
 import { raftWire } from '../../host/raft/raft-wire.js';
 import { createRaftApiRegistry } from '../../host/server/controller-apis.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 interface TcpNode {
   id: number;
@@ -75,16 +76,6 @@ async function startCluster(ids: number[]): Promise<TcpNode[]> {
   }
   for (const node of started) node.driver.start();
   return started;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The leader every live node agrees on, once they do. */

@@ -18,6 +18,7 @@ import { getCore } from '../../host/wasm/core.js';
 import { findFreePort } from '../helpers/broker-process.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { metadata } from '../integration/requests.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
 const servers: BrokerServer[] = [];
@@ -55,16 +56,6 @@ async function startQuorum(ids: number[]): Promise<BrokerServer[]> {
   });
   await Promise.all(started.map((server) => server.startup()));
   return started;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The active controller every given node's cache names, once they agree. */
