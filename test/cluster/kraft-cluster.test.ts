@@ -3,7 +3,8 @@
  * broker+controller nodes, three voters, a CONTROLLER listener each), behind link proxies: one
  * cluster that real clients see as such (kcat lists three brokers; kafkajs creates a topic through
  * whichever node it reaches), that survives SIGKILL of its active controller, and in which a
- * restarted node rejoins.
+ * restarted node rejoins, and in which a node cut off by a network partition (a blackholing proxy)
+ * learns what the majority committed once the partition heals.
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,7 +39,7 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
 }
 
 describe('a three-node KRaft cluster of real processes', () => {
-  it('is one cluster for kcat and kafkajs, keeps taking metadata changes after SIGKILL of the active controller, and takes a restarted node back', async () => {
+  it('is one cluster for kcat and kafkajs, keeps taking metadata changes after SIGKILL of the active controller, and takes a restarted node back, and a node cut off by a partition catches up once healed', async () => {
     const cluster = await TestCluster.start({
       nodes: 3,
       overrides: { 'controller.quorum.election.timeout.ms': 500, 'controller.quorum.fetch.timeout.ms': 1000, 'broker.session.timeout.ms': 4000 },
@@ -88,6 +89,26 @@ describe('a three-node KRaft cluster of real processes', () => {
       await eventually('the restarted node to know payments', async () => {
         const metadata = await kcatMetadata(`127.0.0.1:${cluster.node(first.controllerId).clientProxy.port}`);
         return metadata.topics.includes('payments') && metadata.brokers.length === 3 ? true : undefined;
+      });
+
+      // A partition: a node that is not the active controller is cut off (its packets dropped). The
+      // majority keeps taking changes; once healed, the node learns them.
+      const controllerNow = (await kcatMetadata(cluster.bootstrap)).controllerId;
+      const cutOff = cluster.nodes.find((n) => n.id !== controllerNow)!.id;
+      cluster.isolate(cutOff, 'blackhole');
+      const majority = cluster.nodes.filter((n) => n.id !== cutOff).map((n) => `127.0.0.1:${n.clientProxy.port}`);
+      const kafka3 = new Kafka({ clientId: 'kraft-cluster-test-3', brokers: majority, logLevel: logLevel.NOTHING, retry: { retries: 10 } });
+      const admin3 = kafka3.admin();
+      await admin3.connect();
+      try {
+        expect(await admin3.createTopics({ topics: [{ topic: 'during-partition', numPartitions: 1, replicationFactor: 1 }] })).toBe(true);
+      } finally {
+        await admin3.disconnect();
+      }
+      cluster.heal();
+      await eventually('the healed node to know the topic created while it was cut off', async () => {
+        const metadata = await kcatMetadata(`127.0.0.1:${cluster.node(cutOff).clientProxy.port}`);
+        return metadata.topics.includes('during-partition') ? true : undefined;
       });
     } finally {
       await cluster.close();
