@@ -60,7 +60,7 @@ async function startCluster(ids: number[]): Promise<TcpNode[]> {
     const channels = new NodeChannels({ clientId: `raft-${id}`, time, random: new SeededRandom(id), network: new NodeNetwork(), requestTimeoutMs: 2000 });
     const driver = new RaftDriver({ nodeId: id, node: client, transport: channels, wire, time, requestTimeoutMs: 2000 });
     const dispatcher = new RequestDispatcher({ registry: createRaftApiRegistry(wire, driver), broker: {} as BrokerServices, logger });
-    const server = new SocketServer({ host: '127.0.0.1', port: 0, listenerName: 'CONTROLLER', handler: dispatcher.handle });
+    const server = new SocketServer({ host: '127.0.0.1', port: 0, listenerName: 'CONTROLLER', handler: dispatcher.handle, logger });
     await server.start();
     const node: TcpNode = { id, client, driver, server, channels, committed: [], leader: { leaderId: -1, epoch: 0 }, stopped: false };
     client.register({

@@ -4,7 +4,8 @@
  * CONTROLLER listeners, register their brokers with the active controller over the network,
  * agree on the active controller (also in Metadata's controller id), replay
  * the metadata it commits into every node's cache, refuse changes on the other controllers with
- * NOT_CONTROLLER (41), and carry on under a new active controller when the first one stops.
+ * NOT_CONTROLLER (41), carry on under a new active controller when the first one stops, and refuse
+ * every change once a majority is gone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,5 +110,15 @@ describe('a three-voter controller quorum of BrokerServers', () => {
     expect(again!.errorCode).toBe(0);
     await waitFor('payments on both survivors', () => (survivors.every((n) => n.metadataCache.topic('payments') !== undefined) ? true : undefined));
     expect(survivors.every((n) => n.metadataCache.topic('orders')?.topicId === topicIds[0])).toBe(true);
+
+    // Without a majority nothing is accepted: with the other survivor gone, the active controller
+    // cannot commit; it steps down and the change is refused (NOT_CONTROLLER), never half-applied.
+    const last = survivors.find((n) => n !== second)!;
+    await last.shutdown();
+    const [lonely] = await second.controller.createTopics([{ name: 'no-majority', numPartitions: 1, replicationFactor: 1 }]);
+    expect(lonely!.errorCode).toBe(41);
+    expect(second.controller.isActive).toBe(false);
+    expect(second.controller.image.topic('no-majority')).toBeUndefined();
+    expect(second.metadataCache.topic('no-majority')).toBeUndefined();
   });
 });
