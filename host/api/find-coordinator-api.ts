@@ -1,5 +1,6 @@
 /**
- * FindCoordinator (api key 10), v0-2: which broker coordinates a group (always this one).
+ * FindCoordinator (api key 10), v0-2: which broker coordinates a group: the leader of the group's
+ * `__consumer_offsets` partition (this broker on a single node).
  *
  * ```
  * FindCoordinator Request (Version: 0)   => key
@@ -15,8 +16,10 @@
  *   INVALID_REQUEST (42).
  * - As in Kafka, looking up a group coordinator creates `__consumer_offsets` when it does not
  *   exist; COORDINATOR_NOT_AVAILABLE if that fails.
- * - The endpoint is that of the listener the request came in on.
+ * - The endpoint is that of the listener the request came in on; COORDINATOR_NOT_AVAILABLE (15)
+ *   while the group's offsets partition has no leader.
  */
+import { OFFSETS_TOPIC_NAME, partitionForGroup } from '../coordinator/offsets-topic.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import {
@@ -48,8 +51,16 @@ export const findCoordinatorApi = defineApi<FindCoordinatorRequest, FindCoordina
     if (ensured !== ErrorCode.NONE) {
       return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the offsets topic could not be created');
     }
-    const endpoint = broker.brokers(context.listenerName).find((candidate) => candidate.nodeId === broker.nodeId);
-    if (endpoint === undefined) return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'no endpoint for this listener');
+    // The coordinator is the leader of the group's __consumer_offsets partition (Kafka:
+    // abs(groupId.hashCode) % partitions), wherever it is in the cluster.
+    const offsets = broker.metadata.topic(OFFSETS_TOPIC_NAME);
+    const partition = offsets === undefined || offsets.partitions.length === 0
+      ? undefined
+      : offsets.partitions[partitionForGroup(request.key, offsets.partitions.length)];
+    const leaderId = partition?.leaderId ?? broker.nodeId;
+    if (leaderId < 0) return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'the group\'s offsets partition has no leader');
+    const endpoint = broker.brokers(context.listenerName).find((candidate) => candidate.nodeId === leaderId);
+    if (endpoint === undefined) return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, `no endpoint of broker ${leaderId} for this listener`);
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: endpoint.nodeId, host: endpoint.host, port: endpoint.port };
   },
   errorResponse(_version, errorCode) {

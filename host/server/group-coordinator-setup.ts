@@ -70,7 +70,8 @@ export function createGroupCoordinator(options: GroupCoordinatorSetupOptions): G
       offsetMetadataMaxBytes: config.offsetMetadataMaxBytes,
     },
     logger,
-    partitionExists: (topic, partition) => replicaManager.getPartition(topic, partition) !== undefined,
+    // Kafka checks the metadata cache: a partition led by another broker exists too.
+    partitionExists: (topic, partition) => metadata.topic(topic)?.partitions[partition] !== undefined,
   });
   return { groupCoordinator, ensureOffsetsTopic };
 }

@@ -19,6 +19,9 @@ import { getCore } from '../../host/wasm/core.js';
 import { findFreePort } from '../helpers/broker-process.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { metadata } from '../integration/requests.js';
+import { OFFSETS_TOPIC_NAME, partitionForGroup } from '../../host/coordinator/offsets-topic.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { decodeFindCoordinatorResponse, encodeFindCoordinatorRequest } from '../../host/protocol/generated/find-coordinator.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
@@ -96,6 +99,23 @@ describe('a three-voter controller quorum of BrokerServers', () => {
     expect(answer.controllerId).toBe(first.nodeId);
     expect(answer.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
     expect(answer.topics.map((t) => t.name)).toContain('orders');
+
+    // Every node names the same group coordinator: the leader of the group's __consumer_offsets
+    // partition (the first lookup, on the active controller's node, creates the topic).
+    const findCoordinator = async (node: BrokerServer, group: string) => {
+      const c = await RawKafkaClient.connect(node.listeners[0]!.port);
+      clients.push(c);
+      return c.request(ApiKey.FindCoordinator, 2, encodeFindCoordinatorRequest, decodeFindCoordinatorResponse, { key: group, keyType: 0 });
+    };
+    expect((await findCoordinator(first, 'g-warmup')).errorCode).toBe(0);
+    await waitFor('__consumer_offsets in every cache', () => (nodes.every((n) => n.metadataCache.topic(OFFSETS_TOPIC_NAME) !== undefined) ? true : undefined));
+    const offsetsTopic = first.metadataCache.topic(OFFSETS_TOPIC_NAME)!;
+    for (const group of ['ga', 'gb', 'gc', 'orders-readers']) {
+      const answers = await Promise.all(nodes.map((node) => findCoordinator(node, group)));
+      const expected = offsetsTopic.partitions[partitionForGroup(group, offsetsTopic.partitions.length)]!.leaderId;
+      expect(answers.map((a) => [a.errorCode, a.nodeId])).toEqual(nodes.map(() => [0, expected]));
+    }
+    expect(new Set(offsetsTopic.partitions.map((p) => p.leaderId)).size).toBe(3);
 
     // The active controller stops: the other two elect one of themselves and keep committing.
     await first.shutdown();
