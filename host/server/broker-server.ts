@@ -26,8 +26,7 @@ import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
-import { QuorumController } from '../controller/quorum-controller.js';
-import { randomTopicId } from '../controller/topic-id.js';
+import type { QuorumController } from '../controller/quorum-controller.js';
 import type { Environment } from '../io/environment.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
@@ -39,11 +38,10 @@ import { ReadBufferPool } from '../log/read-buffer-pool.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
-import { ControllerQuorum, isMultiVoterQuorum } from './controller-quorum.js';
-import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
-import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
-import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
-import { brokerEndpoints, registerBroker, startEmbeddedController } from './embedded-controller.js';
+import type { ControllerQuorum } from './controller-quorum.js';
+import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
+import type { BrokerSessionExpiry } from './broker-session-expiry.js';
+import { registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
@@ -176,7 +174,7 @@ export class BrokerServer {
     const storage = openLogStorage(config, environment, logger, this.resources);
     let controller: QuorumController;
     try {
-      controller = this.openController(storage);
+      controller = await this.openController(storage);
     } catch (error) {
       storage.logManager.shutdown();
       storage.releaseLocks();
@@ -246,15 +244,12 @@ export class BrokerServer {
    * `controller.quorum.voters` names several voters, a QuorumController on the Raft quorum's log
    * ({@link ControllerQuorum}, started with the listeners).
    */
-  private openController(storage: LogStorage): QuorumController {
+  private async openController(storage: LogStorage): Promise<QuorumController> {
     const { config, environment, rootLogger } = this;
-    if (!isMultiVoterQuorum(config)) return startEmbeddedController(config, storage.logManager, environment);
-    const quorum = new ControllerQuorum({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
+    if (config.controllerQuorumVoters.length <= 1) return startEmbeddedController(config, storage.logManager, environment);
+    const { openQuorumController } = await import('./quorum-membership.js');
+    const { quorum, controller } = openQuorumController({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
     this.quorum = quorum;
-    const controller = new QuorumController({
-      config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
-    });
-    quorum.addApis(controllerLifecycleApis(controller, { clusterId: storage.clusterId }));
     return controller;
   }
 
@@ -339,24 +334,12 @@ export class BrokerServer {
   private async registerWithQuorum(quorum: ControllerQuorum, controller: QuorumController, storage: LogStorage): Promise<number> {
     const { config, environment } = this;
     const logger = componentLogger(this.rootLogger, 'broker-lifecycle');
-    this.sessionExpiry = startBrokerSessionExpiry(controller, environment.time, (ids) => logger.warn({ brokerIds: ids }, `fenced brokers ${ids.join(', ')}: no heartbeat within broker.session.timeout.ms`));
-    const own = quorum.bound[0];
-    if (own !== undefined) quorum.channels.setEndpoint(config.nodeId, { host: own.host === '' ? '127.0.0.1' : own.host, port: own.port });
-    const lifecycle = new BrokerLifecycleManager({
-      transport: quorum.channels,
-      time: environment.time,
-      brokerId: config.nodeId,
-      clusterId: storage.clusterId,
-      incarnationId: randomTopicId(environment.random),
-      listeners: brokerEndpoints(config, this.advertised),
-      rack: config.brokerRack,
-      activeControllerId: () => quorum.metadataLog.leaderAndEpoch().leaderId,
-      metadataOffset: () => controller.lastCommittedOffset,
-      heartbeatIntervalMs: config.brokerHeartbeatIntervalMs,
-      onError: (what) => logger.debug({ reason: what }, 'broker registration or heartbeat not accepted yet'),
+    const { joinQuorum } = await import('./quorum-membership.js');
+    const { lifecycle, sessionExpiry } = joinQuorum({
+      quorum, controller, config, environment, clusterId: storage.clusterId, advertised: this.advertised, logger,
     });
     this.lifecycle = lifecycle;
-    lifecycle.start();
+    this.sessionExpiry = sessionExpiry;
     logger.info({ nodeId: config.nodeId }, 'registering with the controller quorum; waiting to be unfenced');
     if (!(await lifecycle.unfenced)) throw new Error('the broker stopped before the controller quorum unfenced it');
     return lifecycle.brokerEpoch;

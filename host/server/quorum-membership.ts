@@ -1,0 +1,64 @@
+/**
+ * The multi-voter side of a BrokerServer, loaded only when `controller.quorum.voters` names more
+ * than one voter (a dynamic import keeps the Raft stack out of the single-node start-up):
+ *
+ * - {@link openQuorumController}: this node's {@link ControllerQuorum} seat and a QuorumController
+ *   on its Raft metadata log, with the broker lifecycle APIs on the CONTROLLER listener;
+ * - {@link joinQuorum}: session expiry on the active controller (whichever node it is) and this
+ *   broker's {@link BrokerLifecycleManager} (BrokerRegistration, heartbeats) towards the active
+ *   controller over the CONTROLLER listeners.
+ */
+import type { BrokerConfig, Listener } from '../config/broker-config.js';
+import { QuorumController } from '../controller/quorum-controller.js';
+import { randomTopicId } from '../controller/topic-id.js';
+import type { Environment } from '../io/environment.js';
+import type { LogManager } from '../log/log-manager.js';
+import type { Logger } from '../observability/logger.js';
+import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
+import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
+import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
+import { ControllerQuorum } from './controller-quorum.js';
+import { brokerEndpoints } from './embedded-controller.js';
+
+/** Opens this node's quorum seat and the controller on its log (started later with the listeners). */
+export function openQuorumController(options: {
+  config: BrokerConfig; clusterId: string; logManager: LogManager; environment: Environment; rootLogger: Logger;
+}): { quorum: ControllerQuorum; controller: QuorumController } {
+  const { config, environment } = options;
+  const quorum = new ControllerQuorum(options);
+  const controller = new QuorumController({
+    config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
+  });
+  quorum.addApis(controllerLifecycleApis(controller, { clusterId: options.clusterId }));
+  return { quorum, controller };
+}
+
+/**
+ * Starts session expiry and this broker's registration; the caller awaits `lifecycle.unfenced`.
+ * Call after the quorum's listeners are bound (the broker may register with its own controller).
+ */
+export function joinQuorum(options: {
+  quorum: ControllerQuorum; controller: QuorumController; config: BrokerConfig; environment: Environment;
+  clusterId: string; advertised: readonly Listener[]; logger: Logger;
+}): { lifecycle: BrokerLifecycleManager; sessionExpiry: BrokerSessionExpiry } {
+  const { quorum, controller, config, environment, logger } = options;
+  const sessionExpiry = startBrokerSessionExpiry(controller, environment.time,
+    (ids) => logger.warn({ brokerIds: ids }, `fenced brokers ${ids.join(', ')}: no heartbeat within broker.session.timeout.ms`));
+  const own = quorum.bound[0];
+  if (own !== undefined) quorum.channels.setEndpoint(config.nodeId, { host: own.host === '' ? '127.0.0.1' : own.host, port: own.port });
+  const lifecycle = new BrokerLifecycleManager({
+    transport: quorum.channels,
+    time: environment.time,
+    brokerId: config.nodeId,
+    clusterId: options.clusterId,
+    incarnationId: randomTopicId(environment.random),
+    listeners: brokerEndpoints(config, options.advertised),
+    rack: config.brokerRack,
+    activeControllerId: () => quorum.metadataLog.leaderAndEpoch().leaderId,
+    metadataOffset: () => controller.lastCommittedOffset,
+    heartbeatIntervalMs: config.brokerHeartbeatIntervalMs,
+    onError: (what) => logger.debug({ reason: what }, 'broker registration or heartbeat not accepted yet'),
+  });
+  lifecycle.start();
+  return { lifecycle, sessionExpiry };
+}
