@@ -141,9 +141,24 @@ export class ControllerQuorum {
       const address = await server.start();
       this.bound.push({ name: listener.name, host: listener.host, port: address.port });
     }
+    this.warnOnOwnVoterMismatch();
     this.driver.start();
     const voters = config.controllerQuorumVoters.map((v) => `${v.id}@${v.host}:${v.port}`).join(',');
     this.logger.info({ voters, listeners: this.bound }, `controller quorum member ${config.nodeId} started (voters ${voters})`);
+  }
+
+  /**
+   * The other voters reach this node at its own `controller.quorum.voters` entry; when no bound
+   * controller listener has that port, they probably cannot (a typo), unless something forwards
+   * it (a proxy or NAT). Logged, not refused, for the second case.
+   */
+  private warnOnOwnVoterMismatch(): void {
+    const { config } = this.options;
+    const own = config.controllerQuorumVoters.find((voter) => voter.id === config.nodeId);
+    if (own === undefined || this.bound.some((listener) => listener.port === own.port)) return;
+    const bound = this.bound.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ') || 'none';
+    this.logger.warn({ voter: own, listeners: this.bound },
+      `controller.quorum.voters names this node (${own.id}) at ${own.host}:${own.port}, but its controller listeners are ${bound}: other voters may not reach it`);
   }
 
   /** Stops the Raft node, the channels and the controller listeners. Idempotent. */
