@@ -22,6 +22,7 @@
 import { hostname } from 'node:os';
 import { createApiRegistry } from '../api/api-handlers.js';
 import type { BrokerServices } from '../api/broker-services.js';
+import type { CreateTopicSpec, MetadataResult } from '../api/cluster-metadata.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
@@ -253,6 +254,14 @@ export class BrokerServer {
     return controller;
   }
 
+  /** Multi-voter mode: topic creations the local controller refuses go to the active one. */
+  private forwarder(quorum: ControllerQuorum, cache: MetadataCache): (spec: CreateTopicSpec, validateOnly: boolean) => Promise<MetadataResult> {
+    return async (spec, validateOnly) => {
+      const { forwardCreateTopic } = await import('./controller-forwarding.js');
+      return forwardCreateTopic(quorum.channels, cache.controllerId, spec, validateOnly, this.config.controllerQuorumRequestTimeoutMs * 15);
+    };
+  }
+
   /** The broker's parts over the opened storage and controller: cache, publisher, replicas, groups, API. */
   private wireBroker(controller: QuorumController, storage: LogStorage): void {
     const { config, environment, rootLogger } = this;
@@ -262,6 +271,7 @@ export class BrokerServer {
       cache,
       brokerId: config.nodeId,
       brokerEpoch: () => this.brokerEpoch,
+      ...(this.quorum === null ? {} : { forwardCreateTopic: this.forwarder(this.quorum, cache) }),
     });
     const replicaManager = new ReplicaManager<UnifiedLog>({
       localBrokerId: config.nodeId,

@@ -6,6 +6,7 @@
  * blocks through a ProducerIdManager. A change is in the cache once its promise resolves: the
  * controller publishes committed records to its listeners before it answers.
  */
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ProducerIdManager } from '../controller/producer-id-manager.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
 import { ConfigResourceType } from '../controller/metadata-records.js';
@@ -19,6 +20,11 @@ export interface ControllerClusterMetadataOptions {
   /** This broker's id and current broker epoch (its registration), for producer id blocks. */
   brokerId: number;
   brokerEpoch: () => number;
+  /**
+   * Multi-voter mode: sends a topic creation the local controller refused with NOT_CONTROLLER (41)
+   * to the active controller (controller-forwarding.ts).
+   */
+  forwardCreateTopic?: (spec: CreateTopicSpec, validateOnly: boolean) => Promise<MetadataResult>;
 }
 
 /** The handlers' ClusterMetadata: reads from the cache, writes through the controller. */
@@ -26,10 +32,12 @@ export class ControllerClusterMetadata implements ClusterMetadata {
   private readonly controller: QuorumController;
   private readonly cache: MetadataCache;
   private readonly producerIds: ProducerIdManager;
+  private readonly forwardCreateTopic: ControllerClusterMetadataOptions['forwardCreateTopic'];
 
   constructor(options: ControllerClusterMetadataOptions) {
     this.controller = options.controller;
     this.cache = options.cache;
+    this.forwardCreateTopic = options.forwardCreateTopic;
     this.producerIds = new ProducerIdManager(() => this.controller.allocateProducerIds(options.brokerId, options.brokerEpoch()));
   }
 
@@ -56,6 +64,7 @@ export class ControllerClusterMetadata implements ClusterMetadata {
       replicationFactor: spec.replicationFactor,
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }], { validateOnly });
+    if (result!.errorCode === ErrorCode.NOT_CONTROLLER && this.forwardCreateTopic !== undefined) return this.forwardCreateTopic(spec, validateOnly);
     return plain(result!);
   }
 

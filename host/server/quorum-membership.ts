@@ -17,6 +17,7 @@ import type { Logger } from '../observability/logger.js';
 import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
 import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
+import { controllerCreateTopicsApi } from './controller-forwarding.js';
 import { ControllerQuorum } from './controller-quorum.js';
 import { brokerEndpoints } from './embedded-controller.js';
 
@@ -29,7 +30,7 @@ export function openQuorumController(options: {
   const controller = new QuorumController({
     config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
   });
-  quorum.addApis(controllerLifecycleApis(controller, { clusterId: options.clusterId }));
+  quorum.addApis([...controllerLifecycleApis(controller, { clusterId: options.clusterId }), controllerCreateTopicsApi(controller)]);
   return { quorum, controller };
 }
 

@@ -48,12 +48,34 @@ export class TestCluster {
     private readonly links: ReadonlyMap<string, LinkProxy>,
   ) {}
 
-  /** Starts `options.nodes` processes concurrently and waits until each answers ApiVersions. */
+  /**
+   * Starts `options.nodes` processes concurrently and waits until each answers ApiVersions. The
+   * proxies bind first (so the nodes' ports, chosen next, cannot collide with them); a start that
+   * loses a port race to another process (EADDRINUSE) is retried with new ports, twice at most.
+   */
   static async start(options: ClusterOptions = {}): Promise<TestCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await TestCluster.startOnce(options);
+      } catch (error) {
+        if (attempt >= 3 || !/EADDRINUSE/.test(String(error instanceof Error ? error.message : error))) throw error;
+      }
+    }
+  }
+
+  private static async startOnce(options: ClusterOptions): Promise<TestCluster> {
     const count = options.nodes ?? 3;
     const ids = Array.from({ length: count }, (_, i) => i + 1);
+    const placeholder = { host: HOST, port: 1 };
+    const links = new Map<string, LinkProxy>();
+    const clientProxies = new Map<number, LinkProxy>();
+    for (const id of ids) {
+      clientProxies.set(id, await LinkProxy.start(placeholder));
+      for (const to of ids) if (to !== id) links.set(`${id}->${to}`, await LinkProxy.start(placeholder));
+    }
+    const allProxies = [...links.values(), ...clientProxies.values()];
     const ports = new Map<number, { client: number; controller: number }>();
-    const taken = new Set<number>();
+    const taken = new Set<number>(allProxies.map((proxy) => proxy.port));
     const freshPort = async (): Promise<number> => {
       for (;;) {
         const port = await findFreePort();
@@ -64,15 +86,11 @@ export class TestCluster {
       }
     };
     for (const id of ids) ports.set(id, { client: await freshPort(), controller: await freshPort() });
-    const links = new Map<string, LinkProxy>();
-    const clientProxies = new Map<number, LinkProxy>();
     for (const id of ids) {
-      clientProxies.set(id, await LinkProxy.start({ host: HOST, port: ports.get(id)!.client }));
-      for (const to of ids) {
-        if (to !== id) links.set(`${id}->${to}`, await LinkProxy.start({ host: HOST, port: ports.get(to)!.controller }));
-      }
+      clientProxies.get(id)!.retarget({ host: HOST, port: ports.get(id)!.client });
+      for (const to of ids) if (to !== id) links.get(`${id}->${to}`)!.retarget({ host: HOST, port: ports.get(to)!.controller });
     }
-    const processes = await Promise.all(ids.map((id) => {
+    const started = await Promise.allSettled(ids.map((id) => {
       const own = ports.get(id)!;
       const voters = ids.map((to) => `${to}@${HOST}:${to === id ? own.controller : links.get(`${id}->${to}`)!.port}`).join(',');
       return startBrokerProcess({
@@ -90,6 +108,13 @@ export class TestCluster {
         },
       });
     }));
+    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.close() : Promise.resolve())));
+      await Promise.all(allProxies.map((proxy) => proxy.close()));
+      throw failed.reason;
+    }
+    const processes = started.map((result) => (result as PromiseFulfilledResult<BrokerProcess>).value);
     const nodes = ids.map((id, i) => ({
       id, process: processes[i]!, clientPort: ports.get(id)!.client, controllerPort: ports.get(id)!.controller, clientProxy: clientProxies.get(id)!,
     }));

@@ -67,6 +67,16 @@ describe('a three-node KRaft cluster of real processes', () => {
         expect(seen.controllerId).toBe(first.controllerId);
       }
 
+      // kcat auto-creates a topic through a node that is not the active controller (forwarded).
+      const notController = cluster.nodes.find((n) => n.id !== first.controllerId)!;
+      await runOk(KCAT, ['-b', `127.0.0.1:${notController.clientProxy.port}`, '-P', '-t', 'auto-made', '-X', 'message.timeout.ms=30000'], { input: 'a\nb\n' });
+      for (const node of cluster.nodes) {
+        await eventually(`auto-made in node ${node.id}'s metadata`, async () => {
+          const metadata = await kcatMetadata(`127.0.0.1:${node.clientProxy.port}`);
+          return metadata.topics.includes('auto-made') ? true : undefined;
+        });
+      }
+
       // SIGKILL the active controller: the other two elect one and keep taking changes.
       await cluster.kill9(first.controllerId);
       const survivors = cluster.nodes.filter((n) => n.id !== first.controllerId).map((n) => `127.0.0.1:${n.clientProxy.port}`).join(',');

@@ -22,7 +22,7 @@ export class LinkProxy {
   /** Connections accepted in total (diagnostics). */
   accepted = 0;
 
-  private constructor(private readonly server: Server, readonly port: number, private readonly target: { host: string; port: number }) {}
+  private constructor(private readonly server: Server, readonly port: number, private target: { host: string; port: number }) {}
 
   /** Starts a proxy on 127.0.0.1 (a random free port, or `port`) forwarding to `target`. */
   static async start(target: { host: string; port: number }, port = 0): Promise<LinkProxy> {
@@ -34,6 +34,11 @@ export class LinkProxy {
     });
     proxy = new LinkProxy(server, (server.address() as { port: number }).port, target);
     return proxy;
+  }
+
+  /** Points new connections at `target` (a launcher binds its proxies before choosing the nodes' ports). */
+  retarget(target: { host: string; port: number }): void {
+    this.target = target;
   }
 
   /** True while the link is cut. */

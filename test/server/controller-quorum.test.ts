@@ -100,6 +100,11 @@ describe('a three-voter controller quorum of BrokerServers', () => {
     expect(answer.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
     expect(answer.topics.map((t) => t.name)).toContain('orders');
 
+    // Auto-creation through a node whose controller is not active is forwarded to the active one.
+    const auto = await metadata(client, 8, { topics: [{ name: 'auto-made' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    expect([0, 5]).toContain(auto.topics[0]!.errorCode);
+    await waitFor('the auto-created topic in every cache', () => (nodes.every((n) => n.metadataCache.topic('auto-made') !== undefined) ? true : undefined));
+
     // Every node names the same group coordinator: the leader of the group's __consumer_offsets
     // partition (the first lookup, on the active controller's node, creates the topic).
     const findCoordinator = async (node: BrokerServer, group: string) => {
