@@ -1,0 +1,94 @@
+/**
+ * Issue 9's done criterion with the controller part in place: three BrokerServers in one process
+ * under ONE manual clock and ONE seeded random source (real disk and loopback TCP): they form a
+ * controller quorum, a produce on one broker lands in a topic whose metadata every other broker's
+ * cache shows. Time moves only when the test advances it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { libraryBrokerConfig } from '../../host/broker.js';
+import { NodeDisk } from '../../host/io/disk.js';
+import { manualEnvironment, type ManualEnvironment } from '../../host/io/environment.js';
+import { NodeNetwork } from '../../host/io/node-network.js';
+import { createLogger } from '../../host/observability/logger.js';
+import { BrokerServer } from '../../host/server/broker-server.js';
+import { getCore } from '../../host/wasm/core.js';
+import { findFreePort } from '../helpers/broker-process.js';
+import { RawKafkaClient } from '../integration/raw-kafka-client.js';
+import { batch, createTopic, produce } from '../integration/requests.js';
+
+const dirs: string[] = [];
+const servers: BrokerServer[] = [];
+const clients: RawKafkaClient[] = [];
+let environment: ManualEnvironment | null = null;
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.socket.destroy();
+  const stopping = Promise.all(servers.splice(0).map((server) => server.shutdown()));
+  await advanceUntil(stopping);
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Advances the manual clock 5 ms per real millisecond until `promise` settles (the only way time
+ * moves here; the real pause lets loopback TCP deliver between steps).
+ */
+async function advanceUntil<T>(promise: Promise<T>, limitMs = 60_000): Promise<T> {
+  let settled = false;
+  let outcome: { value?: T; error?: unknown } = {};
+  promise.then((value) => { settled = true; outcome = { value }; }, (error: unknown) => { settled = true; outcome = { error }; });
+  for (let advanced = 0; !settled; advanced += 5) {
+    if (advanced > limitMs) throw new Error(`not settled after ${limitMs} ms of manual time`);
+    environment!.time.advance(5);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  if ('error' in outcome && outcome.error !== undefined) throw outcome.error;
+  return outcome.value as T;
+}
+
+async function until<T>(probe: () => T | undefined): Promise<T> {
+  return advanceUntil((async () => {
+    for (;;) {
+      const value = probe();
+      if (value !== undefined) return value;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })());
+}
+
+describe('brokers of one quorum under one manual clock and seed', () => {
+  it('form a quorum, and a produce on one is in a topic every other broker cache knows', async () => {
+    environment = manualEnvironment({ seed: 9, disk: new NodeDisk(), network: new NodeNetwork() });
+    const ids = [1, 2, 3];
+    const ports = new Map<number, number>();
+    for (const id of ids) ports.set(id, await findFreePort());
+    const voters = ids.map((id) => `${id}@127.0.0.1:${ports.get(id)}`).join(',');
+    for (const id of ids) {
+      const dir = mkdtempSync(join(tmpdir(), `tributary-manual-quorum-${id}-`));
+      dirs.push(dir);
+      const config = libraryBrokerConfig({
+        logDirs: [dir],
+        listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${ports.get(id)}`],
+        overrides: { 'node.id': id, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters },
+      });
+      servers.push(new BrokerServer(config, environment, { core: getCore(), logger: createLogger({ level: 'silent' }) }));
+    }
+    await advanceUntil(Promise.all(servers.map((server) => server.startup())));
+    const active = await until(() => servers.find((server) => server.controller.isActive));
+    const producer = servers.find((server) => server !== active)!;
+    const client = await RawKafkaClient.connect(producer.listeners[0]!.port);
+    clients.push(client);
+    // Created through a node whose controller is not active: forwarded to the active one.
+    expect(await advanceUntil(createTopic(client, 'orders', 1))).toBe(0);
+    await until(() => (servers.every((server) => server.metadataCache.topic('orders') !== undefined) ? true : undefined));
+    const leaderId = producer.metadataCache.topic('orders')!.partitions[0]!.leaderId;
+    const leader = servers.find((server) => server.nodeId === leaderId)!;
+    const leaderClient = await RawKafkaClient.connect(leader.listeners[0]!.port);
+    clients.push(leaderClient);
+    const response = await advanceUntil(produce(leaderClient, 7, [{ topic: 'orders', partition: 0, records: batch(['a', 'b']) }]));
+    expect(response.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    for (const server of servers) expect(server.metadataCache.topic('orders')!.partitions[0]!.leaderId).toBe(leaderId);
+  });
+});
