@@ -46,7 +46,11 @@ export interface RaftDriverOptions {
 
 /** The error an inbound request gets when the driver stopped or the node did not answer in time. */
 export class RaftRequestAbandoned extends Error {
-  constructor(message: string) {
+  /**
+   * @param stopping true when the driver is stopped or not started (the node is going away), false
+   *   when the node did not answer within the request timeout
+   */
+  constructor(message: string, readonly stopping: boolean) {
     super(message);
     this.name = 'RaftRequestAbandoned';
   }
@@ -97,7 +101,7 @@ export class RaftDriver {
     this.timer = null;
     for (const [key, pending] of this.pending) {
       this.options.time.clearTimeout(pending.timer);
-      pending.reject(new RaftRequestAbandoned('the Raft driver stopped'));
+      pending.reject(new RaftRequestAbandoned('the Raft driver stopped', true));
       this.pending.delete(key);
     }
   }
@@ -109,13 +113,13 @@ export class RaftDriver {
    *   did not answer within the request timeout
    */
   handleRequest<A extends RaftApi>(api: A, body: RaftRequests[A]): Promise<RaftResponses[A]> {
-    if (!this.running) return Promise.reject(new RaftRequestAbandoned('the Raft driver is not running'));
+    if (!this.running) return Promise.reject(new RaftRequestAbandoned('the Raft driver is not running', true));
     const source = sourceOf(api, body) ?? this.nextAnonymousSource--;
     const correlationId = this.nextInboundId++;
     const key = `${source}:${correlationId}`;
     return new Promise<RaftResponses[A]>((resolve, reject) => {
       const timer = this.options.time.setTimeout(() => {
-        if (this.pending.delete(key)) reject(new RaftRequestAbandoned(`${api} from node ${source} not answered within ${this.options.requestTimeoutMs} ms`));
+        if (this.pending.delete(key)) reject(new RaftRequestAbandoned(`${api} from node ${source} not answered within ${this.options.requestTimeoutMs} ms`, false));
       }, this.options.requestTimeoutMs);
       this.pending.set(key, { resolve: resolve as (body: unknown) => void, reject, timer });
       const envelope = { source, destination: this.options.nodeId, correlationId, kind: 'request', api, body } as RaftEnvelope;

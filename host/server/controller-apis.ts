@@ -14,6 +14,7 @@ import { ApiRegistry } from '../api/api-registry.js';
 import { createApiVersionsApi } from '../api/api-versions-api.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { RaftApi, RaftRequests, RaftResponses } from '../raft/messages.js';
+import { RaftRequestAbandoned } from '../raft/raft-driver.js';
 import type { RaftWire } from '../raft/raft-wire.js';
 
 /** Answers Raft requests (RaftDriver.handleRequest). */
@@ -58,8 +59,9 @@ function raftApi<A extends RaftApi>(api: A, wire: RaftWire, handler: RaftRequest
       try {
         return await handler.handleRequest(api, request);
       } catch (error) {
-        const stopping = error instanceof Error && /not running|stopped/.test(error.message);
-        return raftErrorResponse(api, stopping ? ErrorCode.BROKER_NOT_AVAILABLE : ErrorCode.REQUEST_TIMED_OUT);
+        // Only an abandoned request is an answer; anything else is a bug the dispatcher reports.
+        if (!(error instanceof RaftRequestAbandoned)) throw error;
+        return raftErrorResponse(api, error.stopping ? ErrorCode.BROKER_NOT_AVAILABLE : ErrorCode.REQUEST_TIMED_OUT);
       }
     },
     errorResponse: (_version, errorCode) => raftErrorResponse(api, errorCode),
