@@ -9,7 +9,8 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses } from '../helpers/broker-process.js';
-import { KCAT, runOk } from '../compat/processes.js';
+import { eventually, KCAT, runOk } from '../compat/processes.js';
+import { AckLedger } from './ack-ledger.js';
 import { TestCluster } from './cluster.js';
 
 afterAll(async () => {
@@ -23,19 +24,13 @@ async function kcatMetadata(bootstrap: string): Promise<{ brokers: number[]; con
   return { brokers: json.brokers.map((b) => b.id).sort(), controllerId: json.controllerid, topics: json.topics.map((t) => t.topic).sort() };
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/** compat's `eventually` (retry until no throw) for probes that answer undefined while waiting. */
+function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  return eventually(async () => {
+    const value = await probe();
+    if (value === undefined) throw new Error(`still waiting for ${what}`);
+    return value;
+  }, 60_000);
 }
 
 describe('a three-node KRaft cluster of real processes', () => {
@@ -45,7 +40,7 @@ describe('a three-node KRaft cluster of real processes', () => {
       overrides: { 'controller.quorum.election.timeout.ms': 500, 'controller.quorum.fetch.timeout.ms': 1000, 'broker.session.timeout.ms': 4000 },
     });
     try {
-      const first = await eventually('kcat to list three brokers', async () => {
+      const first = await until('kcat to list three brokers', async () => {
         const metadata = await kcatMetadata(cluster.bootstrap);
         return metadata.brokers.length === 3 && metadata.controllerId > 0 ? metadata : undefined;
       });
@@ -60,18 +55,31 @@ describe('a three-node KRaft cluster of real processes', () => {
         await admin.disconnect();
       }
       for (const node of cluster.nodes) {
-        const seen = await eventually(`orders in node ${node.id}'s metadata`, async () => {
+        const seen = await until(`orders in node ${node.id}'s metadata`, async () => {
           const metadata = await kcatMetadata(`127.0.0.1:${node.clientProxy.port}`);
           return metadata.topics.includes('orders') ? metadata : undefined;
         });
         expect(seen.controllerId).toBe(first.controllerId);
       }
 
+      // Acknowledged writes (acks=all) to partitions led by every node, read back after the SIGKILL below.
+      const ledger = new AckLedger();
+      const producer = kafka.producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      try {
+        for (let i = 0; i < 30; i++) {
+          const [meta] = await producer.send({ topic: 'orders', acks: -1, messages: [{ partition: i % 3, value: `v${i}` }] });
+          ledger.ack('orders', meta!.partition, Number(meta!.baseOffset), `v${i}`);
+        }
+      } finally {
+        await producer.disconnect();
+      }
+
       // kcat auto-creates a topic through a node that is not the active controller (forwarded).
       const notController = cluster.nodes.find((n) => n.id !== first.controllerId)!;
       await runOk(KCAT, ['-b', `127.0.0.1:${notController.clientProxy.port}`, '-P', '-t', 'auto-made', '-X', 'message.timeout.ms=30000'], { input: 'a\nb\n' });
       for (const node of cluster.nodes) {
-        await eventually(`auto-made in node ${node.id}'s metadata`, async () => {
+        await until(`auto-made in node ${node.id}'s metadata`, async () => {
           const metadata = await kcatMetadata(`127.0.0.1:${node.clientProxy.port}`);
           return metadata.topics.includes('auto-made') ? true : undefined;
         });
@@ -80,7 +88,7 @@ describe('a three-node KRaft cluster of real processes', () => {
       // SIGKILL the active controller: the other two elect one and keep taking changes.
       await cluster.kill9(first.controllerId);
       const survivors = cluster.nodes.filter((n) => n.id !== first.controllerId).map((n) => `127.0.0.1:${n.clientProxy.port}`).join(',');
-      const second = await eventually('a new active controller', async () => {
+      const second = await until('a new active controller', async () => {
         const metadata = await kcatMetadata(survivors);
         return metadata.controllerId > 0 && metadata.controllerId !== first.controllerId ? metadata : undefined;
       });
@@ -96,10 +104,22 @@ describe('a three-node KRaft cluster of real processes', () => {
 
       // The killed node comes back and catches up with what was committed without it.
       await cluster.restart(first.controllerId);
-      await eventually('the restarted node to know payments', async () => {
+      await until('the restarted node to know payments', async () => {
         const metadata = await kcatMetadata(`127.0.0.1:${cluster.node(first.controllerId).clientProxy.port}`);
         return metadata.topics.includes('payments') && metadata.brokers.length === 3 ? true : undefined;
       });
+
+      // Everything acknowledged before the SIGKILL reads back, at its offset, exactly once.
+      const read = new Map<string, { offset: number; value: string }[]>();
+      for (const partition of [0, 1, 2]) {
+        const result = await runOk(KCAT, ['-b', cluster.bootstrap, '-C', '-t', 'orders', '-p', String(partition), '-o', 'beginning', '-e', '-J']);
+        read.set(`orders-${partition}`, result.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => {
+          const record = JSON.parse(line) as { offset: number; payload: string };
+          return { offset: record.offset, value: record.payload };
+        }));
+      }
+      expect(ledger.size).toBe(30);
+      expect(ledger.verify(read)).toEqual([]);
 
       // A partition: a node that is not the active controller is cut off (its packets dropped). The
       // majority keeps taking changes; once healed, the node learns them.
@@ -116,7 +136,7 @@ describe('a three-node KRaft cluster of real processes', () => {
         await admin3.disconnect();
       }
       cluster.heal();
-      await eventually('the healed node to know the topic created while it was cut off', async () => {
+      await until('the healed node to know the topic created while it was cut off', async () => {
         const metadata = await kcatMetadata(`127.0.0.1:${cluster.node(cutOff).clientProxy.port}`);
         return metadata.topics.includes('during-partition') ? true : undefined;
       });
