@@ -15,6 +15,8 @@ export interface PartitionState {
   /** Broker id of the leader, -1 when none. */
   readonly leaderId: number;
   readonly leaderEpoch: number;
+  /** Bumped by every change of the partition's registration (KIP-497 partition epoch); AlterPartition carries it. */
+  readonly partitionEpoch: number;
   readonly replicas: readonly number[];
   readonly isr: readonly number[];
 }

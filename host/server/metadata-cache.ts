@@ -134,6 +134,7 @@ function toPartitionState(partition: PartitionRegistration): PartitionState {
     partition: partition.partitionId,
     leaderId: partition.leader,
     leaderEpoch: partition.leaderEpoch,
+    partitionEpoch: partition.partitionEpoch,
     replicas: partition.replicas,
     isr: partition.isr,
   };
