@@ -57,6 +57,15 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'UnregisterBroker', maxVersion: 'all' },
   { name: 'DescribeCluster', maxVersion: 'all' },
   { name: 'AlterPartition', maxVersion: 'all' },
+  // Partition replication (KIP-101/279/320 leader epochs, KIP-460 elections, KIP-455 reassignment),
+  // the controller's producer-id blocks (KIP-730) and Kafka 3.x admin APIs clients send to any broker.
+  { name: 'OffsetForLeaderEpoch', maxVersion: 'all' },
+  { name: 'ElectLeaders', maxVersion: 'all' },
+  { name: 'AlterPartitionReassignments', maxVersion: 'all' },
+  { name: 'ListPartitionReassignments', maxVersion: 'all' },
+  { name: 'AllocateProducerIds', maxVersion: 'all' },
+  { name: 'IncrementalAlterConfigs', maxVersion: 'all' },
+  { name: 'DescribeTopicPartitions', maxVersion: 'all' },
 ];
 
 /** Schemas that are not wire APIs but byte layouts inside records or group protocol metadata. */
