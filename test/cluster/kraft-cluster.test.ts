@@ -9,29 +9,14 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopAllBrokerProcesses } from '../helpers/broker-process.js';
-import { eventually, KCAT, runOk } from '../compat/processes.js';
+import { KCAT, runOk } from '../compat/processes.js';
 import { AckLedger } from './ack-ledger.js';
 import { TestCluster } from './cluster.js';
+import { kcatMetadata, kcatReadPartition, until } from './cluster-probes.js';
 
 afterAll(async () => {
   await stopAllBrokerProcesses();
 });
-
-/** `kcat -L -J` through `bootstrap`: broker ids, controller id and topic names. */
-async function kcatMetadata(bootstrap: string): Promise<{ brokers: number[]; controllerId: number; topics: string[] }> {
-  const result = await runOk(KCAT, ['-b', bootstrap, '-L', '-J', '-m', '10']);
-  const json = JSON.parse(result.stdout) as { brokers: { id: number }[]; controllerid: number; topics: { topic: string }[] };
-  return { brokers: json.brokers.map((b) => b.id).sort(), controllerId: json.controllerid, topics: json.topics.map((t) => t.topic).sort() };
-}
-
-/** compat's `eventually` (retry until no throw) for probes that answer undefined while waiting. */
-function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  return eventually(async () => {
-    const value = await probe();
-    if (value === undefined) throw new Error(`still waiting for ${what}`);
-    return value;
-  }, 60_000);
-}
 
 describe('a three-node KRaft cluster of real processes', () => {
   it('is one cluster for kcat and kafkajs, keeps taking metadata changes after SIGKILL of the active controller, and takes a restarted node back, and a node cut off by a partition catches up once healed', async () => {
@@ -111,13 +96,7 @@ describe('a three-node KRaft cluster of real processes', () => {
 
       // Everything acknowledged before the SIGKILL reads back, at its offset, exactly once.
       const read = new Map<string, { offset: number; value: string }[]>();
-      for (const partition of [0, 1, 2]) {
-        const result = await runOk(KCAT, ['-b', cluster.bootstrap, '-C', '-t', 'orders', '-p', String(partition), '-o', 'beginning', '-e', '-J']);
-        read.set(`orders-${partition}`, result.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => {
-          const record = JSON.parse(line) as { offset: number; payload: string };
-          return { offset: record.offset, value: record.payload };
-        }));
-      }
+      for (const partition of [0, 1, 2]) read.set(`orders-${partition}`, await kcatReadPartition(cluster.bootstrap, 'orders', partition));
       expect(ledger.size).toBe(30);
       expect(ledger.verify(read)).toEqual([]);
 
