@@ -16,8 +16,10 @@ export const BENCH_HOST = '127.0.0.1';
 export interface BrokerStartOptions {
   /** Reuse this data directory (W6 restarts); default a fresh temp one, removed by close(). */
   logDir?: string;
-  /** Extra broker configs by Kafka name. */
+  /** Extra broker configs by Kafka name (`listeners` here must name `port`). */
   overrides?: Record<string, string | number>;
+  /** The client listener's port; default a free one. */
+  port?: number;
   /** Also listen for HTTP (and so the WebSocket gateway at /kafka) on a free port. */
   http?: boolean;
   /** Extra node flags (e.g. --cpu-prof). */
@@ -51,7 +53,7 @@ export class BenchBroker {
   static async start(snapshot: BuildSnapshot, options: BrokerStartOptions = {}): Promise<BenchBroker> {
     const ownsLogDir = options.logDir === undefined;
     const logDir = options.logDir ?? mkdtempSync(path.join(tmpdir(), 'tributary-bench-data-'));
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const httpPort = options.http === true ? await freePort() : undefined;
     const overrides: Record<string, string | number> = {
       'log.dirs': logDir,

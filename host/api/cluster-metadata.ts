@@ -36,8 +36,12 @@ export interface TopicState {
 
 export interface CreateTopicSpec {
   readonly name: string;
+  /** -1 only together with `assignments`. */
   readonly numPartitions: number;
+  /** -1 only together with `assignments`. */
   readonly replicationFactor: number;
+  /** A manual replica assignment (CreateTopics' assignments): partition index → broker ids, checked by the controller. */
+  readonly assignments?: readonly { readonly partitionIndex: number; readonly brokerIds: readonly number[] }[];
   /** Validated overrides, Kafka name -> text. */
   readonly configs: Readonly<Record<string, string>>;
 }

@@ -89,15 +89,11 @@ function specFor(topic: CreatableTopic, broker: BrokerServices): CreateTopicSpec
         return { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'Partitions must be numbered 0 to n-1 without gaps.' };
       }
     }
-    for (const assignment of topic.assignments) {
-      const unknown = assignment.brokerIds.filter((id) => id !== broker.nodeId);
-      if (assignment.brokerIds.length === 0 || unknown.length > 0 || new Set(assignment.brokerIds).size !== assignment.brokerIds.length) {
-        return { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-          errorMessage: `Partition ${assignment.partitionIndex} is assigned to [${assignment.brokerIds.join(', ')}]; the only broker is ${broker.nodeId}.` };
-      }
-    }
-    numPartitions = topic.assignments.length;
-    replicationFactor = topic.assignments[0]!.brokerIds.length;
+    // Which brokers exist (and whether enough of them are usable) is the controller's to check:
+    // INVALID_REPLICA_ASSIGNMENT (39) for unknown or duplicate ids.
+    const assignments = [...topic.assignments].sort((x, y) => x.partitionIndex - y.partitionIndex)
+      .map((x) => ({ partitionIndex: x.partitionIndex, brokerIds: x.brokerIds }));
+    return withConfigs(topic, { name: topic.name, numPartitions: -1, replicationFactor: -1, assignments });
   }
   if (numPartitions === -1) numPartitions = broker.config.numPartitions;
   if (replicationFactor === -1) replicationFactor = broker.config.defaultReplicationFactor;
@@ -107,14 +103,15 @@ function specFor(topic: CreatableTopic, broker: BrokerServices): CreateTopicSpec
   if (replicationFactor <= 0) {
     return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: 'Replication factor must be larger than 0.' };
   }
-  if (replicationFactor > 1) {
-    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR,
-      errorMessage: `Replication factor: ${replicationFactor} larger than available brokers: 1.` };
-  }
+  return withConfigs(topic, { name: topic.name, numPartitions, replicationFactor });
+}
+
+/** `spec` with the topic's validated config overrides, or the first config error (INVALID_CONFIG 40, ...). */
+function withConfigs(topic: CreatableTopic, spec: Omit<CreateTopicSpec, 'configs'>): CreateTopicSpec | { errorCode: number; errorMessage: string } {
   const validation = validateTopicConfigs(topic.configs, { nullValue: 'reject' });
   if (validation.errors.length > 0) {
     const first = validation.errors[0]!;
     return { errorCode: first.errorCode, errorMessage: first.errorMessage };
   }
-  return { name: topic.name, numPartitions, replicationFactor, configs: validation.overrides };
+  return { ...spec, configs: validation.overrides };
 }

@@ -62,6 +62,7 @@ export class ControllerClusterMetadata implements ClusterMetadata {
       name: spec.name,
       numPartitions: spec.numPartitions,
       replicationFactor: spec.replicationFactor,
+      ...(spec.assignments === undefined ? {} : { assignments: spec.assignments }),
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }], { validateOnly });
     if (result!.errorCode === ErrorCode.NOT_CONTROLLER && this.forwardCreateTopic !== undefined) return this.forwardCreateTopic(spec, validateOnly);

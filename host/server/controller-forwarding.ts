@@ -56,7 +56,8 @@ export async function forwardCreateTopic(
   const api = { apiKey: ApiKey.CreateTopics, name: 'CreateTopics', encodeRequest: encodeCreateTopicsRequest, decodeResponse: decodeCreateTopicsResponse };
   const result = await channels.send(activeControllerId, api, CREATE_TOPICS_VERSION, {
     topics: [{
-      name: spec.name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor, assignments: [],
+      name: spec.name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor,
+      assignments: (spec.assignments ?? []).map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: [...a.brokerIds] })),
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }],
     timeoutMs,
