@@ -191,7 +191,8 @@ export class ClusterControlManager {
   unregisterBroker(brokerId: number): ControllerResult<ApiError> {
     const registration = this.latest().broker(brokerId);
     if (registration === undefined) return answer(fail(ErrorCode.BROKER_ID_NOT_REGISTERED, `Broker ${brokerId} is not registered.`));
-    const records: MetadataRecord[] = registration.fenced ? [] : this.replication.removeFromIsrOnFence(brokerId);
+    // Even a fenced broker may still be the last member of some ISRs: it leaves them too (Kafka).
+    const records: MetadataRecord[] = this.replication.removeFromIsrOnFence(brokerId);
     records.push(metadataRecord('UnregisterBrokerRecord', 0, { brokerId, brokerEpoch: registration.brokerEpoch }));
     return { records, response: NONE };
   }

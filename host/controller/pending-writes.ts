@@ -23,10 +23,14 @@ export interface PendingWrite {
 export class PendingWrites {
   private readonly queue: PendingWrite[] = [];
 
-  /** Queues `write`; its offset must be after every queued one. */
+  /**
+   * Queues `write`; its offset must be after every queued one, except for a waiter without
+   * records (an answer that only needs what is appended to be committed), which may share the last.
+   */
   add(write: PendingWrite): void {
     const last = this.queue[this.queue.length - 1];
-    assert(last === undefined || write.lastOffset > last.lastOffset, 'pending writes are queued in offset order');
+    const after = last === undefined || write.lastOffset > last.lastOffset || (write.records.length === 0 && write.lastOffset === last.lastOffset);
+    assert(after, 'pending writes are queued in offset order');
     this.queue.push(write);
   }
 

@@ -87,6 +87,7 @@ import { PendingWrites } from './pending-writes.js';
 import { ProducerIdControlManager, type ProducerIdBlockResult } from './producer-id-control-manager.js';
 import { type ReplicaPlacer, RoundRobinReplicaPlacer } from './replica-placer.js';
 import {
+  type ControllerLogger,
   type CreatePartitionsRequest,
   type CreatePartitionsResult,
   type CreateTopicRequest,
@@ -94,6 +95,10 @@ import {
   type DeleteTopicResult,
   ReplicationControlManager,
 } from './replication-control-manager.js';
+import { alterPartition } from './alter-partition-control.js';
+import { type ElectLeadersTopic, balancePartitionLeaders, electLeaders, electUncleanLeaders } from './leader-election-control.js';
+import type { AlterPartitionRequest, AlterPartitionResponseInit } from '../protocol/generated/alter-partition.js';
+import type { ElectLeadersResponseInit } from '../protocol/generated/elect-leaders.js';
 import { type RandomSource, ZERO_TOPIC_ID, cryptoRandomSource } from './topic-id.js';
 
 export { AlterConfigOp } from './configuration-control-manager.js';
@@ -120,6 +125,8 @@ export interface ControllerConfig {
   readonly defaultReplicationFactor: number;
   /** delete.topic.enable: DeleteTopics answers TOPIC_DELETION_DISABLED (73) when false. */
   readonly deleteTopicEnable: boolean;
+  /** unclean.leader.election.enable: topics without an override may elect outside the ISR; default false. */
+  readonly uncleanLeaderElectionEnable?: boolean;
 }
 
 export interface QuorumControllerOptions {
@@ -137,6 +144,8 @@ export interface QuorumControllerOptions {
   readonly random?: RandomSource;
   /** Default RoundRobinReplicaPlacer driven by `random`. */
   readonly replicaPlacer?: ReplicaPlacer;
+  /** Where unclean leader elections are reported; default silent. */
+  readonly logger?: ControllerLogger;
 }
 
 /** The failed form of a CreateTopics item: no id, no partitions, no configs. */
@@ -147,6 +156,11 @@ const failedDeleteTopics = failedResults<DeleteTopicResult>((r, error) => ({ ...
 const failedRegistration = failedResult<RegisterBrokerResult>((r, error) => ({ ...r, ...error, brokerEpoch: -1 }));
 const failedProducerIds = failedResult<ProducerIdBlockResult>((r, error) => ({ ...r, ...error, producerIdStart: -1, producerIdLen: 0 }));
 const failedPlain = failedResult<ApiError>((r, error) => ({ ...r, ...error }));
+/** AlterPartition and ElectLeaders fail as a whole: the top-level error code, nothing per partition. */
+const failedAlterPartition = (response: AlterPartitionResponseInit, error: ApiError): AlterPartitionResponseInit =>
+  ({ ...response, errorCode: error.errorCode, topics: [] });
+const failedElectLeaders = (response: ElectLeadersResponseInit, error: ApiError): ElectLeadersResponseInit =>
+  ({ ...response, errorCode: error.errorCode, replicaElectionResults: [] });
 const failedHeartbeat = failedResult<BrokerHeartbeatReply>((r, error) => ({ ...r, ...error, isCaughtUp: false, isFenced: true, shouldShutDown: false }));
 
 
@@ -199,6 +213,7 @@ export class QuorumController implements MetadataLogListener {
       latest,
       random: this.random,
       replicaPlacer: options.replicaPlacer ?? new RoundRobinReplicaPlacer((bound) => this.nextInt(bound)),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
     this.cluster = new ClusterControlManager({ latest, nextOffset: () => this.nextWriteOffset, random: this.random, replication: this.replication });
     this.configuration = new ConfigurationControlManager(latest);
@@ -382,6 +397,41 @@ export class QuorumController implements MetadataLogListener {
     return this.perform(() => this.configuration.incrementalAlterConfigs(resources, options), failedResults<AlterConfigsResult>());
   }
 
+  /**
+   * AlterPartition (api key 56, `version` 0-3) from a partition leader: alter-partition-control.ts
+   * has the rules. A proposal answered without a new record (already applied) still waits until
+   * everything appended before it is committed, so no answer describes uncommitted state.
+   * NOT_CONTROLLER (41) and KAFKA_STORAGE_ERROR (56) come back as the top-level error code.
+   */
+  alterPartition(request: AlterPartitionRequest, version: number): Promise<AlterPartitionResponseInit> {
+    return this.perform(() => alterPartition({
+      ...this.replication.electionContext(),
+      checkBrokerEpoch: (brokerId, brokerEpoch) => this.cluster.checkBrokerEpoch(brokerId, brokerEpoch),
+    }, request, version), failedAlterPartition, { readAfterWrites: true });
+  }
+
+  /**
+   * ElectLeaders (api key 43): `electionType` 0 PREFERRED or 1 UNCLEAN, `topicPartitions` null for
+   * every partition; rules in leader-election-control.ts. Answers once the elections are committed.
+   */
+  electLeaders(electionType: number, topicPartitions: readonly ElectLeadersTopic[] | null): Promise<ElectLeadersResponseInit> {
+    return this.perform(() => electLeaders(this.replication.electionContext(), electionType, topicPartitions), failedElectLeaders, { readAfterWrites: true });
+  }
+
+  /**
+   * One round of `auto.leader.rebalance.enable`'s preferred leader balancing with
+   * `leader.imbalance.per.broker.percentage` (leader-election-control.ts), and of unclean
+   * elections for leaderless partitions whose topic allows them. Answers how many leaders were
+   * elected (0 on a controller that is not active).
+   */
+  async balancePartitionLeaders(imbalancePercentage: number): Promise<number> {
+    if (!this.isActive) return 0;
+    const context = this.replication.electionContext();
+    const unclean = await this.perform(() => electUncleanLeaders(context), () => 0);
+    const balanced = await this.perform(() => balancePartitionLeaders(context, imbalancePercentage), () => 0);
+    return unclean + balanced;
+  }
+
   /** {@link ProducerIdControlManager.allocateProducerIds}. */
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlockResult> {
     return this.perform(() => this.producerIds.allocateProducerIds(brokerId, brokerEpoch), failedProducerIds);
@@ -447,10 +497,15 @@ export class QuorumController implements MetadataLogListener {
    * without any); answers once the batch is committed, or `failed(response, error)` when it is
    * not appended or not committed.
    */
-  private async perform<T>(operation: () => ControllerResult<T>, failed: FailedResponse<T>): Promise<T> {
+  private async perform<T>(operation: () => ControllerResult<T>, failed: FailedResponse<T>, options: { readAfterWrites?: boolean } = {}): Promise<T> {
     const { records, response } = operation();
     if (!this.isActive) return failed(response, this.notController(), true);
-    if (records.length === 0) return response;
+    if (records.length === 0) {
+      // The answer may describe records appended before (the latest state): wait for their commit (Kafka does for every write event).
+      if (options.readAfterWrites !== true || this.nextWriteOffset - 1 <= this.lastCommitted) return response;
+      const outcome = await this.awaitCommit(this.nextWriteOffset - 1, []);
+      return outcome.errorCode === ErrorCode.NONE ? response : failed(response, outcome, true);
+    }
     const appended = this.append(records);
     if (typeof appended !== 'number') return failed(response, appended, appended.errorCode === ErrorCode.NOT_CONTROLLER);
     const outcome = await this.awaitCommit(appended, records);

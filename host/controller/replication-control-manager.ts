@@ -7,9 +7,11 @@
  * this manager's record types.
  *
  * A new partition's ISR is its unfenced replicas and its leader the first of them; a fenced
- * broker leaves ISRs (except as the last member) and leadership, an unfenced one takes the
- * leadership of the partitions that have none and list it in their ISR (the records come from
- * here, the ClusterControlManager decides when).
+ * broker (or one in controlled shutdown, or unregistered) leaves ISRs (except as the last member)
+ * and leadership, an unfenced one lets leaderless partitions elect (the records come from here,
+ * the ClusterControlManager decides when). Every leader and ISR change follows one election
+ * rule, partition-change-builder.ts; AlterPartition (alter-partition-control.ts) and
+ * ElectLeaders and the leader balancer (leader-election-control.ts) use it too.
  */
 import { validateTopicConfigs } from '../config/topic-config.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -23,7 +25,9 @@ import {
   emptyRecord,
   fail,
 } from './controller-result.js';
-import { type MetadataImage, NO_LEADER, NO_LEADER_CHANGE } from './metadata-image.js';
+import { type MetadataImage, NO_LEADER, type PartitionRegistration } from './metadata-image.js';
+import type { LeaderElectionContext } from './leader-election-control.js';
+import { buildPartitionChange } from './partition-change-builder.js';
 import { ConfigResourceType, type MetadataRecord, metadataRecord } from './metadata-records.js';
 import type { ReplicaPlacer } from './replica-placer.js';
 import { type RandomSource, ZERO_TOPIC_ID, randomTopicId } from './topic-id.js';
@@ -88,7 +92,18 @@ export interface ReplicationConfig {
   readonly defaultReplicationFactor: number;
   /** delete.topic.enable: DeleteTopics answers TOPIC_DELETION_DISABLED (73) when false. */
   readonly deleteTopicEnable: boolean;
+  /** unclean.leader.election.enable: the default of the topic config of that name; default false. */
+  readonly uncleanLeaderElectionEnable?: boolean;
 }
+
+/** Where the managers say what an operator must know (a pino logger fits). */
+export interface ControllerLogger {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** A logger that drops everything (tests, tools). */
+export const SILENT_CONTROLLER_LOGGER: ControllerLogger = { warn: () => undefined, error: () => undefined };
 
 export interface ReplicationControlManagerOptions {
   readonly config: ReplicationConfig;
@@ -97,6 +112,8 @@ export interface ReplicationControlManagerOptions {
   /** Topic ids. */
   readonly random: RandomSource;
   readonly replicaPlacer: ReplicaPlacer;
+  /** Unclean elections are logged here; default silent. */
+  readonly logger?: ControllerLogger;
 }
 
 export class ReplicationControlManager {
@@ -104,8 +121,10 @@ export class ReplicationControlManager {
   private readonly latest: () => MetadataImage;
   private readonly random: RandomSource;
   private readonly replicaPlacer: ReplicaPlacer;
+  private readonly logger: ControllerLogger;
 
   constructor(options: ReplicationControlManagerOptions) {
+    this.logger = options.logger ?? SILENT_CONTROLLER_LOGGER;
     this.config = options.config;
     this.latest = options.latest;
     this.random = options.random;
@@ -389,44 +408,82 @@ export class ReplicationControlManager {
     });
   }
 
-  private partitionChange(topicId: string, partitionId: number, change: { isr?: number[]; leader?: number }): MetadataRecord {
-    return metadataRecord('PartitionChangeRecord', RECORD_VERSION.PartitionChangeRecord, {
-      partitionId, topicId, isr: change.isr ?? null, leader: change.leader ?? NO_LEADER_CHANGE,
-      replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: -1, directories: null,
-      eligibleLeaderReplicas: null, lastKnownElr: null,
-    });
-  }
-
-  /** Partitions without a leader whose ISR holds `brokerId` get it as leader. */
+  /**
+   * Kafka's handleBrokerUnfenced: every partition without a leader elects one, `brokerId` counting
+   * as acceptable although the latest state still shows it fenced (its unfencing record is in
+   * the same batch). Partitions of topics with unclean.leader.election.enable may elect outside
+   * the ISR.
+   */
   electLeadersOnUnfence(brokerId: number): MetadataRecord[] {
-    const records: MetadataRecord[] = [];
-    for (const topic of this.latest().topics()) {
-      for (const p of topic.partitions) {
-        if (p.leader === NO_LEADER && p.isr.includes(brokerId)) records.push(this.partitionChange(topic.topicId, p.partitionId, { leader: brokerId }));
-      }
-    }
-    return records;
+    return this.generateLeaderAndIsrUpdates(`unfence broker ${brokerId}`, NO_LEADER, brokerId, (p) => p.leader === NO_LEADER);
   }
 
   /**
-   * `brokerId` leaves every ISR it is in, except as the last member (Kafka keeps the last ISR
-   * member so that it can lead again without an unclean election); where it led, the next ISR
-   * member that is unfenced leads, or nobody.
+   * Kafka's handleBrokerFenced / handleBrokerInControlledShutdown / handleBrokerUnregistered:
+   * `brokerId` leaves every ISR it is in, except as the last member (so it can lead again
+   * without an unclean election), and never counts as an acceptable leader; where it led, the
+   * first acceptable ISR member in replica order leads, else an out-of-sync replica when the
+   * topic allows unclean elections, else nobody (-1, the partition is offline).
    */
   removeFromIsrOnFence(brokerId: number): MetadataRecord[] {
+    return this.generateLeaderAndIsrUpdates(`fence broker ${brokerId}`, brokerId, NO_LEADER, (p) => p.isr.includes(brokerId));
+  }
+
+  /** This manager as AlterPartition and the elections see it (alter-partition-control.ts, leader-election-control.ts). */
+  electionContext(): LeaderElectionContext {
+    return {
+      latest: this.latest,
+      isActiveBroker: (brokerId) => this.isActiveBroker(brokerId),
+      uncleanLeaderElectionEnabled: (topic) => this.uncleanLeaderElectionEnabled(topic),
+      noteUncleanElection: (topic, partitionId, leader, why) => this.noteUncleanElection(topic, partitionId, leader, why),
+    };
+  }
+
+  /** Registered, unfenced and not in a controlled shutdown: may lead and join ISRs (Kafka's ClusterControlManager.isActive). */
+  isActiveBroker(brokerId: number): boolean {
+    const broker = this.latest().broker(brokerId);
+    return broker !== undefined && !broker.fenced && !broker.inControlledShutdown;
+  }
+
+  /**
+   * unclean.leader.election.enable for `topic`: its override, else this controller's broker
+   * config (Tributary has no dynamic broker configs).
+   */
+  uncleanLeaderElectionEnabled(topic: string): boolean {
+    const override = this.latest().topicConfigs(topic).get('unclean.leader.election.enable');
+    if (override !== undefined) return override.trim().toLowerCase() === 'true';
+    return this.config.uncleanLeaderElectionEnable ?? false;
+  }
+
+  /** Says loudly that an unclean election chose `leader` (records the ISR had may be lost). */
+  noteUncleanElection(topic: string, partitionId: number, leader: number, why: string): void {
+    this.logger.error({ topic, partition: partitionId, leader, reason: why },
+      `unclean leader election for ${topic}-${partitionId}: broker ${leader} was not in the ISR and now leads (${why}); records acknowledged by the old ISR may be lost`);
+  }
+
+  /**
+   * Kafka's generateLeaderAndIsrUpdates: for each partition `select` picks, the ISR without
+   * `brokerToRemove` and an election in which `brokerToRemove` is never acceptable and
+   * `brokerToAdd` always is (besides the active brokers).
+   */
+  private generateLeaderAndIsrUpdates(
+    context: string, brokerToRemove: number, brokerToAdd: number, select: (p: PartitionRegistration) => boolean,
+  ): MetadataRecord[] {
     const records: MetadataRecord[] = [];
-    const usable = (id: number): boolean => id !== brokerId && this.latest().broker(id)?.fenced === false;
+    const isAcceptableLeader = (id: number): boolean => id !== brokerToRemove && (id === brokerToAdd || this.isActiveBroker(id));
     for (const topic of this.latest().topics()) {
-      for (const p of topic.partitions) {
-        if (!p.isr.includes(brokerId)) continue;
-        const isr = p.isr.length > 1 ? p.isr.filter((id) => id !== brokerId) : [...p.isr];
-        const change: { isr?: number[]; leader?: number } = {};
-        if (isr.length !== p.isr.length) change.isr = isr;
-        if (p.leader === brokerId) change.leader = isr.find(usable) ?? NO_LEADER;
-        if (change.isr !== undefined || change.leader !== undefined) records.push(this.partitionChange(topic.topicId, p.partitionId, change));
+      const unclean = this.uncleanLeaderElectionEnabled(topic.name);
+      for (const partition of topic.partitions) {
+        if (!select(partition)) continue;
+        const change = buildPartitionChange({
+          topicId: topic.topicId, partition, isAcceptableLeader, election: unclean ? 'UNCLEAN' : 'ONLINE',
+          targetIsr: partition.isr.filter((id) => id !== brokerToRemove),
+        });
+        if (change.record === null) continue;
+        if (change.unclean) this.noteUncleanElection(topic.name, partition.partitionId, change.leader, context);
+        records.push(change.record);
       }
     }
     return records;
   }
-
 }
