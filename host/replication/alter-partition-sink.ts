@@ -7,9 +7,11 @@
  *   leader sees a follower caught up (expand) or lagging past `replica.lag.time.max.ms` (shrink)
  *     → submit({..., newIsr}) while no other proposal of this partition is in flight
  *     → resolved with the committed state (errorCode 0): the leader takes its isr and partitionEpoch
- *     → resolved with an error code: FENCED_LEADER_EPOCH (74), INVALID_UPDATE_VERSION (108),
- *       INELIGIBLE_REPLICA (107), NEW_LEADER_ELECTED (106), UNKNOWN_TOPIC_OR_PARTITION (3),
- *       OPERATION_NOT_ATTEMPTED (55): the leader keeps its ISR and waits for the next metadata
+ *     → resolved with an error code: FENCED_LEADER_EPOCH (74), INVALID_UPDATE_VERSION (95),
+ *       INELIGIBLE_REPLICA (107), NEW_LEADER_ELECTED (108), NOT_LEADER_OR_FOLLOWER (6),
+ *       UNKNOWN_TOPIC_OR_PARTITION (3), UNKNOWN_TOPIC_ID (100), INVALID_REQUEST (42),
+ *       OPERATION_NOT_ATTEMPTED (55, also: another proposal of the partition is pending, or the
+ *       broker is stopping): the leader keeps its ISR and waits for the next metadata
  *       update (or retries later for a retriable one).
  * While a proposal is in flight the leader uses the maximal ISR (current ∪ proposed) for the high
  * watermark and acks=all, and the current ISR for min.insync.replicas — Kafka's
@@ -24,7 +26,7 @@ export interface AlterPartitionItem {
   readonly partition: number;
   /** The leader's current epoch for the partition. */
   readonly leaderEpoch: number;
-  /** The partition epoch the leader last saw (the controller refuses a stale one: INVALID_UPDATE_VERSION 108). */
+  /** The partition epoch the leader last saw (the controller refuses a stale one: INVALID_UPDATE_VERSION 95). */
   readonly partitionEpoch: number;
   /** The proposed in-sync replica ids (the leader included). */
   readonly newIsr: readonly number[];

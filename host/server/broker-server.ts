@@ -33,6 +33,8 @@ import type { UnifiedLog } from '../log/unified-log.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import type { GatewayAddress } from '../network/websocket-gateway.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
+import type { AlterPartitionSink } from '../replication/alter-partition-sink.js';
+import { AlterPartitionManager } from '../replication/alter-partition-manager.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { groupFlusherOn, type GroupFlusher } from '../log/group-flush.js';
 import { ReadBufferPool } from '../log/read-buffer-pool.js';
@@ -98,6 +100,8 @@ export class BrokerServer {
   /** This broker's epoch: the offset of its registration (-1 until registered). */
   private brokerEpoch = -1;
   private replicaManager: ReplicaManager<UnifiedLog> | null = null;
+  /** Where this broker's partition leaders send ISR proposals (AlterPartition to the active controller). */
+  private alterPartitions: AlterPartitionManager | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
@@ -138,6 +142,11 @@ export class BrokerServer {
   /** The embedded controller. @throws Error before {@link startup} */
   get controller(): QuorumController {
     return this.controllerInstance ?? notStarted('controller');
+  }
+
+  /** The AlterPartitionManager this broker's partition leaders propose ISR changes through. @throws Error before {@link startup} */
+  get alterPartitionSink(): AlterPartitionSink {
+    return this.alterPartitions ?? notStarted('alterPartitionSink');
   }
 
   /** Every client listener, bound (port 0 in the config is the real port here), as advertised. */
@@ -273,6 +282,9 @@ export class BrokerServer {
       brokerEpoch: () => this.brokerEpoch,
       ...(this.quorum === null ? {} : { forwardCreateTopic: this.forwarder(this.quorum, cache) }),
     });
+    const alterPartitions = this.createAlterPartitionManager(controller);
+    this.alterPartitions = alterPartitions;
+    // Hook-up for the ReplicaManager's AlterPartitionSink option (repl-leader): `alterPartitionSink: alterPartitions,`
     const replicaManager = new ReplicaManager<UnifiedLog>({
       localBrokerId: config.nodeId,
       scheduler: environment.time,
@@ -313,6 +325,26 @@ export class BrokerServer {
       logger: componentLogger(rootLogger, 'api'),
       readBuffers: this.resources.readBuffers,
       time: environment.time,
+    });
+  }
+
+  /**
+   * AlterPartition towards the active controller: over the CONTROLLER listeners in a multi-voter
+   * quorum (to whichever voter leads the metadata log), in-process to the embedded controller.
+   */
+  private createAlterPartitionManager(controller: QuorumController): AlterPartitionManager {
+    const { config, environment } = this;
+    const quorum = this.quorum;
+    const logger = componentLogger(this.rootLogger, 'alter-partition');
+    return new AlterPartitionManager({
+      time: environment.time,
+      brokerId: config.nodeId,
+      brokerEpoch: () => this.lifecycle?.brokerEpoch ?? this.brokerEpoch,
+      ...(quorum === null
+        ? { local: controller }
+        : { remote: { transport: quorum.channels, activeControllerId: () => quorum.metadataLog.leaderAndEpoch().leaderId } }),
+      requestTimeoutMs: config.controllerQuorumRequestTimeoutMs,
+      onRetry: (reason) => logger.debug({ reason }, 'AlterPartition will be retried'),
     });
   }
 
@@ -373,6 +405,7 @@ export class BrokerServer {
     if (this.lifecycle?.isUnfenced === true) await this.lifecycle.controlledShutdown(CONTROLLED_SHUTDOWN_TIMEOUT_MS);
     this.lifecycle?.stop();
     this.sessionExpiry?.stop();
+    this.alterPartitions?.shutdown();
     this.replicaManager?.shutdown();
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.groupCoordinator?.shutdown();

@@ -16,6 +16,7 @@ import type { LogManager } from '../log/log-manager.js';
 import type { Logger } from '../observability/logger.js';
 import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
+import { controllerAlterPartitionApi } from './controller-alter-partition-api.js';
 import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
 import { controllerCreateTopicsApi } from './controller-forwarding.js';
 import { ControllerQuorum } from './controller-quorum.js';
@@ -30,7 +31,9 @@ export function openQuorumController(options: {
   const controller = new QuorumController({
     config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
   });
-  quorum.addApis([...controllerLifecycleApis(controller, { clusterId: options.clusterId }), controllerCreateTopicsApi(controller)]);
+  quorum.addApis([
+    ...controllerLifecycleApis(controller, { clusterId: options.clusterId }), controllerCreateTopicsApi(controller), controllerAlterPartitionApi(controller),
+  ]);
   return { quorum, controller };
 }
 

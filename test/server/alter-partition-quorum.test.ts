@@ -1,0 +1,116 @@
+/**
+ * AlterPartition across a three-voter quorum of BrokerServers in one process (real disk, loopback
+ * TCP): a partition leader's AlterPartitionManager reaches the active controller over the
+ * CONTROLLER listeners from a node that is not the active controller, the committed ISR reaches
+ * every node's cache, and after the active controller stops the manager follows the new one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { libraryBrokerConfig } from '../../host/broker.js';
+import { systemEnvironment } from '../../host/io/environment.js';
+import { createLogger } from '../../host/observability/logger.js';
+import type { AlterPartitionResult } from '../../host/replication/alter-partition-sink.js';
+import { BrokerServer } from '../../host/server/broker-server.js';
+import { getCore } from '../../host/wasm/core.js';
+import { findFreePort } from '../helpers/broker-process.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const dirs: string[] = [];
+const servers: BrokerServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.shutdown()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function startQuorum(ids: number[]): Promise<BrokerServer[]> {
+  const controllerPorts = new Map<number, number>();
+  for (const id of ids) controllerPorts.set(id, await findFreePort());
+  const voters = ids.map((id) => `${id}@127.0.0.1:${controllerPorts.get(id)}`).join(',');
+  const started = ids.map((id) => {
+    const dir = mkdtempSync(join(tmpdir(), `tributary-alter-partition-${id}-`));
+    dirs.push(dir);
+    const config = libraryBrokerConfig({
+      logDirs: [dir],
+      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${controllerPorts.get(id)}`],
+      overrides: {
+        'node.id': id,
+        'process.roles': 'broker,controller',
+        'controller.listener.names': 'CONTROLLER',
+        'controller.quorum.voters': voters,
+        'controller.quorum.election.timeout.ms': 400,
+        'controller.quorum.fetch.timeout.ms': 800,
+        'controller.quorum.election.backoff.max.ms': 200,
+      },
+    });
+    const server = new BrokerServer(config, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.QUORUM_TEST_LOG ?? 'silent' }) });
+    servers.push(server);
+    return server;
+  });
+  await Promise.all(started.map((server) => server.startup()));
+  return started;
+}
+
+function activeController(nodes: BrokerServer[]): BrokerServer | undefined {
+  return nodes.find((node) => node.controller.isActive);
+}
+
+/** `node` (the leader of `topic`-`partition` in its cache) proposes `newIsr` through its AlterPartitionManager. */
+function propose(node: BrokerServer, topic: string, partition: number, newIsr: (state: { leaderId: number; isr: readonly number[] }) => number[]): Promise<AlterPartitionResult> {
+  const topicState = node.metadataCache.topic(topic)!;
+  const state = topicState.partitions[partition]!;
+  expect(state.leaderId).toBe(node.nodeId);
+  return node.alterPartitionSink.submit({
+    topicId: topicState.topicId, topic, partition, leaderEpoch: state.leaderEpoch, partitionEpoch: state.partitionEpoch, newIsr: newIsr(state),
+  });
+}
+
+describe('AlterPartition in a three-voter quorum', () => {
+  it('a leader on a node that is not the active controller changes its ISR through the active controller, also after the active controller moves', async () => {
+    const nodes = await startQuorum([1, 2, 3]);
+    const active = await waitFor('an active controller', () => activeController(nodes));
+    await waitFor('three unfenced brokers in every cache', () => (nodes.every((n) => n.metadataCache.aliveBrokerEndpoints('PLAINTEXT').length === 3) ? true : undefined));
+    const [created] = await active.controller.createTopics([{ name: 'isr', numPartitions: 3, replicationFactor: 3 }]);
+    expect(created!.errorCode).toBe(0);
+    await waitFor('the topic in every cache', () => (nodes.every((n) => n.metadataCache.topic('isr') !== undefined) ? true : undefined));
+
+    // A partition led by a node whose controller is not active.
+    const partitions = active.controller.image.topic('isr')!.partitions;
+    const remote = partitions.find((p) => p.leader !== active.nodeId)!;
+    const leaderNode = nodes.find((n) => n.nodeId === remote.leader)!;
+    const dropped = remote.replicas.find((id) => id !== remote.leader && id !== active.nodeId) ?? remote.replicas.find((id) => id !== remote.leader)!;
+    const shrunk = await propose(leaderNode, 'isr', remote.partitionId, (s) => s.isr.filter((id) => id !== dropped));
+    expect(shrunk).toMatchObject({ errorCode: 0, leaderId: remote.leader, leaderEpoch: remote.leaderEpoch, partitionEpoch: remote.partitionEpoch + 1 });
+    expect(shrunk.isr).not.toContain(dropped);
+    await waitFor('the shrunk ISR in every cache', () =>
+      (nodes.every((n) => n.metadataCache.partition('isr', remote.partitionId)!.isr.length === 2) ? true : undefined));
+    // A stale proposal (the old partition epoch, another ISR) is refused with INVALID_UPDATE_VERSION.
+    const stale = await leaderNode.alterPartitionSink.submit({
+      topicId: created!.topicId, topic: 'isr', partition: remote.partitionId, leaderEpoch: remote.leaderEpoch,
+      partitionEpoch: remote.partitionEpoch, newIsr: [remote.leader],
+    });
+    expect(stale.errorCode).toBe(95);
+
+    // The active controller stops (its broker hands its leadership over first). A survivor's leader
+    // proposes right away: the manager retries until the new active controller answers.
+    await active.shutdown();
+    const survivors = nodes.filter((n) => n !== active);
+    await waitFor('the stopped broker out of every ISR on the survivors', () => (survivors.every((n) =>
+      n.metadataCache.topic('isr')!.partitions.every((p) => !p.isr.includes(active.nodeId) && p.leaderId !== active.nodeId)) ? true : undefined));
+    const led = await waitFor('a partition led by a survivor whose ISR has both survivors', () => {
+      for (const node of survivors) {
+        const p = node.metadataCache.topic('isr')!.partitions.find((q) => q.leaderId === node.nodeId && q.isr.length === 2);
+        if (p !== undefined) return { node, p };
+      }
+      return undefined;
+    });
+    const result = await propose(led.node, 'isr', led.p.partition, () => [led.node.nodeId]);
+    expect(result).toMatchObject({ errorCode: 0, isr: [led.node.nodeId], partitionEpoch: led.p.partitionEpoch + 1 });
+    const newActive = await waitFor('a new active controller', () => activeController(survivors));
+    expect(newActive.nodeId).not.toBe(active.nodeId);
+    await waitFor('the change on both survivors', () =>
+      (survivors.every((n) => n.metadataCache.partition('isr', led.p.partition)!.isr.length === 1) ? true : undefined));
+  });
+});
