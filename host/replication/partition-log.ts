@@ -12,12 +12,33 @@
  */
 
 import type { ProducerAppendState } from '../log/producer-append.js';
+import type { ProducerBatchInfo } from '../log/producer-state-manager.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
 
 /** Header facts of one appended batch (a subset of BatchSummary in host/wasm/core.ts). */
 export interface AppendedBatch {
   /** 12 + batchLength, bytes. */
   sizeInBytes: number;
+}
+
+/**
+ * Header facts of one batch a follower appended, as the leader stamped them (BatchSummary in
+ * host/wasm/core.ts satisfies it): the producer state replays them, the epoch cache takes their
+ * partitionLeaderEpoch.
+ */
+export interface FollowerAppendedBatch extends AppendedBatch, ProducerBatchInfo {
+  partitionLeaderEpoch: number;
+}
+
+/** The outcome of `appendAsFollower`. */
+export interface FollowerLogAppendResult {
+  /** 0, or 2 CORRUPT_MESSAGE, 87 INVALID_RECORD, 1 OFFSET_OUT_OF_RANGE (offsets go backwards), 56 KAFKA_STORAGE_ERROR. */
+  errorCode: number;
+  /** First and last offset appended; -1 on error. */
+  baseOffset: number;
+  lastOffset: number;
+  /** The batches written, in offset order; empty on error. */
+  batches: readonly FollowerAppendedBatch[];
 }
 
 export interface LogAppendResult {
@@ -73,4 +94,13 @@ export interface PartitionLog {
    * error code: 0, 1 OFFSET_OUT_OF_RANGE, 56 KAFKA_STORAGE_ERROR.
    */
   deleteRecordsBefore(offset: number): number;
+  /**
+   * A follower's append: batches that already carry the leader's offsets and epochs, validated
+   * and written as they are (UnifiedLog.appendAsFollower, host/log/follower-append.ts).
+   */
+  appendAsFollower(records: Uint8Array): FollowerLogAppendResult;
+  /** Removes every batch from the one holding `offset` on (log end <= offset afterwards). */
+  truncateTo(offset: number): void;
+  /** Deletes everything and continues as an empty log at `offset`. */
+  truncateFullyAndStartAt(offset: number): void;
 }

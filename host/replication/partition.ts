@@ -1,19 +1,34 @@
 /**
- * Kafka's Partition (leader side): one topic-partition this broker leads, with its leader epoch,
- * replica set, in-sync replica set (ISR) and high watermark rules.
+ * Kafka's Partition: one topic-partition this broker holds a replica of, as its leader or as a
+ * follower, with the leader epoch, partition epoch (KIP-497), replica set, in-sync replica set
+ * (ISR) and high watermark rules.
  *
- * Single node for now: replicas = ISR = {localBrokerId}, so the high watermark equals the log end
- * offset right after every append. The shape is replication's: HW = the smallest log end offset
- * among ISR members (Kafka's maybeIncrementLeaderHW), `min.insync.replicas` is checked against
- * the ISR for acks=all, and `checkEnoughReplicasReachOffset` is what DelayedProduce asks.
+ * Leader: HW = the smallest log end offset among ISR members (Kafka's maybeIncrementLeaderHW),
+ * `min.insync.replicas` is checked against the ISR for acks=all, and
+ * `checkEnoughReplicasReachOffset` is what DelayedProduce asks. With ISR = {self} (a single
+ * node, RF 1) the high watermark equals the log end offset right after every append.
+ * Follower: the log is written only by `appendRecordsAsFollower` (the leader's batches with their
+ * offsets and epochs, from the ReplicaFetcher), truncated by `truncateTo` /
+ * `truncateFullyAndStartAt`, and its HW follows the leader's (`updateFollowerHighWatermark`);
+ * Produce and consumer Fetch answer NOT_LEADER_OR_FOLLOWER (6).
  *
- * State: leader (epoch e) → leader (epoch e+1) on `makeLeader` with a higher epoch. Follower and
- * ISR-change transitions arrive with replication.
+ * Transitions (the controller's decisions, applied by ReplicaManager.becomeLeader/becomeFollower
+ * from the BrokerMetadataPublisher), each refused (false) when its leader epoch is older than the
+ * current one, or equal with an older partition epoch (Kafka's stale-state rule):
+ * ```
+ *            makeLeader(e' >= e)                 makeFollower(e' >= e)
+ *   (new) ─────────────────────► leader(e') ◄──────────────────────► follower(e', leaderId)
+ *                                   │  ▲        makeLeader(e' >= e)       │  ▲
+ *                                   └──┘                                  └──┘
+ *                   makeLeader (same or newer epoch: new ISR/replicas)   makeFollower
+ * ```
  */
 import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
+import { SystemTime } from '../io/time.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LogAppendResult, PartitionLog } from './partition-log.js';
+import { ReplicaState, UNKNOWN_OFFSET } from './replica-state.js';
 
 /** Fetch isolation levels (Fetch v4+ isolation_level). */
 export const IsolationLevel = { READ_UNCOMMITTED: 0, READ_COMMITTED: 1 } as const;
@@ -49,8 +64,17 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
   log: L;
   localBrokerId: number;
   leaderEpoch: number;
+  /** The leader's broker id; default localBrokerId (this broker leads). */
+  leaderId?: number;
+  /** KIP-497 partition epoch (bumped by every ISR or replica change); default 0. */
+  partitionEpoch?: number;
   /** Assigned replicas (broker ids), leader first. Default [localBrokerId]. */
   replicas?: readonly number[];
+  /**
+   * In-sync replicas from the metadata. Default [localBrokerId] for a leader (a single node: the
+   * high watermark follows the log end), the replicas for a follower.
+   */
+  isr?: readonly number[];
   /**
    * Idempotent-producer state for this partition, when the log does not keep its own (Kafka
    * keeps it inside UnifiedLog). Given one, the partition recovers it from its snapshots and the
@@ -58,11 +82,38 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
    * written; 45/47/59 refused), snapshots it at segment rolls and at `onCleanShutdown()`, and
    * trims it when the log start offset moves (`onLogStartOffsetMaybeIncremented`, called on
    * DeleteRecords and by the broker after retention). Never pass one for a log that deduplicates itself: both would
-   * write the same `.snapshot` files.
+   * write the same `.snapshot` files. Followers keep it too (their appends replay into it, their
+   * truncations reload it), so a follower that becomes leader deduplicates retries at once.
    */
   producerState?: ProducerStateManager;
   /** Where a failed producer-state snapshot is reported (the append itself still succeeds). */
   logger?: { error(fields: object, message: string): void };
+  /** Clock of the followers' caught-up times (an Environment's `time`); default a SystemTime. */
+  time?: { monotonicMs(): number };
+}
+
+/** The leader/ISR state of a transition (the partition's record in the metadata). */
+export interface PartitionTransition {
+  leaderEpoch: number;
+  /** Default: unchanged. */
+  partitionEpoch?: number;
+  /** Default: unchanged. */
+  replicas?: readonly number[];
+  /** Default: unchanged (a leader's ISR is [self] until told otherwise). */
+  isr?: readonly number[];
+}
+
+/** Result of a follower append: offsets written and the log end after it. */
+export interface FollowerAppendResult {
+  /** 0, 6 NOT_LEADER_OR_FOLLOWER (this replica leads), or the log's error (1, 2, 56, 87). */
+  errorCode: number;
+  /** First and last offset appended; -1 on error. */
+  baseOffset: number;
+  lastOffset: number;
+  /** The log end offset after the append (the follower's next fetch offset). */
+  logEndOffset: number;
+  /** Bytes written (0 on error). */
+  appendedBytes: number;
 }
 
 /**
@@ -74,14 +125,21 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   readonly partition: number;
   readonly log: L;
   readonly localBrokerId: number;
+  private leaderIdValue: number;
   private leaderEpochValue: number;
+  private partitionEpochValue: number;
   private replicasValue: readonly number[];
-  private readonly inSyncReplicaIds: Set<number>;
+  private inSyncReplicaIds: Set<number>;
   private readonly producerState: ProducerStateManager | null;
   private lastActiveSegmentBaseOffset: number;
   /** The log start offset the producer state was last trimmed to (truncateHead). */
   private producerStateLogStartOffset: number;
   private readonly logger: { error(fields: object, message: string): void } | undefined;
+  private readonly time: { monotonicMs(): number };
+  /** The leader's view of every other assigned replica; empty on a follower. */
+  private readonly remoteReplicas = new Map<number, ReplicaState>();
+  /** The log end offset when this broker became leader in its current epoch; -1 on a follower. */
+  private leaderEpochStartOffset = UNKNOWN_OFFSET;
 
   constructor(options: PartitionOptions<L>) {
     assert(options.log.topic === options.topic && options.log.partition === options.partition, 'log matches partition');
@@ -90,19 +148,22 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.partition = options.partition;
     this.log = options.log;
     this.localBrokerId = options.localBrokerId;
+    this.leaderIdValue = options.leaderId ?? options.localBrokerId;
     this.leaderEpochValue = options.leaderEpoch;
+    this.partitionEpochValue = options.partitionEpoch ?? 0;
     this.replicasValue = options.replicas ?? [options.localBrokerId];
-    this.inSyncReplicaIds = new Set([options.localBrokerId]);
+    const leads = this.leaderIdValue === this.localBrokerId;
+    this.inSyncReplicaIds = new Set(options.isr ?? (leads ? [options.localBrokerId] : this.replicasValue));
     this.producerState = options.producerState ?? null;
     this.logger = options.logger;
+    this.time = options.time ?? new SystemTime();
     this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
-    if (this.producerState !== null) {
-      const log = this.log;
-      this.producerState.recover(log.logStartOffset, log.logEndOffset, (fetchOffset, maxBytes) =>
-        log.read(fetchOffset, maxBytes, log.logEndOffset, true).records);
-    }
+    this.recoverProducerState();
     this.producerStateLogStartOffset = this.log.logStartOffset;
-    this.maybeIncrementLeaderHighWatermark();
+    if (leads) {
+      this.resetRemoteReplicas(true);
+      this.maybeIncrementLeaderHighWatermark();
+    }
   }
 
   /** `topic-partition`, the purgatory key and Kafka's TopicPartition.toString. */
@@ -114,8 +175,18 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     return this.leaderEpochValue;
   }
 
+  /** The leader's broker id (this broker's when {@link isLeader}). */
   get leaderId(): number {
-    return this.localBrokerId;
+    return this.leaderIdValue;
+  }
+
+  get isLeader(): boolean {
+    return this.leaderIdValue === this.localBrokerId;
+  }
+
+  /** KIP-497 partition epoch: the version of the leader/ISR/replicas state this replica knows. */
+  get partitionEpoch(): number {
+    return this.partitionEpochValue;
   }
 
   get replicas(): readonly number[] {
@@ -124,7 +195,8 @@ export class Partition<L extends PartitionLog = PartitionLog> {
 
   /** In-sync replica ids, leader first. */
   get isr(): number[] {
-    return [...this.inSyncReplicaIds].sort((a, b) => (a === this.localBrokerId ? -1 : b === this.localBrokerId ? 1 : a - b));
+    const leaderId = this.leaderIdValue;
+    return [...this.inSyncReplicaIds].sort((a, b) => (a === leaderId ? -1 : b === leaderId ? 1 : a - b));
   }
 
   get highWatermark(): number {
@@ -145,21 +217,44 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     return lso === undefined ? this.log.highWatermark : Math.min(lso, this.log.highWatermark);
   }
 
-  /** Re-elects this broker with a newer epoch (controller decision). Older epochs are ignored. */
-  makeLeader(leaderEpoch: number, replicas?: readonly number[]): boolean {
-    if (leaderEpoch < this.leaderEpochValue) return false;
-    this.leaderEpochValue = leaderEpoch;
-    if (replicas !== undefined) this.replicasValue = replicas;
+  /**
+   * Kafka's makeLeader: this broker leads from now on with `state`'s epochs, replicas and ISR
+   * (controller decision, through ReplicaManager.becomeLeader). Returns false, changing nothing,
+   * for a stale state: a leader epoch older than the current one, or the same leader epoch with
+   * an older partition epoch.
+   */
+  makeLeader(state: PartitionTransition): boolean {
+    if (this.isStale(state)) return false;
+    this.applyTransition(this.localBrokerId, state);
+    this.maybeIncrementLeaderHighWatermark();
+    return true;
+  }
+
+  /**
+   * Kafka's makeFollower: `leaderId` leads from now on; this replica only copies it (through
+   * ReplicaManager.becomeFollower; the ReplicaFetcher then fetches from `leaderId`). Returns false,
+   * changing nothing, for a stale state (as {@link makeLeader}). The log is left as it is: the
+   * fetcher truncates a divergent tail (OffsetForLeaderEpoch / Fetch's diverging epoch) before
+   * appending.
+   */
+  makeFollower(state: PartitionTransition & { leaderId: number }): boolean {
+    assert(state.leaderId !== this.localBrokerId, 'makeFollower names another broker as leader');
+    if (this.isStale(state)) return false;
+    this.applyTransition(state.leaderId, state);
     return true;
   }
 
   /**
    * Appends a Produce request's records for this partition as leader.
-   * requiredAcks -1 refuses with NOT_ENOUGH_REPLICAS (19) before writing when the ISR is smaller
+   * NOT_LEADER_OR_FOLLOWER (6) on a follower. requiredAcks -1 refuses with NOT_ENOUGH_REPLICAS
+   * (19) before writing when the ISR is smaller
    * than min.insync.replicas (Kafka checks this only for acks=all). Other errors come from the
    * log (CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, sequence errors, storage errors).
    */
   appendRecordsToLeader(records: Uint8Array, requiredAcks: number): PartitionAppendResult {
+    if (this.leaderIdValue !== this.localBrokerId) {
+      return appendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is not the leader of ${this.key}`);
+    }
     const minInsyncReplicas = this.log.config.minInsyncReplicas;
     if (requiredAcks === -1 && this.inSyncReplicaIds.size < minInsyncReplicas) {
       return appendError(
@@ -184,6 +279,88 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       logStartOffset: result.logStartOffset,
       appendedBytes,
     };
+  }
+
+  /**
+   * Kafka's appendRecordsToFollowerOrFutureReplica, called by the ReplicaFetcher with the
+   * `records` of a Fetch response from the leader: whole batches with the leader's offsets and
+   * partition leader epochs, written as they are (UnifiedLog.appendAsFollower). The first batch
+   * must start at the log end offset or later (else OFFSET_OUT_OF_RANGE, 1: the fetcher
+   * truncates first). The producer state records them. NOT_LEADER_OR_FOLLOWER (6) when this
+   * replica leads (a fetch response that arrived after a leadership change: drop it).
+   * Empty `records` append nothing (errorCode 0).
+   */
+  appendRecordsAsFollower(records: Uint8Array): FollowerAppendResult {
+    if (this.leaderIdValue === this.localBrokerId) return followerAppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, this.log.logEndOffset);
+    if (records.length === 0) {
+      return { errorCode: ErrorCode.NONE, baseOffset: -1, lastOffset: -1, logEndOffset: this.log.logEndOffset, appendedBytes: 0 };
+    }
+    const result = this.log.appendAsFollower(records);
+    if (result.errorCode !== ErrorCode.NONE) return followerAppendError(result.errorCode, this.log.logEndOffset);
+    let appendedBytes = 0;
+    for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
+    if (this.producerState !== null) {
+      this.producerState.onAppended(result.batches);
+      this.maybeSnapshotProducerState();
+    }
+    return { errorCode: ErrorCode.NONE, baseOffset: result.baseOffset, lastOffset: result.lastOffset, logEndOffset: this.log.logEndOffset, appendedBytes };
+  }
+
+  /**
+   * Kafka's truncateTo on a follower: removes the records from the batch holding `offset` on
+   * (the divergent tail found with OffsetForLeaderEpoch / a Fetch's DivergingEpoch), then reloads
+   * the producer state for the shorter log. Nothing happens when `offset` >= the log end offset.
+   * The log clamps the high watermark to its new end. A disk failure takes the log directory
+   * offline (every later call answers KAFKA_STORAGE_ERROR, 56).
+   */
+  truncateTo(offset: number): void {
+    assert(Number.isSafeInteger(offset) && offset >= 0, 'truncation offset >= 0');
+    assert(this.leaderIdValue !== this.localBrokerId, 'only a follower truncates');
+    if (offset >= this.log.logEndOffset) return;
+    this.log.truncateTo(offset);
+    this.afterTruncation();
+  }
+
+  /**
+   * Kafka's truncateFullyAndStartAt on a follower: the leader no longer has the records this
+   * replica would fetch next (its fetch offset is below the leader's log start offset): deletes
+   * everything and starts an empty log at `offset` (the leader's log start offset). Producer
+   * state starts empty there too.
+   */
+  truncateFullyAndStartAt(offset: number): void {
+    assert(Number.isSafeInteger(offset) && offset >= 0, 'new start offset >= 0');
+    assert(this.leaderIdValue !== this.localBrokerId, 'only a follower truncates');
+    this.log.truncateFullyAndStartAt(offset);
+    this.producerState?.truncateFullyAndStartAt(offset);
+    this.afterTruncation();
+  }
+
+  /**
+   * A follower learns the leader's high watermark from every Fetch response: its own becomes
+   * min(leaderHighWatermark, log end offset), never lower than it was. Returns true when it
+   * moved (the ReplicaManager then wakes nothing: followers serve no consumers).
+   */
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    assert(this.leaderIdValue !== this.localBrokerId, 'only a follower takes the leader\'s high watermark');
+    const target = Math.min(leaderHighWatermark, this.log.logEndOffset);
+    if (target <= this.log.highWatermark) return false;
+    this.log.updateHighWatermark(target);
+    assert(this.log.highWatermark <= this.log.logEndOffset, 'hw <= leo');
+    return true;
+  }
+
+  /**
+   * A follower learns the leader's log start offset from every Fetch response (Kafka's
+   * LeaderOffsetIncremented): records below min(it, the high watermark) are deleted here too.
+   * Returns the log's error code (0, 56).
+   */
+  updateFollowerLogStartOffset(leaderLogStartOffset: number): number {
+    assert(this.leaderIdValue !== this.localBrokerId, 'only a follower takes the leader\'s log start offset');
+    const target = Math.min(leaderLogStartOffset, this.log.highWatermark);
+    if (target <= this.log.logStartOffset) return ErrorCode.NONE;
+    const errorCode = this.log.deleteRecordsBefore(target);
+    if (errorCode === ErrorCode.NONE) this.onLogStartOffsetMaybeIncremented();
+    return errorCode;
   }
 
   /**
@@ -226,8 +403,10 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   /**
    * Reads for a consumer (upper bound HW, or LSO for read_committed) or, with `fromFollower`,
    * for a replica (upper bound LEO).
-   * Errors: FENCED_LEADER_EPOCH (74) / UNKNOWN_LEADER_EPOCH (75) when `currentLeaderEpoch` (>= 0)
-   * is older / newer than ours; OFFSET_OUT_OF_RANGE (1) outside [logStartOffset, logEndOffset].
+   * Errors, in Kafka's order: FENCED_LEADER_EPOCH (74) / UNKNOWN_LEADER_EPOCH (75) when
+   * `currentLeaderEpoch` (>= 0) is older / newer than ours; NOT_LEADER_OR_FOLLOWER (6) on a
+   * follower (no KIP-392 fetching from followers); OFFSET_OUT_OF_RANGE (1) outside
+   * [logStartOffset, logEndOffset].
    */
   readRecords(options: {
     fetchOffset: number;
@@ -241,6 +420,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }): PartitionReadResult {
     const epochError = this.checkCurrentLeaderEpoch(options.currentLeaderEpoch ?? -1);
     if (epochError !== ErrorCode.NONE) return this.readError(epochError);
+    if (this.leaderIdValue !== this.localBrokerId) return this.readError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     const { fetchOffset } = options;
     if (fetchOffset < this.log.logStartOffset || fetchOffset > this.log.logEndOffset) {
       return this.readError(ErrorCode.OFFSET_OUT_OF_RANGE);
@@ -264,9 +444,11 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   /**
    * DeleteRecords on the leader (Kafka's deleteRecordsOnLeader): `offset` -1 means the high
    * watermark; above the high watermark (or below -1) → OFFSET_OUT_OF_RANGE (1). Returns the new
-   * low watermark (the log start offset on a single node), -1 on error.
+   * low watermark (the log start offset on a single node), -1 on error. NOT_LEADER_OR_FOLLOWER
+   * (6) on a follower.
    */
   deleteRecordsOnLeader(offset: number): { errorCode: number; lowWatermark: number } {
+    if (this.leaderIdValue !== this.localBrokerId) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, lowWatermark: -1 };
     const target = offset === DELETE_TO_HIGH_WATERMARK ? this.highWatermark : offset;
     if (!Number.isSafeInteger(target) || target < 0 || target > this.highWatermark) {
       return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1 };
@@ -279,9 +461,12 @@ export class Partition<L extends PartitionLog = PartitionLog> {
 
   /**
    * For DelayedProduce (acks=all): done once the high watermark reached `requiredOffset`;
-   * NOT_ENOUGH_REPLICAS_AFTER_APPEND (20) if the ISR shrank below min.insync.replicas meanwhile.
+   * NOT_ENOUGH_REPLICAS_AFTER_APPEND (20) if the ISR shrank below min.insync.replicas meanwhile;
+   * done with NOT_LEADER_OR_FOLLOWER (6) once this broker no longer leads (the records may
+   * never be committed).
    */
   checkEnoughReplicasReachOffset(requiredOffset: number): { done: boolean; errorCode: number } {
+    if (this.leaderIdValue !== this.localBrokerId) return { done: true, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     if (this.highWatermark < requiredOffset) return { done: false, errorCode: ErrorCode.NONE };
     if (this.inSyncReplicaIds.size < this.log.config.minInsyncReplicas) {
       return { done: true, errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND };
@@ -290,11 +475,21 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }
 
   /**
-   * HW = min LEO over the ISR (only the leader's today). Returns true when it moved; the high
-   * watermark never goes backwards.
+   * Kafka's maybeIncrementLeaderHW: HW = the smallest log end offset over the ISR (the leader's
+   * own and each in-sync follower's, from its last fetch; a follower not heard from since this
+   * broker became leader holds it where it is). Returns true when it moved; the high watermark
+   * never goes backwards. On a follower: false.
    */
   maybeIncrementLeaderHighWatermark(): boolean {
-    const newHighWatermark = this.log.logEndOffset; // min over ISR = {self}
+    if (this.leaderIdValue !== this.localBrokerId) return false;
+    let newHighWatermark = this.log.logEndOffset;
+    if (this.inSyncReplicaIds.size > 1) {
+      for (const brokerId of this.inSyncReplicaIds) {
+        if (brokerId === this.localBrokerId) continue;
+        const followerLogEndOffset = this.remoteReplicas.get(brokerId)?.logEndOffset ?? UNKNOWN_OFFSET;
+        if (followerLogEndOffset < newHighWatermark) newHighWatermark = followerLogEndOffset;
+      }
+    }
     if (newHighWatermark <= this.log.highWatermark) return false;
     this.log.updateHighWatermark(newHighWatermark);
     assert(this.log.highWatermark <= this.log.logEndOffset, 'hw <= leo');
@@ -319,6 +514,70 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     }
   }
 
+  /** Kafka's stale-state rule for makeLeader/makeFollower. */
+  private isStale(state: PartitionTransition): boolean {
+    if (state.leaderEpoch < this.leaderEpochValue) return true;
+    return state.leaderEpoch === this.leaderEpochValue && (state.partitionEpoch ?? this.partitionEpochValue) < this.partitionEpochValue;
+  }
+
+  private applyTransition(leaderId: number, state: PartitionTransition): void {
+    assert(state.leaderEpoch >= 0, 'leaderEpoch >= 0');
+    const wasLeader = this.leaderIdValue === this.localBrokerId;
+    const isNewLeaderEpoch = state.leaderEpoch > this.leaderEpochValue;
+    this.leaderIdValue = leaderId;
+    this.leaderEpochValue = state.leaderEpoch;
+    if (state.partitionEpoch !== undefined) this.partitionEpochValue = state.partitionEpoch;
+    if (state.replicas !== undefined) this.replicasValue = state.replicas;
+    if (state.isr !== undefined) this.inSyncReplicaIds = new Set(state.isr);
+    if (leaderId !== this.localBrokerId) {
+      this.remoteReplicas.clear();
+      this.leaderEpochStartOffset = UNKNOWN_OFFSET;
+    } else if (!wasLeader || isNewLeaderEpoch) {
+      this.resetRemoteReplicas(!wasLeader);
+    } else {
+      this.updateRemoteReplicaSet();
+    }
+  }
+
+  /**
+   * A new leader epoch on this broker (Kafka's makeLeader): the epoch starts at the log end
+   * offset, and every follower's state is reset (ReplicaState.reset).
+   */
+  private resetRemoteReplicas(isNewLeader: boolean): void {
+    const nowMs = this.time.monotonicMs();
+    const logEndOffset = this.log.logEndOffset;
+    this.leaderEpochStartOffset = logEndOffset;
+    this.updateRemoteReplicaSet();
+    for (const replica of this.remoteReplicas.values()) {
+      replica.reset(nowMs, logEndOffset, isNewLeader, this.inSyncReplicaIds.has(replica.brokerId));
+    }
+  }
+
+  /** One ReplicaState per assigned replica other than this broker (kept across calls). */
+  private updateRemoteReplicaSet(): void {
+    for (const brokerId of this.remoteReplicas.keys()) {
+      if (!this.replicasValue.includes(brokerId)) this.remoteReplicas.delete(brokerId);
+    }
+    for (const brokerId of this.replicasValue) {
+      if (brokerId !== this.localBrokerId && !this.remoteReplicas.has(brokerId)) this.remoteReplicas.set(brokerId, new ReplicaState(brokerId));
+    }
+  }
+
+  /** At construction: the producer state from its snapshots and the log tail. */
+  private recoverProducerState(): void {
+    if (this.producerState === null) return;
+    const log = this.log;
+    this.producerState.recover(log.logStartOffset, log.logEndOffset, (fetchOffset, maxBytes) =>
+      log.read(fetchOffset, maxBytes, log.logEndOffset, true).records);
+  }
+
+  /** After a follower truncation: the producer state reloaded for the shorter log. */
+  private afterTruncation(): void {
+    this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
+    this.recoverProducerState();
+    this.producerStateLogStartOffset = this.log.logStartOffset;
+  }
+
   private checkCurrentLeaderEpoch(requestEpoch: number): number {
     if (requestEpoch < 0) return ErrorCode.NONE;
     if (requestEpoch < this.leaderEpochValue) return ErrorCode.FENCED_LEADER_EPOCH;
@@ -340,6 +599,10 @@ export function partitionKey(topic: string, partition: number): string {
 const EMPTY = Buffer.alloc(0);
 /** DeleteRecords' "up to the high watermark" offset (Kafka's DeleteRecordsRequest.HIGH_WATERMARK). */
 const DELETE_TO_HIGH_WATERMARK = -1;
+
+function followerAppendError(errorCode: number, logEndOffset: number): FollowerAppendResult {
+  return { errorCode, baseOffset: -1, lastOffset: -1, logEndOffset, appendedBytes: 0 };
+}
 
 function appendError(errorCode: number, errorMessage: string | null): PartitionAppendResult {
   return { errorCode, errorMessage, baseOffset: -1, lastOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, appendedBytes: 0 };

@@ -75,11 +75,13 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly producePurgatory: Purgatory<DelayedProduce, void>;
   private readonly logger: ReplicationLogger | undefined;
   private readonly readBuffers: ReadBuffers;
+  private readonly time: Pick<Time, 'monotonicMs'>;
   private shuttingDown = false;
 
   constructor(options: ReplicaManagerOptions) {
     this.localBrokerId = options.localBrokerId;
     const scheduler = options.scheduler ?? new SystemTime();
+    this.time = scheduler;
     this.fetchPurgatory = new Purgatory('Fetch', scheduler, options.maxDelayedFetches ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.producePurgatory = new Purgatory('Produce', scheduler, options.maxDelayedProduces ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.logger = options.logger;
@@ -97,31 +99,84 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }
 
   /**
-   * Makes this broker the leader of `topic`-`partition` over `log` (a new partition or a newer
-   * epoch for an existing one). Returns the Partition.
+   * Makes this broker the leader of `topic`-`partition` over `log` (a new partition, a newer
+   * epoch for an existing one, or a follower promoted). Returns the Partition; when the state is
+   * stale (Partition.makeLeader refused it) the partition is left as it was: compare its
+   * leaderEpoch / partitionEpoch with the ones passed to tell. Without `isr` a new partition
+   * starts with ISR [self] and an existing one keeps its ISR.
+   * Called by the BrokerMetadataPublisher for every partition whose metadata names this broker
+   * leader (a ReplicaFetcher for the partition must be stopped by the caller).
    */
   becomeLeader(options: {
     topic: string;
     partition: number;
     log: L;
     leaderEpoch: number;
+    partitionEpoch?: number;
     replicas?: readonly number[];
+    isr?: readonly number[];
     /** See PartitionOptions.producerState: only for logs that do not deduplicate themselves. */
     producerState?: ProducerStateManager;
   }): Partition<L> {
     const existing = this.getPartition(options.topic, options.partition);
     if (existing !== undefined && existing.log === options.log) {
-      existing.makeLeader(options.leaderEpoch, options.replicas);
+      existing.makeLeader(options);
       return existing;
     }
-    const partition = new Partition<L>({ ...options, localBrokerId: this.localBrokerId, logger: this.logger });
-    let byIndex = this.partitions.get(options.topic);
+    return this.addPartition(new Partition<L>({ ...options, localBrokerId: this.localBrokerId, logger: this.logger, time: this.time }));
+  }
+
+  /**
+   * Makes this broker a follower of `leaderId` for `topic`-`partition` over `log` (a new
+   * partition, a newer epoch, or a leader demoted). Returns the Partition; a stale state changes
+   * nothing (compare the partition's leaderEpoch / partitionEpoch with the ones passed).
+   * A leader demoted here answers its waiting acks=all produces NOT_LEADER_OR_FOLLOWER (6) and its
+   * waiting fetches at once; from now on Produce and consumer Fetch to it answer
+   * NOT_LEADER_OR_FOLLOWER.
+   * Called by the BrokerMetadataPublisher for every partition whose metadata names another
+   * broker leader and this one a replica; the caller then (re)starts the partition's
+   * ReplicaFetcher towards `leaderId` (which truncates, appends with
+   * Partition.appendRecordsAsFollower and takes the leader's high watermark with
+   * Partition.updateFollowerHighWatermark).
+   */
+  becomeFollower(options: {
+    topic: string;
+    partition: number;
+    log: L;
+    leaderId: number;
+    leaderEpoch: number;
+    partitionEpoch: number;
+    replicas: readonly number[];
+    isr: readonly number[];
+    /** See PartitionOptions.producerState. */
+    producerState?: ProducerStateManager;
+  }): Partition<L> {
+    const existing = this.getPartition(options.topic, options.partition);
+    if (existing !== undefined && existing.log === options.log) {
+      const wasLeader = existing.isLeader;
+      if (existing.makeFollower(options) && wasLeader) this.completeDelayedRequests(existing.key);
+      return existing;
+    }
+    const partition = this.addPartition(new Partition<L>({ ...options, localBrokerId: this.localBrokerId, logger: this.logger, time: this.time }));
+    // A replaced partition (a new log) may have had waiting operations.
+    this.completeDelayedRequests(partition.key);
+    return partition;
+  }
+
+  private addPartition(partition: Partition<L>): Partition<L> {
+    let byIndex = this.partitions.get(partition.topic);
     if (byIndex === undefined) {
       byIndex = new Map();
-      this.partitions.set(options.topic, byIndex);
+      this.partitions.set(partition.topic, byIndex);
     }
-    byIndex.set(options.partition, partition);
+    byIndex.set(partition.partition, partition);
     return partition;
+  }
+
+  /** Lets waiting produces and fetches of a partition that lost leadership answer now. */
+  private completeDelayedRequests(key: string): void {
+    this.producePurgatory.checkAndComplete(key);
+    this.fetchPurgatory.checkAndComplete(key);
   }
 
   /** Stops leading a partition (topic deleted); waiting fetches and produces on it answer now. */
@@ -259,7 +314,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       const delayed = new DelayedFetch(
         params,
         bytesReadable,
-        (topic, partition) => this.getPartition(topic, partition) !== undefined,
+        (topic, partition) => this.getPartition(topic, partition)?.isLeader === true,
         (p) => this.readFromLocalLog(p),
         resolve,
       );

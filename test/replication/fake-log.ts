@@ -1,10 +1,11 @@
-import type { LogAppendResult, LogReadResult, PartitionLog } from '../../host/replication/partition-log.js';
+import type { FollowerLogAppendResult, LogAppendResult, LogReadResult, PartitionLog } from '../../host/replication/partition-log.js';
 
 /**
  * A tiny in-memory stand-in for UnifiedLog: each append of N bytes is one "batch" holding one
  * record. A blob starting with 0xff is refused as CORRUPT_MESSAGE (2). Reads return whole
  * batches from the one holding fetchOffset, below upperBoundOffset, within maxBytes (at least
- * one batch with minOneMessage).
+ * one batch with minOneMessage). A follower append is one batch at the log end offset, its
+ * partition leader epoch `followerEpoch` (tests of replication proper use a real UnifiedLog).
  */
 export class FakeLog implements PartitionLog {
   readonly batches: Array<{ offset: number; bytes: Buffer }> = [];
@@ -14,6 +15,7 @@ export class FakeLog implements PartitionLog {
   lastStableOffset: number | undefined = undefined;
   config = { minInsyncReplicas: 1 };
   throwOnNext: Error | null = null;
+  followerEpoch = 0;
 
   constructor(readonly topic: string, readonly partition: number) {}
 
@@ -63,6 +65,33 @@ export class FakeLog implements PartitionLog {
       this.logStartOffset++;
     }
     return 0;
+  }
+
+  appendAsFollower(records: Uint8Array): FollowerLogAppendResult {
+    this.maybeThrow();
+    const offset = this.logEndOffset;
+    this.batches.push({ offset, bytes: Buffer.from(records) });
+    this.leaderEpochs.push(this.followerEpoch);
+    const batch = {
+      sizeInBytes: records.length, baseOffset: offset, lastOffsetDelta: 0, partitionLeaderEpoch: this.followerEpoch,
+      maxTimestamp: -1, producerId: -1, producerEpoch: -1, baseSequence: -1, isTransactional: false, isControl: false,
+    };
+    return { errorCode: 0, baseOffset: offset, lastOffset: offset, batches: [batch] };
+  }
+
+  truncateTo(offset: number): void {
+    while (this.logEndOffset > Math.max(offset, this.logStartOffset)) {
+      this.batches.pop();
+      this.leaderEpochs.pop();
+    }
+    this.highWatermark = Math.min(this.highWatermark, this.logEndOffset);
+  }
+
+  truncateFullyAndStartAt(offset: number): void {
+    this.batches.length = 0;
+    this.leaderEpochs.length = 0;
+    this.logStartOffset = offset;
+    this.highWatermark = offset;
   }
 
   private maybeThrow(): void {
