@@ -52,6 +52,21 @@ export interface MetadataResult {
   readonly errorMessage: string | null;
 }
 
+/** One resource of IncrementalAlterConfigs (KIP-339). */
+export interface ConfigChange {
+  /** 2 TOPIC, 4 BROKER. */
+  readonly resourceType: number;
+  readonly resourceName: string;
+  /** configOperation: SET 0, DELETE 1, APPEND 2, SUBTRACT 3. */
+  readonly configs: readonly { readonly name: string; readonly configOperation: number; readonly value: string | null }[];
+}
+
+/** The outcome of one resource's config change. */
+export interface ConfigChangeResult extends MetadataResult {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+
 export interface ClusterMetadata {
   /** 22-character base64url cluster id (Kafka's Uuid.toString), stable across restarts. */
   readonly clusterId: string;
@@ -88,6 +103,13 @@ export interface ClusterMetadata {
     configs: readonly { name: string; value: string | null }[],
     validateOnly: boolean,
   ): Promise<MetadataResult>;
+  /**
+   * IncrementalAlterConfigs: each config of each resource changed by its operation, the others
+   * kept; one result per resource in request order. Errors per resource: UNKNOWN_TOPIC_OR_PARTITION
+   * (3), INVALID_CONFIG (40), INVALID_REQUEST (42) (unknown operation, a config or resource named
+   * twice, broker configs, which are not dynamic here).
+   */
+  incrementalAlterConfigs(resources: readonly ConfigChange[], validateOnly: boolean): Promise<ConfigChangeResult[]>;
   /** A new producer id for InitProducerId (never reused, also across restarts). */
   allocateProducerId(): Promise<{ errorCode: number; producerId: number }>;
 }

@@ -22,7 +22,6 @@
 import { hostname } from 'node:os';
 import { createApiRegistry } from '../api/api-handlers.js';
 import type { BrokerServices } from '../api/broker-services.js';
-import type { CreateTopicSpec, MetadataResult } from '../api/cluster-metadata.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
@@ -41,6 +40,7 @@ import { ReadBufferPool } from '../log/read-buffer-pool.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
+import type { ControllerForwarder } from './controller-forwarding.js';
 import type { ControllerQuorum } from './controller-quorum.js';
 import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import type { BrokerSessionExpiry } from './broker-session-expiry.js';
@@ -95,6 +95,8 @@ export class BrokerServer {
   private sessionExpiry: BrokerSessionExpiry | null = null;
   /** This node's seat in a multi-voter controller quorum; null for the embedded single voter. */
   private quorum: ControllerQuorum | null = null;
+  /** Multi-voter mode: where metadata changes go when this node's controller is not the active one. */
+  private forwarder: ControllerForwarder | null = null;
   private cache: MetadataCache | null = null;
   private publisher: BrokerMetadataPublisher | null = null;
   /** This broker's epoch: the offset of its registration (-1 until registered). */
@@ -258,17 +260,10 @@ export class BrokerServer {
     const { config, environment, rootLogger } = this;
     if (config.controllerQuorumVoters.length <= 1) return startEmbeddedController(config, storage.logManager, environment);
     const { openQuorumController } = await import('./quorum-membership.js');
-    const { quorum, controller } = openQuorumController({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
+    const { quorum, controller, forwarder } = openQuorumController({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
     this.quorum = quorum;
+    this.forwarder = forwarder;
     return controller;
-  }
-
-  /** Multi-voter mode: topic creations the local controller refuses go to the active one. */
-  private forwarder(quorum: ControllerQuorum, cache: MetadataCache): (spec: CreateTopicSpec, validateOnly: boolean) => Promise<MetadataResult> {
-    return async (spec, validateOnly) => {
-      const { forwardCreateTopic } = await import('./controller-forwarding.js');
-      return forwardCreateTopic(quorum.channels, cache.controllerId, spec, validateOnly, this.config.controllerQuorumRequestTimeoutMs * 15);
-    };
   }
 
   /** The broker's parts over the opened storage and controller: cache, publisher, replicas, groups, API. */
@@ -280,7 +275,7 @@ export class BrokerServer {
       cache,
       brokerId: config.nodeId,
       brokerEpoch: () => this.brokerEpoch,
-      ...(this.quorum === null ? {} : { forwardCreateTopic: this.forwarder(this.quorum, cache) }),
+      ...(this.forwarder === null ? {} : { forwarder: this.forwarder }),
     });
     const alterPartitions = this.createAlterPartitionManager(controller);
     this.alterPartitions = alterPartitions;

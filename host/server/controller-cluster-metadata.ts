@@ -5,12 +5,20 @@
  * survive a restart in `__cluster_metadata-0`) and answer once committed, and producer ids come in
  * blocks through a ProducerIdManager. A change is in the cache once its promise resolves: the
  * controller publishes committed records to its listeners before it answers.
+ *
+ * Multi-voter mode: a change the local controller refuses with NOT_CONTROLLER (41) (it is not the
+ * active one, or this node is a broker-only observer) goes to the active controller through the
+ * {@link ControllerForwarder}; the forwarded change reaches this broker's cache when the metadata
+ * log brings it here, shortly after the answer (as in Kafka).
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ProducerIdManager } from '../controller/producer-id-manager.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
 import { ConfigResourceType } from '../controller/metadata-records.js';
-import type { ClusterMetadata, CreateTopicSpec, MetadataResult, TopicState } from '../api/cluster-metadata.js';
+import type {
+  ClusterMetadata, ConfigChange, ConfigChangeResult, CreateTopicSpec, MetadataResult, TopicState,
+} from '../api/cluster-metadata.js';
+import type { ControllerForwarder } from './controller-forwarding.js';
 import type { MetadataCache } from './metadata-cache.js';
 
 export interface ControllerClusterMetadataOptions {
@@ -20,11 +28,8 @@ export interface ControllerClusterMetadataOptions {
   /** This broker's id and current broker epoch (its registration), for producer id blocks. */
   brokerId: number;
   brokerEpoch: () => number;
-  /**
-   * Multi-voter mode: sends a topic creation the local controller refused with NOT_CONTROLLER (41)
-   * to the active controller (controller-forwarding.ts).
-   */
-  forwardCreateTopic?: (spec: CreateTopicSpec, validateOnly: boolean) => Promise<MetadataResult>;
+  /** Multi-voter mode: where changes the local controller refuses with NOT_CONTROLLER (41) go. */
+  forwarder?: ControllerForwarder;
 }
 
 /** The handlers' ClusterMetadata: reads from the cache, writes through the controller. */
@@ -32,13 +37,17 @@ export class ControllerClusterMetadata implements ClusterMetadata {
   private readonly controller: QuorumController;
   private readonly cache: MetadataCache;
   private readonly producerIds: ProducerIdManager;
-  private readonly forwardCreateTopic: ControllerClusterMetadataOptions['forwardCreateTopic'];
+  private readonly forwarder: ControllerForwarder | null;
 
   constructor(options: ControllerClusterMetadataOptions) {
     this.controller = options.controller;
     this.cache = options.cache;
-    this.forwardCreateTopic = options.forwardCreateTopic;
-    this.producerIds = new ProducerIdManager(() => this.controller.allocateProducerIds(options.brokerId, options.brokerEpoch()));
+    this.forwarder = options.forwarder ?? null;
+    this.producerIds = new ProducerIdManager(async () => {
+      const block = await this.controller.allocateProducerIds(options.brokerId, options.brokerEpoch());
+      if (block.errorCode !== ErrorCode.NOT_CONTROLLER || this.forwarder === null) return block;
+      return this.forwarder.allocateProducerIds(options.brokerId, options.brokerEpoch());
+    });
   }
 
   get clusterId(): string {
@@ -65,32 +74,45 @@ export class ControllerClusterMetadata implements ClusterMetadata {
       ...(spec.assignments === undefined ? {} : { assignments: spec.assignments }),
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }], { validateOnly });
-    if (result!.errorCode === ErrorCode.NOT_CONTROLLER && this.forwardCreateTopic !== undefined) return this.forwardCreateTopic(spec, validateOnly);
-    return plain(result!);
+    return this.orForwarded(result!, (forwarder) => forwarder.createTopic(spec, validateOnly));
   }
 
   async deleteTopic(name: string): Promise<MetadataResult> {
     const [result] = await this.controller.deleteTopics([name]);
-    return plain(result!);
+    return this.orForwarded(result!, (forwarder) => forwarder.deleteTopic(name));
   }
 
   async createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult> {
     const [result] = await this.controller.createPartitions([{ name, count: totalCount }], { validateOnly });
-    return plain(result!);
+    return this.orForwarded(result!, (forwarder) => forwarder.createPartitions(name, totalCount, validateOnly));
   }
 
   async alterTopicConfigs(name: string, overrides: Readonly<Record<string, string>>, validateOnly: boolean): Promise<MetadataResult> {
-    const [result] = await this.controller.alterConfigs([{
-      resourceType: ConfigResourceType.TOPIC,
-      resourceName: name,
-      configs: Object.entries(overrides).map(([key, value]) => ({ name: key, value })),
-    }], { validateOnly });
-    return plain(result!);
+    const configs = Object.entries(overrides).map(([key, value]) => ({ name: key, value }));
+    const [result] = await this.controller.alterConfigs([{ resourceType: ConfigResourceType.TOPIC, resourceName: name, configs }], { validateOnly });
+    return this.orForwarded(result!, (forwarder) => forwarder.alterConfigs(ConfigResourceType.TOPIC, name, configs, validateOnly));
   }
 
   async alterBrokerConfigs(name: string, configs: readonly { name: string; value: string | null }[], validateOnly: boolean): Promise<MetadataResult> {
     const [result] = await this.controller.alterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: name, configs }], { validateOnly });
-    return plain(result!);
+    return this.orForwarded(result!, (forwarder) => forwarder.alterConfigs(ConfigResourceType.BROKER, name, configs, validateOnly));
+  }
+
+  async incrementalAlterConfigs(resources: readonly ConfigChange[], validateOnly: boolean): Promise<ConfigChangeResult[]> {
+    if (resources.length === 0) return [];
+    const results = await this.controller.incrementalAlterConfigs(resources, { validateOnly });
+    const refused = results.every((r) => r.errorCode === ErrorCode.NOT_CONTROLLER);
+    if (refused && this.forwarder !== null) return this.forwarder.incrementalAlterConfigs(resources, validateOnly);
+    return results.map((r) => ({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: r.errorCode, errorMessage: r.errorMessage }));
+  }
+
+  /** The local controller's answer, or the active controller's when the local one is not active. */
+  private async orForwarded(
+    result: { errorCode: number; errorMessage: string | null },
+    forward: (forwarder: ControllerForwarder) => Promise<MetadataResult>,
+  ): Promise<MetadataResult> {
+    if (result.errorCode === ErrorCode.NOT_CONTROLLER && this.forwarder !== null) return forward(this.forwarder);
+    return plain(result);
   }
 
   async allocateProducerId(): Promise<{ errorCode: number; producerId: number }> {

@@ -1,71 +1,153 @@
 /**
- * Forwarding to the active controller (Kafka's ForwardingManager, reduced to what a combined node
- * needs): a broker whose own controller is not the active one sends topic creations (Metadata's
- * auto-create, CreateTopics) to the active controller's CONTROLLER listener, where
- * {@link controllerCreateTopicsApi} answers them from the QuorumController.
+ * Forwarding to the active controller (Kafka's ForwardingManager, without the Envelope): a broker
+ * whose own controller is not the active one (a follower voter, or a broker-only observer) sends
+ * each metadata change to the active controller's CONTROLLER listener as the matching Kafka
+ * request (CreateTopics, DeleteTopics, CreatePartitions, AlterConfigs, IncrementalAlterConfigs,
+ * AllocateProducerIds), where controller-write-apis.ts answers it from the QuorumController.
  *
- * Wire: CreateTopics v4 (the highest our codecs generate), one topic per request.
+ * The active controller is the one the Raft quorum names now (`activeControllerId`). A request
+ * answered NOT_CONTROLLER (41), or lost because that node is down, is sent again while the
+ * deadline allows: during a failover the quorum names the new leader within an election timeout.
+ * Without an answer by the deadline the items answer REQUEST_TIMED_OUT (7) (or NOT_CONTROLLER when
+ * no controller is known), never a half-applied change: the controller commits each request as
+ * one batch or not at all.
  */
-import { defineApi, type AnyApiDefinition } from '../api/api-definition.js';
-import type { CreateTopicSpec, MetadataResult } from '../api/cluster-metadata.js';
-import type { QuorumController } from '../controller/quorum-controller.js';
+import type { ConfigChange, ConfigChangeResult, CreateTopicSpec, MetadataResult } from '../api/cluster-metadata.js';
+import type { ProducerIdBlockResult } from '../controller/quorum-controller.js';
+import type { Time } from '../io/environment.js';
 import type { NodeChannels } from '../network/node-channels.js';
+import type { RemoteApi } from '../network/node-channel.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
-import {
-  decodeCreateTopicsRequest, decodeCreateTopicsResponse, encodeCreateTopicsRequest, encodeCreateTopicsResponse,
-  type CreateTopicsRequest, type CreateTopicsResponseInit,
-} from '../protocol/generated/create-topics.js';
+import { decodeAllocateProducerIdsResponse, encodeAllocateProducerIdsRequest } from '../protocol/generated/allocate-producer-ids.js';
+import { decodeAlterConfigsResponse, encodeAlterConfigsRequest } from '../protocol/generated/alter-configs.js';
+import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest } from '../protocol/generated/create-partitions.js';
+import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../protocol/generated/create-topics.js';
+import { decodeDeleteTopicsResponse, encodeDeleteTopicsRequest } from '../protocol/generated/delete-topics.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { decodeIncrementalAlterConfigsResponse, encodeIncrementalAlterConfigsRequest } from '../protocol/generated/incremental-alter-configs.js';
+import { FORWARDED_VERSIONS } from './controller-write-apis.js';
 
-const CREATE_TOPICS_VERSION = 4;
+const api = <Req, Res>(apiKey: number, name: string, encodeRequest: RemoteApi<Req, Res>['encodeRequest'],
+  decodeResponse: RemoteApi<Req, Res>['decodeResponse']): RemoteApi<Req, Res> => ({ apiKey, name, encodeRequest, decodeResponse });
 
-/** CreateTopics on the CONTROLLER listener: answered by this node's controller (NOT_CONTROLLER 41 when it is not active). */
-export function controllerCreateTopicsApi(controller: QuorumController): AnyApiDefinition {
-  return defineApi<CreateTopicsRequest, CreateTopicsResponseInit>({
-    apiKey: ApiKey.CreateTopics,
-    name: 'CreateTopics',
-    minVersion: 0,
-    maxVersion: CREATE_TOPICS_VERSION,
-    decode: decodeCreateTopicsRequest,
-    encode: encodeCreateTopicsResponse,
-    async handle(request, context) {
-      const results = await controller.createTopics(request.topics.map((topic) => ({
-        name: topic.name,
-        numPartitions: topic.numPartitions,
-        replicationFactor: topic.replicationFactor,
-        assignments: topic.assignments.map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: a.brokerIds })),
-        configs: topic.configs.map((c) => ({ name: c.name, value: c.value })),
-      })), { validateOnly: context.apiVersion >= 1 && request.validateOnly });
-      return {
-        throttleTimeMs: 0,
-        topics: results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })),
-      };
-    },
-    errorResponse: () => null,
-  });
+const CREATE_TOPICS = api(ApiKey.CreateTopics, 'CreateTopics', encodeCreateTopicsRequest, decodeCreateTopicsResponse);
+const DELETE_TOPICS = api(ApiKey.DeleteTopics, 'DeleteTopics', encodeDeleteTopicsRequest, decodeDeleteTopicsResponse);
+const CREATE_PARTITIONS = api(ApiKey.CreatePartitions, 'CreatePartitions', encodeCreatePartitionsRequest, decodeCreatePartitionsResponse);
+const ALTER_CONFIGS = api(ApiKey.AlterConfigs, 'AlterConfigs', encodeAlterConfigsRequest, decodeAlterConfigsResponse);
+const INCREMENTAL_ALTER_CONFIGS = api(ApiKey.IncrementalAlterConfigs, 'IncrementalAlterConfigs',
+  encodeIncrementalAlterConfigsRequest, decodeIncrementalAlterConfigsResponse);
+const ALLOCATE_PRODUCER_IDS = api(ApiKey.AllocateProducerIds, 'AllocateProducerIds', encodeAllocateProducerIdsRequest, decodeAllocateProducerIdsResponse);
+
+/** Pause between two attempts while no controller answers, ms. */
+const RETRY_BACKOFF_MS = 50;
+
+export interface ControllerForwarderOptions {
+  readonly channels: NodeChannels;
+  /** The node the quorum names as leader now; -1 when none is known. */
+  readonly activeControllerId: () => number;
+  readonly time: Time;
+  /** How long one forwarded change may take, retries included, ms. */
+  readonly timeoutMs: number;
 }
 
-/**
- * Sends one topic creation to the active controller and returns its answer.
- * NOT_CONTROLLER (41) when no controller is known; REQUEST_TIMED_OUT (7) when it does not answer.
- */
-export async function forwardCreateTopic(
-  channels: NodeChannels, activeControllerId: number, spec: CreateTopicSpec, validateOnly: boolean, timeoutMs: number,
-): Promise<MetadataResult> {
-  if (activeControllerId < 0) return { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'no active controller is known yet' };
-  const api = { apiKey: ApiKey.CreateTopics, name: 'CreateTopics', encodeRequest: encodeCreateTopicsRequest, decodeResponse: decodeCreateTopicsResponse };
-  const result = await channels.send(activeControllerId, api, CREATE_TOPICS_VERSION, {
-    topics: [{
-      name: spec.name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor,
-      assignments: (spec.assignments ?? []).map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: [...a.brokerIds] })),
-      configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
-    }],
-    timeoutMs,
-    validateOnly,
-  }, timeoutMs);
-  if (result.kind === 'timeout') return { errorCode: ErrorCode.REQUEST_TIMED_OUT, errorMessage: `the active controller ${activeControllerId} did not answer` };
-  if (result.kind === 'disconnected') return { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: `the active controller ${activeControllerId} is not reachable: ${result.reason}` };
-  const topic = result.body.topics.find((t) => t.name === spec.name);
-  if (topic === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'the controller answered without the topic' };
-  return { errorCode: topic.errorCode, errorMessage: topic.errorMessage ?? null };
+/** Why an attempt got no usable answer. */
+interface NoAnswer {
+  readonly errorCode: number;
+  readonly errorMessage: string;
+}
+
+/** Sends metadata changes to the active controller; see the file header. */
+export class ControllerForwarder {
+  constructor(private readonly options: ControllerForwarderOptions) {}
+
+  /** CreateTopics of one topic. Errors: the controller's, or NOT_CONTROLLER / REQUEST_TIMED_OUT. */
+  async createTopic(spec: CreateTopicSpec, validateOnly: boolean): Promise<MetadataResult> {
+    const body = {
+      topics: [{
+        name: spec.name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor,
+        assignments: (spec.assignments ?? []).map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: [...a.brokerIds] })),
+        configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
+      }],
+      timeoutMs: this.options.timeoutMs,
+      validateOnly,
+    };
+    const answer = await this.send(CREATE_TOPICS, FORWARDED_VERSIONS.CreateTopics, body, (r) => r.topics[0]?.errorCode);
+    if (!('topics' in answer)) return answer;
+    return one(answer.topics.find((t) => t.name === spec.name));
+  }
+
+  /** DeleteTopics of one topic. */
+  async deleteTopic(name: string): Promise<MetadataResult> {
+    const body = { topicNames: [name], timeoutMs: this.options.timeoutMs };
+    const answer = await this.send(DELETE_TOPICS, FORWARDED_VERSIONS.DeleteTopics, body, (r) => r.responses[0]?.errorCode);
+    if (!('responses' in answer)) return answer;
+    const result = answer.responses.find((t) => t.name === name);
+    return result === undefined ? one(undefined) : { errorCode: result.errorCode, errorMessage: null };
+  }
+
+  /** CreatePartitions of one topic to `totalCount` partitions (automatic placement). */
+  async createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult> {
+    const body = { topics: [{ name, count: totalCount, assignments: null }], timeoutMs: this.options.timeoutMs, validateOnly };
+    const answer = await this.send(CREATE_PARTITIONS, FORWARDED_VERSIONS.CreatePartitions, body, (r) => r.results[0]?.errorCode);
+    if (!('results' in answer)) return answer;
+    return one(answer.results.find((t) => t.name === name));
+  }
+
+  /** AlterConfigs (legacy) of one resource. */
+  async alterConfigs(resourceType: number, resourceName: string, configs: readonly { name: string; value: string | null }[],
+    validateOnly: boolean): Promise<MetadataResult> {
+    const body = { resources: [{ resourceType, resourceName, configs: [...configs] }], validateOnly };
+    const answer = await this.send(ALTER_CONFIGS, FORWARDED_VERSIONS.AlterConfigs, body, (r) => r.responses[0]?.errorCode);
+    if (!('responses' in answer)) return answer;
+    return one(answer.responses.find((r) => r.resourceType === resourceType && r.resourceName === resourceName));
+  }
+
+  /** IncrementalAlterConfigs of several resources; one result per resource, in request order. */
+  async incrementalAlterConfigs(resources: readonly ConfigChange[], validateOnly: boolean): Promise<ConfigChangeResult[]> {
+    const body = { resources: resources.map((r) => ({ ...r, configs: r.configs.map((c) => ({ ...c })) })), validateOnly };
+    const answer = await this.send(INCREMENTAL_ALTER_CONFIGS, FORWARDED_VERSIONS.IncrementalAlterConfigs, body,
+      (r) => (r.responses.every((x) => x.errorCode === ErrorCode.NOT_CONTROLLER) ? ErrorCode.NOT_CONTROLLER : ErrorCode.NONE));
+    return resources.map((resource) => {
+      const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+      if (!('responses' in answer)) return { ...base, ...answer };
+      return { ...base, ...one(answer.responses.find((r) => r.resourceType === resource.resourceType && r.resourceName === resource.resourceName)) };
+    });
+  }
+
+  /** AllocateProducerIds for this broker at its current broker epoch. */
+  async allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlockResult> {
+    const answer = await this.send(ALLOCATE_PRODUCER_IDS, FORWARDED_VERSIONS.AllocateProducerIds, { brokerId, brokerEpoch }, (r) => r.errorCode);
+    if (!('producerIdStart' in answer)) return { ...answer, producerIdStart: -1, producerIdLen: 0 };
+    return { errorCode: answer.errorCode, errorMessage: null, producerIdStart: answer.producerIdStart, producerIdLen: answer.producerIdLen };
+  }
+
+  /**
+   * Sends `body` to the active controller until an answer whose `errorOf` is not NOT_CONTROLLER
+   * arrives or the deadline passes.
+   */
+  private async send<Req, Res>(remote: RemoteApi<Req, Res>, version: number, body: Req, errorOf: (response: Res) => number | undefined): Promise<Res | NoAnswer> {
+    const { channels, activeControllerId, time, timeoutMs } = this.options;
+    const deadline = time.monotonicMs() + timeoutMs;
+    let last: NoAnswer = { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'no active controller is known yet' };
+    for (;;) {
+      const left = deadline - time.monotonicMs();
+      if (left <= 0) return last;
+      const controllerId = activeControllerId();
+      if (controllerId >= 0) {
+        const result = await channels.send(controllerId, remote, version, body, left);
+        if (result.kind === 'response' && errorOf(result.body) !== ErrorCode.NOT_CONTROLLER) return result.body;
+        last = result.kind === 'timeout'
+          ? { errorCode: ErrorCode.REQUEST_TIMED_OUT, errorMessage: `the active controller ${controllerId} did not answer within ${timeoutMs} ms` }
+          : result.kind === 'disconnected'
+            ? { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: `the active controller ${controllerId} is not reachable: ${result.reason}` }
+            : { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: `node ${controllerId} is no longer the active controller` };
+      }
+      await new Promise<void>((resolve) => time.setTimeout(resolve, Math.min(RETRY_BACKOFF_MS, Math.max(1, left))));
+    }
+  }
+}
+
+function one(result: { errorCode: number; errorMessage?: string | null } | undefined): MetadataResult {
+  if (result === undefined) return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'the controller answered without the item' };
+  return { errorCode: result.errorCode, errorMessage: result.errorMessage ?? null };
 }

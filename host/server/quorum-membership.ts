@@ -3,7 +3,9 @@
  * than one voter (a dynamic import keeps the Raft stack out of the single-node start-up):
  *
  * - {@link openQuorumController}: this node's {@link ControllerQuorum} seat and a QuorumController
- *   on its Raft metadata log, with the broker lifecycle APIs on the CONTROLLER listener;
+ *   on its Raft metadata log, with the broker lifecycle APIs and the metadata changes brokers
+ *   forward on the CONTROLLER listener, and the {@link ControllerForwarder} this node's broker
+ *   sends its changes through;
  * - {@link joinQuorum}: session expiry on the active controller (whichever node it is) and this
  *   broker's {@link BrokerLifecycleManager} (BrokerRegistration, heartbeats) towards the active
  *   controller over the CONTROLLER listeners.
@@ -18,23 +20,36 @@ import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
 import { controllerAlterPartitionApi } from './controller-alter-partition-api.js';
 import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
-import { controllerCreateTopicsApi } from './controller-forwarding.js';
+import { ControllerForwarder } from './controller-forwarding.js';
+import { controllerWriteApis } from './controller-write-apis.js';
 import { ControllerQuorum } from './controller-quorum.js';
 import { brokerEndpoints } from './embedded-controller.js';
+
+/**
+ * How many `controller.quorum.request.timeout.ms` a forwarded change may take, retries included:
+ * long enough to ride out a controller failover (an election or two).
+ */
+const FORWARDING_TIMEOUT_REQUESTS = 15;
 
 /** Opens this node's quorum seat and the controller on its log (started later with the listeners). */
 export function openQuorumController(options: {
   config: BrokerConfig; clusterId: string; logManager: LogManager; environment: Environment; rootLogger: Logger;
-}): { quorum: ControllerQuorum; controller: QuorumController } {
+}): { quorum: ControllerQuorum; controller: QuorumController; forwarder: ControllerForwarder } {
   const { config, environment } = options;
   const quorum = new ControllerQuorum(options);
   const controller = new QuorumController({
     config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
   });
   quorum.addApis([
-    ...controllerLifecycleApis(controller, { clusterId: options.clusterId }), controllerCreateTopicsApi(controller), controllerAlterPartitionApi(controller),
+    ...controllerLifecycleApis(controller, { clusterId: options.clusterId }), ...controllerWriteApis(controller), controllerAlterPartitionApi(controller),
   ]);
-  return { quorum, controller };
+  const forwarder = new ControllerForwarder({
+    channels: quorum.channels,
+    activeControllerId: () => quorum.metadataLog.leaderAndEpoch().leaderId,
+    time: environment.time,
+    timeoutMs: config.controllerQuorumRequestTimeoutMs * FORWARDING_TIMEOUT_REQUESTS,
+  });
+  return { quorum, controller, forwarder };
 }
 
 /**
