@@ -38,6 +38,7 @@ import {
 } from './listeners.js';
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
+import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -158,6 +159,7 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Allow a replica outside the ISR to become leader (may lose data).' },
   { name: 'replica.lag.time.max.ms', type: 'LONG', defaultValue: '30000', min: 0,
     doc: 'A follower that has not caught up for this long leaves the ISR.' },
+  ...LEADER_BALANCE_CONFIG_DEFS,
   { name: 'compression.type', type: 'STRING', defaultValue: 'producer',
     check: (value) => (value === 'producer' ? null : 'Tributary stores batches as the producer compressed them'),
     accepted: 'producer',
@@ -283,7 +285,7 @@ export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map
  * log.flush.interval.ms > log.flush.scheduler.interval.ms). Durations in ms, sizes in bytes.
  * LONG values above 2^53-1 (Kafka's Long.MAX_VALUE "never") are Number.MAX_SAFE_INTEGER.
  */
-export interface BrokerConfig {
+export interface BrokerConfig extends LeaderBalanceConfig {
   readonly nodeId: number;
   readonly processRoles: readonly ('broker' | 'controller')[];
   readonly controllerQuorumVoters: readonly QuorumVoter[];
@@ -514,6 +516,7 @@ function assemble(
     deleteTopicEnable: get('delete.topic.enable'),
     uncleanLeaderElectionEnable: get('unclean.leader.election.enable'),
     replicaLagTimeMaxMs: get('replica.lag.time.max.ms'),
+    ...leaderBalanceConfig(get),
     compressionType: 'producer',
     logDirs,
     logSegmentBytes: get('log.segment.bytes'),

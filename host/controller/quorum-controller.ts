@@ -389,12 +389,22 @@ export class QuorumController implements MetadataLogListener {
 
   /** {@link ConfigurationControlManager.alterConfigs}. */
   alterConfigs(resources: readonly AlterConfigsRequest[], options: { validateOnly?: boolean } = {}): Promise<AlterConfigsResult[]> {
-    return this.perform(() => this.configuration.alterConfigs(resources, options), failedResults<AlterConfigsResult>());
+    return this.afterUncleanChange(resources, this.perform(() => this.configuration.alterConfigs(resources, options), failedResults<AlterConfigsResult>()));
   }
 
   /** {@link ConfigurationControlManager.incrementalAlterConfigs}. */
   incrementalAlterConfigs(resources: readonly IncrementalAlterConfigsRequest[], options: { validateOnly?: boolean } = {}): Promise<AlterConfigsResult[]> {
-    return this.perform(() => this.configuration.incrementalAlterConfigs(resources, options), failedResults<AlterConfigsResult>());
+    return this.afterUncleanChange(resources, this.perform(() => this.configuration.incrementalAlterConfigs(resources, options), failedResults<AlterConfigsResult>()));
+  }
+
+  /** A committed change that may allow unclean elections runs them for the offline partitions at once (Kafka does too). */
+  private async afterUncleanChange<R extends readonly ApiError[]>(
+    resources: readonly { readonly configs: readonly { readonly name: string }[] }[], done: Promise<R>,
+  ): Promise<R> {
+    const results = await done;
+    const touched = resources.some((r, i) => results[i]?.errorCode === ErrorCode.NONE && r.configs.some((c) => c.name === 'unclean.leader.election.enable'));
+    if (touched) await this.electUncleanLeaders();
+    return results;
   }
 
   /**
@@ -420,16 +430,22 @@ export class QuorumController implements MetadataLogListener {
 
   /**
    * One round of `auto.leader.rebalance.enable`'s preferred leader balancing with
-   * `leader.imbalance.per.broker.percentage` (leader-election-control.ts), and of unclean
-   * elections for leaderless partitions whose topic allows them. Answers how many leaders were
-   * elected (0 on a controller that is not active).
+   * `leader.imbalance.per.broker.percentage` (leader-election-control.ts). Answers how many
+   * leaders moved once committed (0 on a controller that is not active).
    */
-  async balancePartitionLeaders(imbalancePercentage: number): Promise<number> {
-    if (!this.isActive) return 0;
-    const context = this.replication.electionContext();
-    const unclean = await this.perform(() => electUncleanLeaders(context), () => 0);
-    const balanced = await this.perform(() => balancePartitionLeaders(context, imbalancePercentage), () => 0);
-    return unclean + balanced;
+  balancePartitionLeaders(imbalancePercentage: number): Promise<number> {
+    if (!this.isActive) return Promise.resolve(0);
+    return this.perform(() => balancePartitionLeaders(this.replication.electionContext(), imbalancePercentage), () => 0);
+  }
+
+  /**
+   * Unclean elections for the leaderless partitions whose topic allows them (Kafka's
+   * maybeElectUncleanLeaders; also run after a change of unclean.leader.election.enable). Answers
+   * how many partitions got a leader (0 on a controller that is not active).
+   */
+  electUncleanLeaders(): Promise<number> {
+    if (!this.isActive) return Promise.resolve(0);
+    return this.perform(() => electUncleanLeaders(this.replication.electionContext()), () => 0);
   }
 
   /** {@link ProducerIdControlManager.allocateProducerIds}. */

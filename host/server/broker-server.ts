@@ -47,6 +47,7 @@ import type { BrokerSessionExpiry } from './broker-session-expiry.js';
 import { registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
+import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
 import { MetadataCache } from './metadata-cache.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
@@ -108,6 +109,8 @@ export class BrokerServer {
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
+  /** The controller's periodic unclean elections and preferred leader balancing. */
+  private leaderBalancer: LeaderBalancer | null = null;
   private advertised: Listener[] = [];
   private readonly gate = new StartupGate();
   private started = false;
@@ -233,6 +236,9 @@ export class BrokerServer {
       logger,
     });
     this.housekeeping.start();
+    const controllerLogger = componentLogger(rootLogger, 'controller');
+    this.leaderBalancer = startLeaderBalancer(controller, environment.time, config, ({ unclean, balanced }) =>
+      controllerLogger.info({ unclean, balanced }, `leader elections: ${balanced} moved to preferred replicas, ${unclean} unclean`));
     const listeners = this.listeners;
     logger.info(
       { event: LogEvent.BrokerStarted, nodeId: config.nodeId, clusterId: storage.clusterId, listeners },
@@ -245,6 +251,7 @@ export class BrokerServer {
     this.stopping ??= (async () => {
       this.logger.info({ event: LogEvent.BrokerStopping }, 'broker stopping');
       this.housekeeping?.stop();
+      this.leaderBalancer?.stop();
       await this.closeEverything();
       this.logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
     })();
@@ -258,7 +265,7 @@ export class BrokerServer {
    */
   private async openController(storage: LogStorage): Promise<QuorumController> {
     const { config, environment, rootLogger } = this;
-    if (config.controllerQuorumVoters.length <= 1) return startEmbeddedController(config, storage.logManager, environment);
+    if (config.controllerQuorumVoters.length <= 1) return startEmbeddedController(config, storage.logManager, environment, componentLogger(rootLogger, 'controller'));
     const { openQuorumController } = await import('./quorum-membership.js');
     const { quorum, controller, forwarder } = openQuorumController({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
     this.quorum = quorum;

@@ -9,6 +9,7 @@ import { QuorumController } from '../controller/quorum-controller.js';
 import { UnifiedLogMetadataLog } from '../controller/unified-log-metadata-log.js';
 import type { Environment } from '../io/environment.js';
 import type { LogManager } from '../log/log-manager.js';
+import type { Logger } from '../observability/logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 
 /** Kafka's SecurityProtocol ids, as RegisterBrokerRecord stores them. */
@@ -34,9 +35,10 @@ export function brokerEndpoints(config: BrokerConfig, advertised: readonly Liste
  * @throws MetadataLogError / MetadataRecordError / MetadataReplayError for a metadata log that
  *   cannot be opened, read or applied (the broker must not start on it)
  */
-export function startEmbeddedController(config: BrokerConfig, logManager: LogManager, environment: Environment): QuorumController {
+export function startEmbeddedController(config: BrokerConfig, logManager: LogManager, environment: Environment, logger?: Logger): QuorumController {
   return new QuorumController({
     config,
+    ...(logger === undefined ? {} : { logger }),
     log: UnifiedLogMetadataLog.open(logManager, { localId: config.nodeId, time: environment.time }),
     clock: environment.time,
     random: environment.random,

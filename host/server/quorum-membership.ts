@@ -15,7 +15,7 @@ import { QuorumController } from '../controller/quorum-controller.js';
 import { randomTopicId } from '../controller/topic-id.js';
 import type { Environment } from '../io/environment.js';
 import type { LogManager } from '../log/log-manager.js';
-import type { Logger } from '../observability/logger.js';
+import { componentLogger, type Logger } from '../observability/logger.js';
 import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
 import { controllerAlterPartitionApi } from './controller-alter-partition-api.js';
@@ -39,6 +39,7 @@ export function openQuorumController(options: {
   const quorum = new ControllerQuorum(options);
   const controller = new QuorumController({
     config, log: quorum.metadataLog, clock: environment.time, random: environment.random, brokerSessionTimeoutMs: config.brokerSessionTimeoutMs,
+    logger: componentLogger(options.rootLogger, 'controller'),
   });
   quorum.addApis([
     ...controllerLifecycleApis(controller, { clusterId: options.clusterId }), ...controllerWriteApis(controller), controllerAlterPartitionApi(controller),

@@ -100,16 +100,26 @@ describe('elections when brokers are fenced and unfenced', () => {
     expect(topic.p().leader).toBe(-1);
   });
 
-  it('turning unclean elections on for an offline topic elects a live replica on the next balancing round', async () => {
+  it('turning unclean elections on for an offline topic elects a live replica at once', async () => {
     const { controller, p, fence, setIsr } = await cluster([[1, 2, 3]]);
     await setIsr([1]);
     await fence(1);
     expect(p().leader).toBe(-1);
-    expect(await controller.balancePartitionLeaders(10)).toBe(0);
+    expect(await controller.electUncleanLeaders()).toBe(0);
     const [altered] = await controller.incrementalAlterConfigs([{ resourceType: 2, resourceName: 't', configs: [{ name: 'unclean.leader.election.enable', configOperation: 0, value: 'true' }] }]);
     expect(altered!.errorCode).toBe(0);
-    expect(await controller.balancePartitionLeaders(10)).toBe(1);
     expect(p()).toMatchObject({ leader: 2, isr: [2] });
+  });
+
+  it('with unclean elections allowed, unfencing an out-of-sync replica of a partition with no live replica elects it', async () => {
+    const { controller, p, fence, unfence, setIsr } = await cluster([[1, 2, 3]], { topicConfigs: { 'unclean.leader.election.enable': 'true' } });
+    await setIsr([1]);
+    for (const id of [1, 2, 3]) await fence(id);
+    expect(p().leader).toBe(-1);
+    expect(await controller.electUncleanLeaders()).toBe(0);
+    await unfence(3);
+    expect(p()).toMatchObject({ leader: 3, isr: [3] });
+    expect(await controller.electUncleanLeaders()).toBe(0);
   });
 
   it('unregistering a broker takes it out of ISRs and leadership, even when it was already fenced', async () => {
