@@ -40,6 +40,7 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.AlterConfigs, 'AlterConfigs', 1, async () => (await import('./alter-configs-api.js')).alterConfigsApi),
   row(ApiKey.CreatePartitions, 'CreatePartitions', 1, async () => (await import('./create-partitions-api.js')).createPartitionsApi),
   row(ApiKey.DeleteGroups, 'DeleteGroups', 1, async () => (await import('./delete-groups-api.js')).deleteGroupsApi),
+  row(ApiKey.ElectLeaders, 'ElectLeaders', 2, async () => (await import('./elect-leaders-api.js')).electLeadersApi),
   row(ApiKey.IncrementalAlterConfigs, 'IncrementalAlterConfigs', 1,
     async () => (await import('./incremental-alter-configs-api.js')).incrementalAlterConfigsApi),
   row(ApiKey.OffsetDelete, 'OffsetDelete', 0, async () => (await import('./offset-delete-api.js')).offsetDeleteApi),

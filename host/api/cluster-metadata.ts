@@ -67,6 +67,15 @@ export interface ConfigChangeResult extends MetadataResult {
   readonly resourceName: string;
 }
 
+/** The answer to ElectLeaders: a top-level error (NOT_CONTROLLER, INVALID_REQUEST, ...) or one result per partition. */
+export interface LeaderElectionResults {
+  readonly errorCode: number;
+  readonly results: readonly {
+    readonly topic: string;
+    readonly partitions: readonly { readonly partitionId: number; readonly errorCode: number; readonly errorMessage: string | null }[];
+  }[];
+}
+
 export interface ClusterMetadata {
   /** 22-character base64url cluster id (Kafka's Uuid.toString), stable across restarts. */
   readonly clusterId: string;
@@ -110,6 +119,13 @@ export interface ClusterMetadata {
    * twice, broker configs, which are not dynamic here).
    */
   incrementalAlterConfigs(resources: readonly ConfigChange[], validateOnly: boolean): Promise<ConfigChangeResult[]>;
+  /**
+   * ElectLeaders: `electionType` 0 PREFERRED, 1 UNCLEAN; `topicPartitions` null for every
+   * partition. Per partition: ELECTION_NOT_NEEDED (84), PREFERRED_LEADER_NOT_AVAILABLE (80),
+   * ELIGIBLE_LEADERS_NOT_AVAILABLE (83), UNKNOWN_TOPIC_OR_PARTITION (3). Absent where no
+   * controller can be reached (the handler answers each partition NOT_CONTROLLER).
+   */
+  electLeaders?(electionType: number, topicPartitions: readonly { topic: string; partitions: readonly number[] }[] | null): Promise<LeaderElectionResults>;
   /** A new producer id for InitProducerId (never reused, also across restarts). */
   allocateProducerId(): Promise<{ errorCode: number; producerId: number }>;
 }

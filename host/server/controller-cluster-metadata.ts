@@ -16,7 +16,7 @@ import { ProducerIdManager } from '../controller/producer-id-manager.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
 import { ConfigResourceType } from '../controller/metadata-records.js';
 import type {
-  ClusterMetadata, ConfigChange, ConfigChangeResult, CreateTopicSpec, MetadataResult, TopicState,
+  ClusterMetadata, ConfigChange, ConfigChangeResult, CreateTopicSpec, LeaderElectionResults, MetadataResult, TopicState,
 } from '../api/cluster-metadata.js';
 import type { ControllerForwarder } from './controller-forwarding.js';
 import type { MetadataCache } from './metadata-cache.js';
@@ -104,6 +104,17 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     const refused = results.every((r) => r.errorCode === ErrorCode.NOT_CONTROLLER);
     if (refused && this.forwarder !== null) return this.forwarder.incrementalAlterConfigs(resources, validateOnly);
     return results.map((r) => ({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: r.errorCode, errorMessage: r.errorMessage }));
+  }
+
+  async electLeaders(electionType: number, topicPartitions: readonly { topic: string; partitions: readonly number[] }[] | null): Promise<LeaderElectionResults> {
+    let answer = await this.controller.electLeaders(electionType, topicPartitions);
+    if (answer.errorCode === ErrorCode.NOT_CONTROLLER && this.forwarder !== null) answer = await this.forwarder.electLeaders(electionType, topicPartitions);
+    return {
+      errorCode: answer.errorCode ?? ErrorCode.NONE,
+      results: answer.replicaElectionResults.map((r) => ({
+        topic: r.topic, partitions: r.partitionResult.map((p) => ({ partitionId: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })),
+      })),
+    };
   }
 
   /** The local controller's answer, or the active controller's when the local one is not active. */

@@ -13,6 +13,7 @@
  * one batch or not at all.
  */
 import type { ConfigChange, ConfigChangeResult, CreateTopicSpec, MetadataResult } from '../api/cluster-metadata.js';
+import type { ElectLeadersTopic } from '../controller/leader-election-control.js';
 import type { ProducerIdBlockResult } from '../controller/quorum-controller.js';
 import type { Time } from '../io/environment.js';
 import type { NodeChannels } from '../network/node-channels.js';
@@ -23,8 +24,10 @@ import { decodeAlterConfigsResponse, encodeAlterConfigsRequest } from '../protoc
 import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest } from '../protocol/generated/create-partitions.js';
 import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../protocol/generated/create-topics.js';
 import { decodeDeleteTopicsResponse, encodeDeleteTopicsRequest } from '../protocol/generated/delete-topics.js';
+import { decodeElectLeadersResponse, encodeElectLeadersRequest, type ElectLeadersResponse } from '../protocol/generated/elect-leaders.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { decodeIncrementalAlterConfigsResponse, encodeIncrementalAlterConfigsRequest } from '../protocol/generated/incremental-alter-configs.js';
+import { ELECT_LEADERS_VERSION } from './controller-elect-leaders-api.js';
 import { FORWARDED_VERSIONS } from './controller-write-apis.js';
 
 const api = <Req, Res>(apiKey: number, name: string, encodeRequest: RemoteApi<Req, Res>['encodeRequest'],
@@ -36,6 +39,7 @@ const CREATE_PARTITIONS = api(ApiKey.CreatePartitions, 'CreatePartitions', encod
 const ALTER_CONFIGS = api(ApiKey.AlterConfigs, 'AlterConfigs', encodeAlterConfigsRequest, decodeAlterConfigsResponse);
 const INCREMENTAL_ALTER_CONFIGS = api(ApiKey.IncrementalAlterConfigs, 'IncrementalAlterConfigs',
   encodeIncrementalAlterConfigsRequest, decodeIncrementalAlterConfigsResponse);
+const ELECT_LEADERS = api(ApiKey.ElectLeaders, 'ElectLeaders', encodeElectLeadersRequest, decodeElectLeadersResponse);
 const ALLOCATE_PRODUCER_IDS = api(ApiKey.AllocateProducerIds, 'AllocateProducerIds', encodeAllocateProducerIdsRequest, decodeAllocateProducerIdsResponse);
 
 /** Pause between two attempts while no controller answers, ms. */
@@ -112,6 +116,14 @@ export class ControllerForwarder {
       if (!('responses' in answer)) return { ...base, ...answer };
       return { ...base, ...one(answer.responses.find((r) => r.resourceType === resource.resourceType && r.resourceName === resource.resourceName)) };
     });
+  }
+
+  /** ElectLeaders (v2): `electionType` 0 PREFERRED / 1 UNCLEAN, `topicPartitions` null for all. */
+  async electLeaders(electionType: number, topicPartitions: readonly ElectLeadersTopic[] | null): Promise<ElectLeadersResponse> {
+    const body = { electionType, topicPartitions: topicPartitions === null ? null : topicPartitions.map((t) => ({ topic: t.topic, partitions: [...t.partitions] })),
+      timeoutMs: this.options.timeoutMs };
+    const answer = await this.send(ELECT_LEADERS, ELECT_LEADERS_VERSION, body, (r) => r.errorCode);
+    return 'replicaElectionResults' in answer ? answer : { throttleTimeMs: 0, errorCode: answer.errorCode, replicaElectionResults: [] };
   }
 
   /** AllocateProducerIds for this broker at its current broker epoch. */

@@ -19,6 +19,7 @@ import { componentLogger, type Logger } from '../observability/logger.js';
 import { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-session-expiry.js';
 import { controllerAlterPartitionApi } from './controller-alter-partition-api.js';
+import { controllerElectLeadersApi } from './controller-elect-leaders-api.js';
 import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
 import { ControllerForwarder } from './controller-forwarding.js';
 import { controllerWriteApis } from './controller-write-apis.js';
@@ -43,6 +44,7 @@ export function openQuorumController(options: {
   });
   quorum.addApis([
     ...controllerLifecycleApis(controller, { clusterId: options.clusterId }), ...controllerWriteApis(controller), controllerAlterPartitionApi(controller),
+    controllerElectLeadersApi(controller),
   ]);
   const forwarder = new ControllerForwarder({
     channels: quorum.channels,

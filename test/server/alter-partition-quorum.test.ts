@@ -15,12 +15,17 @@ import type { AlterPartitionResult } from '../../host/replication/alter-partitio
 import { BrokerServer } from '../../host/server/broker-server.js';
 import { getCore } from '../../host/wasm/core.js';
 import { findFreePort } from '../helpers/broker-process.js';
+import { RawKafkaClient } from '../integration/raw-kafka-client.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { decodeElectLeadersResponse, encodeElectLeadersRequest } from '../../host/protocol/generated/elect-leaders.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
 const servers: BrokerServer[] = [];
+const clients: RawKafkaClient[] = [];
 
 afterEach(async () => {
+  for (const client of clients.splice(0)) client.socket.destroy();
   await Promise.all(servers.splice(0).map((server) => server.shutdown()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -92,6 +97,16 @@ describe('AlterPartition in a three-voter quorum', () => {
       partitionEpoch: remote.partitionEpoch, newIsr: [remote.leader],
     });
     expect(stale.errorCode).toBe(95);
+
+    // ElectLeaders to a broker whose controller is not active is forwarded to the active one:
+    // every partition already has its preferred leader (ELECTION_NOT_NEEDED), an unknown one is 3.
+    const client = await RawKafkaClient.connect(leaderNode.listeners[0]!.port);
+    clients.push(client);
+    const elect = await client.request(ApiKey.ElectLeaders, 2, encodeElectLeadersRequest, decodeElectLeadersResponse, {
+      electionType: 0, topicPartitions: [{ topic: 'isr', partitions: [0, 1, 2, 9] }], timeoutMs: 5_000,
+    });
+    expect(elect.errorCode).toBe(0);
+    expect(elect.replicaElectionResults[0]!.partitionResult.map((p) => p.errorCode)).toEqual([84, 84, 84, 3]);
 
     // The active controller stops (its broker hands its leadership over first). A survivor's leader
     // proposes right away: the manager retries until the new active controller answers.
