@@ -25,6 +25,7 @@ import {
 } from './config-def.js';
 import { ConfigError } from './config-error.js';
 import {
+  duplicatePortListeners,
   HostPort,
   Listener,
   QuorumVoter,
@@ -586,6 +587,12 @@ function assembleQuorum(get: ConfigGetter, shown: ShownConfig): Pick<BrokerConfi
       `this node (node.id ${nodeId}) has the controller role but is not a voter`, `a list that includes ${nodeId}@host:port`);
   }
   const controllerListenerNames = get<string[]>('controller.listener.names').map((name) => name.toUpperCase());
+  const othersVote = controllerQuorumVoters.some((voter) => voter.id !== nodeId);
+  if (processRoles.includes('controller') && othersVote && controllerListenerNames.length === 0) {
+    throw inconsistent('controller.listener.names', shown('controller.listener.names'),
+      'a controller of a quorum with other voters needs a listener they reach it on',
+      'the name of that listener, e.g. CONTROLLER with CONTROLLER://host:port (its voter port) in listeners');
+  }
   return { nodeId, processRoles, controllerQuorumVoters, controllerListenerNames };
 }
 
@@ -602,17 +609,16 @@ function assembleListeners(
 ): { listeners: Listener[]; advertisedListeners: Listener[]; protocolMap: Record<string, SecurityProtocol> } {
   const listeners = get<string[]>('listeners').map(parseListener);
   const seenNames = new Set<string>();
-  const seenEndpoints = new Set<string>();
   for (const listener of listeners) {
     if (seenNames.has(listener.name)) {
       throw inconsistent('listeners', shown('listeners'), `the listener name ${listener.name} is used twice`, 'one entry per listener name');
     }
     seenNames.add(listener.name);
-    const endpoint = `${listener.host}:${listener.port}`;
-    if (listener.port !== 0 && seenEndpoints.has(endpoint)) {
-      throw inconsistent('listeners', shown('listeners'), `two listeners bind ${endpoint}`, 'a different port per listener');
-    }
-    seenEndpoints.add(endpoint);
+  }
+  const clash = duplicatePortListeners(listeners);
+  if (clash !== null) {
+    throw inconsistent('listeners', shown('listeners'), `two listeners bind port ${clash[0].port} (${clash.map(formatListener).join(' and ')})`,
+      'a different port per listener');
   }
   for (const name of controllerListenerNames) {
     if (processRoles.includes('controller') && !seenNames.has(name)) {

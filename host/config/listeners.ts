@@ -146,3 +146,21 @@ export function resolveAdvertisedListeners(
     return { name: listener.name, host, port };
   });
 }
+
+/**
+ * Two listeners that bind the same port, or null. Kafka refuses a port used twice ("Each listener
+ * must have a different port") unless one host is an IPv4 address and the other an IPv6 one;
+ * port 0 (a free port each) never clashes.
+ */
+export function duplicatePortListeners(listeners: readonly Listener[]): [Listener, Listener] | null {
+  const isIpv6 = (host: string): boolean => host.includes(':');
+  for (let i = 0; i < listeners.length; i++) {
+    for (let j = i + 1; j < listeners.length; j++) {
+      const [a, b] = [listeners[i]!, listeners[j]!];
+      if (a.port === 0 || a.port !== b.port) continue;
+      const mixedFamilies = a.host !== '' && b.host !== '' && isIpv6(a.host) !== isIpv6(b.host);
+      if (!mixedFamilies) return [a, b];
+    }
+  }
+  return null;
+}

@@ -25,9 +25,17 @@ interface VoterProgress {
   acknowledged: boolean;
 }
 
+/**
+ * An observer not heard from this long is dropped from DescribeQuorum (Kafka's
+ * OBSERVER_SESSION_TIMEOUT_MS), ms.
+ */
+export const OBSERVER_SESSION_TIMEOUT_MS = 300_000;
+
 /** The leader's view of replication in one epoch. */
 export class LeaderState {
   private readonly progress = new Map<number, VoterProgress>();
+  /** Observers (broker-only nodes) that fetched in this epoch: reported by DescribeQuorum, never counted. */
+  private readonly observers = new Map<number, ReplicaState>();
   private highWatermarkOffset: number | undefined;
 
   /**
@@ -76,10 +84,18 @@ export class LeaderState {
 
   /**
    * Records a voter's valid Fetch at `fetchOffset` (which may go back after the voter truncated).
-   * Returns true when the high watermark moved. Fetches of non-voters are ignored.
+   * Returns true when the high watermark moved. A non-voter's Fetch is only noted for
+   * DescribeQuorum's observers.
    */
   updateReplica(replicaId: number, fetchOffset: number, leaderEndOffset: number, wallMs: number, monotonicMs: number): boolean {
     const progress = this.progress.get(replicaId);
+    if (progress === undefined && replicaId >= 0) {
+      const previous = this.observers.get(replicaId);
+      this.observers.set(replicaId, {
+        replicaId, logEndOffset: fetchOffset, lastFetchTimestamp: wallMs,
+        lastCaughtUpTimestamp: fetchOffset >= leaderEndOffset ? wallMs : previous?.lastCaughtUpTimestamp ?? -1,
+      });
+    }
     if (progress === undefined || replicaId === this.localId) return false;
     progress.endOffset = fetchOffset;
     progress.lastFetchTimestamp = wallMs;
@@ -130,6 +146,14 @@ export class LeaderState {
       const progress = this.progress.get(id)!;
       return { replicaId: id, logEndOffset: progress.endOffset, lastFetchTimestamp: progress.lastFetchTimestamp, lastCaughtUpTimestamp: progress.lastCaughtUpTimestamp };
     });
+  }
+
+  /** The observers that fetched within {@link OBSERVER_SESSION_TIMEOUT_MS} of `nowWallMs`, by id, as DescribeQuorum reports them. */
+  describeObservers(nowWallMs: number): ReplicaState[] {
+    for (const [id, state] of this.observers) {
+      if (nowWallMs - state.lastFetchTimestamp > OBSERVER_SESSION_TIMEOUT_MS) this.observers.delete(id);
+    }
+    return [...this.observers.values()].sort((a, b) => a.replicaId - b.replicaId).map((state) => ({ ...state }));
   }
 
   private maybeAdvance(): boolean {

@@ -188,7 +188,7 @@ export function describeQuorum(core: RaftCore): DescribeQuorumResponse {
   const { leaderId, epoch } = core.leaderAndEpoch();
   const leader = core.leaderState;
   if (leader === undefined) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, leaderId, leaderEpoch: epoch, highWatermark: -1, currentVoters: [], observers: [] };
-  return { errorCode: ErrorCode.NONE, leaderId, leaderEpoch: epoch, highWatermark: core.highWatermark, currentVoters: leader.describeVoters(), observers: [] };
+  return { errorCode: ErrorCode.NONE, leaderId, leaderEpoch: epoch, highWatermark: core.highWatermark, currentVoters: leader.describeVoters(), observers: leader.describeObservers(core.time.nowMs()) };
 }
 
 /**

@@ -242,7 +242,9 @@ export class BrokerServer {
     const listeners = this.listeners;
     logger.info(
       { event: LogEvent.BrokerStarted, nodeId: config.nodeId, clusterId: storage.clusterId, listeners },
-      `broker ${config.nodeId} started on ${listeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ')}`,
+      config.processRoles.includes('broker')
+        ? `broker ${config.nodeId} started on ${listeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ')}`
+        : `controller ${config.nodeId} started (controller-only: no client listener)`,
     );
   }
 
@@ -265,7 +267,7 @@ export class BrokerServer {
    */
   private async openController(storage: LogStorage): Promise<QuorumController> {
     const { config, environment, rootLogger } = this;
-    if (config.controllerQuorumVoters.length <= 1) return startEmbeddedController(config, storage.logManager, environment, componentLogger(rootLogger, 'controller'));
+    if (!runsRaftQuorum(config)) return startEmbeddedController(config, storage.logManager, environment, componentLogger(rootLogger, 'controller'));
     const { openQuorumController } = await import('./quorum-membership.js');
     const { quorum, controller, forwarder } = openQuorumController({ config, clusterId: storage.clusterId, logManager: storage.logManager, environment, rootLogger });
     this.quorum = quorum;
@@ -356,10 +358,20 @@ export class BrokerServer {
    */
   private async joinCluster(controller: QuorumController, storage: LogStorage): Promise<void> {
     this.advertised = resolveAdvertisedListeners(this.config.advertisedListeners, this.network!.bound, hostname());
-    // With the embedded single voter the broker registers in-process; in a multi-voter quorum it
-    // registers with the active controller over the network and waits to be unfenced.
-    if (this.quorum === null) this.brokerEpoch = await registerBroker(controller, this.config, this.advertised);
-    else this.brokerEpoch = await this.registerWithQuorum(this.quorum, controller, storage);
+    // With the embedded single voter the broker registers in-process; in a Raft quorum a
+    // controller expires broker sessions when it is the active one, and a broker registers with
+    // the active controller over the network and waits to be unfenced. A controller-only node
+    // serves no client and holds no partition: nothing more to take up.
+    if (this.quorum === null) {
+      this.brokerEpoch = await registerBroker(controller, this.config, this.advertised);
+    } else {
+      if (this.config.processRoles.includes('controller')) await this.startSessionExpiry(controller);
+      if (!this.config.processRoles.includes('broker')) {
+        storage.logManager.releaseStartupListings();
+        return;
+      }
+      this.brokerEpoch = await this.registerWithQuorum(this.quorum, controller, storage);
+    }
     // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
     // adopted, so a deleted topic is never resurrected.
     setAsideStrayLogs(this.cache!, storage.logManager, this.environment.time.nowMs(), componentLogger(this.rootLogger, 'topics'));
@@ -370,20 +382,25 @@ export class BrokerServer {
     if (this.cache!.topic(OFFSETS_TOPIC_NAME) !== undefined) this.groupCoordinator!.loadAllPartitions();
   }
 
+  /** Raft quorum, controller role: this controller fences silent brokers while it is the active one. */
+  private async startSessionExpiry(controller: QuorumController): Promise<void> {
+    const { startQuorumSessionExpiry } = await import('./quorum-membership.js');
+    this.sessionExpiry = startQuorumSessionExpiry(controller, this.environment, componentLogger(this.rootLogger, 'broker-lifecycle'));
+  }
+
   /**
-   * Multi-voter mode: the active controller expires broker sessions (whichever node it is), and
-   * this broker registers with it over the CONTROLLER listeners through a BrokerLifecycleManager,
-   * heartbeats, and returns its broker epoch once unfenced (caught up with the metadata).
+   * Raft quorum, broker role: this broker registers with the active controller over the
+   * CONTROLLER listeners through a BrokerLifecycleManager, heartbeats, and returns its broker
+   * epoch once unfenced (caught up with the metadata).
    */
   private async registerWithQuorum(quorum: ControllerQuorum, controller: QuorumController, storage: LogStorage): Promise<number> {
     const { config, environment } = this;
     const logger = componentLogger(this.rootLogger, 'broker-lifecycle');
     const { joinQuorum } = await import('./quorum-membership.js');
-    const { lifecycle, sessionExpiry } = joinQuorum({
+    const lifecycle = joinQuorum({
       quorum, controller, config, environment, clusterId: storage.clusterId, advertised: this.advertised, logger,
     });
     this.lifecycle = lifecycle;
-    this.sessionExpiry = sessionExpiry;
     logger.info({ nodeId: config.nodeId }, 'registering with the controller quorum; waiting to be unfenced');
     if (!(await lifecycle.unfenced)) throw new Error('the broker stopped before the controller quorum unfenced it');
     return lifecycle.brokerEpoch;
@@ -423,6 +440,16 @@ export class BrokerServer {
 
 /** How long shutdown waits for the controller to move this broker's leadership away, ms. */
 const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/**
+ * True when this node takes part in a Raft quorum over the network: the voters name another node
+ * (several voters, or one voter that is not this node, which a broker-only node follows as an
+ * observer). Without voters, or with this node as the only one, the embedded one-voter log runs.
+ */
+function runsRaftQuorum(config: BrokerConfig): boolean {
+  const voters = config.controllerQuorumVoters;
+  return voters.length > 1 || (voters.length === 1 && voters[0]!.id !== config.nodeId);
+}
 
 function notStarted(what: string): never {
   throw new Error(`BrokerServer.${what}: the broker has not started`);

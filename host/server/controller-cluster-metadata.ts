@@ -54,8 +54,19 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     return this.cache.clusterId;
   }
 
+  /**
+   * The controller id Metadata answers: the active controller when it is also a live broker
+   * (combined mode); with controller-only nodes, a live broker (this one when it is alive, else the
+   * lowest id), as Kafka's KRaft brokers answer, since any broker forwards what needs the
+   * controller and clients cannot reach a controller-only node. -1 while no controller is known.
+   */
   get controllerId(): number {
-    return this.cache.controllerId;
+    const active = this.cache.controllerId;
+    if (active < 0) return active;
+    const alive = this.cache.brokers().filter((broker) => !broker.fenced && broker.endpoints.length > 0);
+    if (alive.some((broker) => broker.brokerId === active)) return active;
+    if (alive.some((broker) => broker.brokerId === this.cache.nodeId)) return this.cache.nodeId;
+    return alive[0]?.brokerId ?? active;
   }
 
   topic(name: string): TopicState | undefined {

@@ -50,11 +50,6 @@ export interface ControllerQuorumOptions {
   readonly services?: BrokerServices;
 }
 
-/** True when `config` makes this node part of a multi-voter quorum (Raft over the network). */
-export function isMultiVoterQuorum(config: BrokerConfig): boolean {
-  return config.controllerQuorumVoters.length > 1;
-}
-
 /** This node's Raft seat; see the file header. */
 export class ControllerQuorum {
   readonly raft: RaftClient;
@@ -142,6 +137,9 @@ export class ControllerQuorum {
       this.bound.push({ name: listener.name, host: listener.host, port: address.port });
     }
     this.warnOnOwnVoterMismatch();
+    // This node's own broker (and its forwarder) reach its controller like any other.
+    const own = this.bound[0];
+    if (own !== undefined) this.channels.setEndpoint(config.nodeId, { host: own.host === '' ? '127.0.0.1' : own.host, port: own.port });
     this.driver.start();
     const voters = config.controllerQuorumVoters.map((v) => `${v.id}@${v.host}:${v.port}`).join(',');
     this.logger.info({ voters, listeners: this.bound }, `controller quorum member ${config.nodeId} started (voters ${voters})`);

@@ -132,7 +132,8 @@ export class NetworkListeners {
    */
   private async startGateways(): Promise<void> {
     const config = this.config;
-    if (config.httpListeners.length === 0) return;
+    // A controller-only node serves no client (Kafka's controllers have no client listener).
+    if (config.httpListeners.length === 0 || !config.processRoles.includes('broker')) return;
     const gatewayModule = await import('../gateway/json-gateway.js');
     const logger = componentLogger(this.rootLogger, 'websocket-gateway');
     for (const endpoint of config.httpListeners) {

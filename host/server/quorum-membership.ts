@@ -6,9 +6,9 @@
  *   on its Raft metadata log, with the broker lifecycle APIs and the metadata changes brokers
  *   forward on the CONTROLLER listener, and the {@link ControllerForwarder} this node's broker
  *   sends its changes through;
- * - {@link joinQuorum}: session expiry on the active controller (whichever node it is) and this
- *   broker's {@link BrokerLifecycleManager} (BrokerRegistration, heartbeats) towards the active
- *   controller over the CONTROLLER listeners.
+ * - {@link startQuorumSessionExpiry} (controller role): session expiry on the active controller;
+ * - {@link joinQuorum} (broker role): this broker's {@link BrokerLifecycleManager}
+ *   (BrokerRegistration, heartbeats) towards the active controller over the CONTROLLER listeners.
  */
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
 import { QuorumController } from '../controller/quorum-controller.js';
@@ -56,18 +56,24 @@ export function openQuorumController(options: {
 }
 
 /**
- * Starts session expiry and this broker's registration; the caller awaits `lifecycle.unfenced`.
- * Call after the quorum's listeners are bound (the broker may register with its own controller).
+ * Controller role: the active controller (whichever node it is) fences brokers whose heartbeats
+ * stop for `broker.session.timeout.ms`.
+ */
+export function startQuorumSessionExpiry(controller: QuorumController, environment: Environment, logger: Logger): BrokerSessionExpiry {
+  return startBrokerSessionExpiry(controller, environment.time,
+    (ids) => logger.warn({ brokerIds: ids }, `fenced brokers ${ids.join(', ')}: no heartbeat within broker.session.timeout.ms`));
+}
+
+/**
+ * Broker role: starts this broker's registration and heartbeats towards the active controller
+ * (a voter's own controller included); the caller awaits `lifecycle.unfenced`. Call after the
+ * quorum's listeners are bound.
  */
 export function joinQuorum(options: {
   quorum: ControllerQuorum; controller: QuorumController; config: BrokerConfig; environment: Environment;
   clusterId: string; advertised: readonly Listener[]; logger: Logger;
-}): { lifecycle: BrokerLifecycleManager; sessionExpiry: BrokerSessionExpiry } {
+}): BrokerLifecycleManager {
   const { quorum, controller, config, environment, logger } = options;
-  const sessionExpiry = startBrokerSessionExpiry(controller, environment.time,
-    (ids) => logger.warn({ brokerIds: ids }, `fenced brokers ${ids.join(', ')}: no heartbeat within broker.session.timeout.ms`));
-  const own = quorum.bound[0];
-  if (own !== undefined) quorum.channels.setEndpoint(config.nodeId, { host: own.host === '' ? '127.0.0.1' : own.host, port: own.port });
   const lifecycle = new BrokerLifecycleManager({
     transport: quorum.channels,
     time: environment.time,
@@ -82,5 +88,5 @@ export function joinQuorum(options: {
     onError: (what) => logger.debug({ reason: what }, 'broker registration or heartbeat not accepted yet'),
   });
   lifecycle.start();
-  return { lifecycle, sessionExpiry };
+  return lifecycle;
 }

@@ -245,7 +245,14 @@ describe('loadBrokerConfig errors', () => {
     expect(message({ 'controller.quorum.voters': '1@h:9093,1@g:9093' })).toContain('voter id 1 appears twice');
     expect(message({ listeners: 'PLAINTEXT://a:1,plaintext://b:2' })).toContain('the listener name PLAINTEXT is used twice');
     expect(message({ listeners: 'PLAINTEXT://a:1,OTHER://a:1', 'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT' }))
-      .toContain('two listeners bind a:1');
+      .toContain('two listeners bind port 1 (PLAINTEXT://a:1 and OTHER://a:1)');
+    // Same port on two hosts of one address family is refused too (Kafka: a different port per listener).
+    expect(message({ listeners: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://127.0.0.1:9092', 'controller.listener.names': 'CONTROLLER' }))
+      .toContain('two listeners bind port 9092');
+    expect(loadBrokerConfig({ overrides: { listeners: 'PLAINTEXT://127.0.0.1:9092,OTHER://[::1]:9092',
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT' } }).listeners).toHaveLength(2);
+    expect(message({ 'controller.quorum.voters': '1@h:9093,2@h:9094', listeners: 'PLAINTEXT://a:1,CONTROLLER://a:9093' }))
+      .toContain('controller.listener.names: a controller of a quorum with other voters needs a listener they reach it on');
     expect(message({ listeners: 'OTHER://a:1' })).toContain('listener.security.protocol.map: it has no entry for listener OTHER');
     expect(message({ listeners: 'SSL://a:1' })).toContain('uses security protocol SSL, which Tributary does not support yet');
     expect(message({ 'advertised.listeners': 'EXTERNAL://h:1' })).toContain('EXTERNAL is not the name of one of the listeners');
