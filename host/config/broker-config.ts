@@ -40,6 +40,7 @@ import {
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
+import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -161,6 +162,9 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'replica.lag.time.max.ms', type: 'LONG', defaultValue: '30000', min: 0,
     doc: 'A follower that has not caught up for this long leaves the ISR.' },
   ...LEADER_BALANCE_CONFIG_DEFS,
+  { name: 'inter.broker.listener.name', type: 'STRING', defaultValue: null,
+    doc: 'The listener followers fetch from leaders on (the endpoint of that name in each broker registration); default the first non-controller listener.' },
+  ...REPLICA_FETCHER_CONFIG_DEFS,
   { name: 'compression.type', type: 'STRING', defaultValue: 'producer',
     check: (value) => (value === 'producer' ? null : 'Tributary stores batches as the producer compressed them'),
     accepted: 'producer',
@@ -255,8 +259,6 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     noEffect: 'Node does not expose SO_SNDBUF', doc: 'Kafka socket send buffer; no effect in Tributary.' },
   { name: 'socket.receive.buffer.bytes', type: 'INT', defaultValue: '102400',
     noEffect: 'Node does not expose SO_RCVBUF', doc: 'Kafka socket receive buffer; no effect in Tributary.' },
-  { name: 'inter.broker.listener.name', type: 'STRING', defaultValue: null,
-    noEffect: 'a single node has no inter-broker traffic yet', doc: 'Listener used between brokers; no effect in Tributary yet.' },
   { name: 'transaction.state.log.replication.factor', type: 'SHORT', defaultValue: '3', min: 1,
     noEffect: 'transactions are not supported yet', doc: 'Replication factor of __transaction_state; no effect yet.' },
   { name: 'transaction.state.log.min.isr', type: 'INT', defaultValue: '2', min: 1,
@@ -320,6 +322,10 @@ export interface BrokerConfig extends LeaderBalanceConfig {
   readonly deleteTopicEnable: boolean;
   readonly uncleanLeaderElectionEnable: boolean;
   readonly replicaLagTimeMaxMs: number;
+  /** inter.broker.listener.name, else the first listener that is not a controller listener. */
+  readonly interBrokerListenerName: string;
+  /** num.replica.fetchers, replica.fetch.*, replica.socket.timeout.ms. */
+  readonly replicaFetcher: ReplicaFetcherConfig;
   readonly compressionType: 'producer';
   /** log.dirs, else [log.dir]; paths as written (relative ones are relative to the working directory). */
   readonly logDirs: readonly string[];
@@ -518,6 +524,9 @@ function assemble(
     uncleanLeaderElectionEnable: get('unclean.leader.election.enable'),
     replicaLagTimeMaxMs: get('replica.lag.time.max.ms'),
     ...leaderBalanceConfig(get),
+    interBrokerListenerName: get<string | null>('inter.broker.listener.name')
+      ?? (listeners.find((l) => !controllerListenerNames.includes(l.name)) ?? listeners[0]!).name,
+    replicaFetcher: assembleReplicaFetcherConfig(get, inconsistent),
     compressionType: 'producer',
     logDirs,
     logSegmentBytes: get('log.segment.bytes'),

@@ -140,7 +140,7 @@ describe('loadBrokerConfig precedence', () => {
     ]);
     expect(config.advertisedListeners).toEqual([{ name: 'PLAINTEXT', host: 'localhost', port: 9092 }]);
     expect(config.ignoredConfigs).toEqual([
-      'inter.broker.listener.name', 'num.network.threads', 'num.io.threads', 'socket.send.buffer.bytes',
+      'num.network.threads', 'num.io.threads', 'socket.send.buffer.bytes',
       'socket.receive.buffer.bytes', 'num.recovery.threads.per.data.dir',
       'transaction.state.log.replication.factor', 'transaction.state.log.min.isr',
     ]);
