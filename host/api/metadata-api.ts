@@ -23,7 +23,9 @@
  *   auto.create.topics.enable is true. Auto-creation is never applied to "all topics" requests.
  * - Brokers are answered with the advertised endpoint of the listener the request came in on.
  * - Errors per topic: INVALID_TOPIC_EXCEPTION (17) for illegal names, UNKNOWN_TOPIC_OR_PARTITION
- *   (3) for unknown topics not created, LEADER_NOT_AVAILABLE (5) while a topic has no leader yet.
+ *   (3) for unknown topics not created, LEADER_NOT_AVAILABLE (5) while a topic has no partitions yet.
+ * - Per partition: LEADER_NOT_AVAILABLE (5) with leader_id -1 while no live in-sync replica can
+ *   lead (offline); offline_replicas lists the replicas on brokers that are fenced or unregistered.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -61,11 +63,13 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
     const requested = request.topics;
     const allTopics = requested === null || (apiVersion === 0 && requested.length === 0);
     const topics: MetadataResponseTopicInit[] = [];
+    const brokers = brokerList(broker, context.listenerName);
+    const alive = new Set(brokers.map((b) => b.nodeId));
     const topicOperations = apiVersion >= 8 && request.includeTopicAuthorizedOperations
       ? TOPIC_AUTHORIZED_OPERATIONS
       : AUTHORIZED_OPERATIONS_OMITTED;
     if (allTopics) {
-      for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations));
+      for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations, alive));
     } else {
       const allowAutoCreation = apiVersion < 4 || request.allowAutoTopicCreation;
       const seen = new Set<string>();
@@ -86,12 +90,12 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
             continue;
           }
         }
-        topics.push(describeTopic(topic, topicOperations));
+        topics.push(describeTopic(topic, topicOperations, alive));
       }
     }
     return {
       throttleTimeMs: 0,
-      brokers: brokerList(broker, context.listenerName),
+      brokers,
       clusterId: broker.metadata.clusterId,
       controllerId: broker.metadata.controllerId,
       topics,
@@ -111,7 +115,13 @@ function brokerList(broker: BrokerServices, listenerName: string): MetadataRespo
   }));
 }
 
-function describeTopic(topic: TopicState, topicAuthorizedOperations: number): MetadataResponseTopicInit {
+/**
+ * One topic as Metadata answers it. `alive`: the ids of the brokers clients can reach now
+ * (registered, unfenced); replicas elsewhere are the partition's offline_replicas (Kafka's
+ * KRaftMetadataCache.getOfflineReplicas), and a partition without a leader (-1: no live in-sync
+ * replica) answers LEADER_NOT_AVAILABLE (5).
+ */
+function describeTopic(topic: TopicState, topicAuthorizedOperations: number, alive: ReadonlySet<number>): MetadataResponseTopicInit {
   return {
     // A topic without partitions yet is still being created; leaderless partitions say so themselves.
     errorCode: topic.partitions.length === 0 ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
@@ -124,7 +134,7 @@ function describeTopic(topic: TopicState, topicAuthorizedOperations: number): Me
       leaderEpoch: p.leaderEpoch,
       replicaNodes: [...p.replicas],
       isrNodes: [...p.isr],
-      offlineReplicas: [],
+      offlineReplicas: p.replicas.filter((id) => !alive.has(id)),
     })),
     topicAuthorizedOperations,
   };

@@ -59,7 +59,16 @@ async function topicList(io: CliIo, options: TopicListOptions): Promise<void> {
 async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions): Promise<void> {
   const described = await withAdmin(options, `describe ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
     const descriptions = await admin.describeTopics({ topics, includeConfigs: true });
-    return Promise.all(descriptions.map(async (d) => ({ ...d, offsets: await admin.fetchTopicOffsets(d.name) })));
+    return Promise.all(descriptions.map(async (d) => {
+      // An offline partition (no leader) has no offsets to ask for: -1 is shown instead.
+      const online = d.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
+      if (online.length === 0) return { ...d, offsets: [] };
+      const [low, high] = await Promise.all([
+        admin.listOffsets({ topic: d.name, partitions: online, spec: 'earliest' }),
+        admin.listOffsets({ topic: d.name, partitions: online, spec: 'latest' }),
+      ]);
+      return { ...d, offsets: low.map((l) => ({ partition: l.partition, low: l.offset, high: high.find((h) => h.partition === l.partition)?.offset ?? -1 })) };
+    }));
   });
   if (options.json) {
     io.stdout.write(formatJson(described.map((d) => ({
@@ -87,7 +96,7 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
         return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
       }), [
         { header: 'partition', value: 'partition' }, { header: 'leader', value: 'leader' }, { header: 'epoch', value: 'leaderEpoch' },
-        { header: 'replicas', value: 'replicas' }, { header: 'isr', value: 'isr' },
+        { header: 'replicas', value: 'replicas' }, { header: 'isr', value: 'isr' }, { header: 'offline', value: (p) => (p.offlineReplicas.length === 0 ? '-' : p.offlineReplicas) },
         { header: 'log-start-offset', value: 'logStartOffset' }, { header: 'high-watermark', value: 'highWatermark' },
       ])}`,
     );

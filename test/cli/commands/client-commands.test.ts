@@ -52,6 +52,9 @@ describe('tributary topic commands', () => {
     expect(described[0].configs['retention.ms']).toEqual({ value: '5000', source: 'DYNAMIC_TOPIC_CONFIG', isDefault: false });
     const human = await runInProcess(['topic', 'describe', 'cli-life', ...b]);
     expect(human.out).toContain('PARTITIONS');
+    // Per partition: leader, replicas, ISR and the offline replicas (none on a live single node).
+    expect(human.out).toMatch(/PARTITION\s+LEADER\s+EPOCH\s+REPLICAS\s+ISR\s+OFFLINE\s+LOG-START-OFFSET\s+HIGH-WATERMARK/);
+    expect(described[0].partitions[0]).toMatchObject({ leader: expect.any(Number), replicas: [expect.any(Number)], isr: [expect.any(Number)], offlineReplicas: [] });
     expect(human.out).toMatch(/retention\.ms\s+5000\s+DYNAMIC_TOPIC_CONFIG/);
     const removed = await runInProcess(['topic', 'delete', 'cli-life', 'cli-never-was', ...b]);
     expect(removed.out).toMatch(/cli-life\s+DELETED/);
