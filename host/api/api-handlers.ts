@@ -44,6 +44,7 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.IncrementalAlterConfigs, 'IncrementalAlterConfigs', 1,
     async () => (await import('./incremental-alter-configs-api.js')).incrementalAlterConfigsApi),
   row(ApiKey.OffsetDelete, 'OffsetDelete', 0, async () => (await import('./offset-delete-api.js')).offsetDeleteApi),
+  row(ApiKey.OffsetForLeaderEpoch, 'OffsetForLeaderEpoch', 4, async () => (await import('./offset-for-leader-epoch-api.js')).offsetForLeaderEpochApi),
 ];
 
 /**

@@ -85,10 +85,11 @@ export function leaderEpochCheckpointBytes(entries: readonly EpochEntry[]): Buff
 
 /** The epoch cache of one partition, backed by its `leader-epoch-checkpoint` file. */
 export class LeaderEpochFileCache {
-  readonly filePath: string;
+  /** The checkpoint file; null for a cache kept in memory only ({@link inMemory}). */
+  readonly filePath: string | null;
   private entriesValue: EpochEntry[];
 
-  private constructor(private readonly disk: Disk, filePath: string, entries: EpochEntry[]) {
+  private constructor(private readonly disk: Disk | null, filePath: string | null, entries: EpochEntry[]) {
     this.filePath = filePath;
     this.entriesValue = entries;
   }
@@ -108,6 +109,14 @@ export class LeaderEpochFileCache {
       if (!isDiskError(error) || error.code !== 'ENOENT') throw error;
     }
     return new LeaderEpochFileCache(disk, filePath, entries);
+  }
+
+  /**
+   * A cache without a file, starting empty: for partitions over logs that have no directory of
+   * their own (test logs); it forgets everything when the process stops.
+   */
+  static inMemory(): LeaderEpochFileCache {
+    return new LeaderEpochFileCache(null, null, []);
   }
 
   /** The entries, oldest first. */
@@ -219,7 +228,7 @@ export class LeaderEpochFileCache {
 
   /** Writes `entries` to the file (atomically, durably), then adopts them. */
   private replace(entries: EpochEntry[]): void {
-    writeFileAtomically(this.disk, this.filePath, leaderEpochCheckpointBytes(entries));
+    if (this.disk !== null && this.filePath !== null) writeFileAtomically(this.disk, this.filePath, leaderEpochCheckpointBytes(entries));
     this.entriesValue = entries;
   }
 }

@@ -25,96 +25,28 @@
  */
 import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
+import { PartitionLeaderEpochs } from './partition-leader-epochs.js';
+import {
+  type FollowerAppendResult,
+  IsolationLevel,
+  type PartitionAppendResult,
+  type PartitionOptions,
+  type PartitionReadResult,
+  type PartitionTransition,
+} from './partition-types.js';
 import { SystemTime } from '../io/time.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LogAppendResult, PartitionLog } from './partition-log.js';
 import { ReplicaState, UNKNOWN_OFFSET } from './replica-state.js';
 
-/** Fetch isolation levels (Fetch v4+ isolation_level). */
-export const IsolationLevel = { READ_UNCOMMITTED: 0, READ_COMMITTED: 1 } as const;
-
-/** Result of a leader append for one partition: the fields of a Produce partition response. */
-export interface PartitionAppendResult {
-  errorCode: number;
-  errorMessage: string | null;
-  /** First offset of the appended (or, for a retried duplicate, the original) records; -1 on error. */
-  baseOffset: number;
-  lastOffset: number;
-  /** -1 unless the topic uses LogAppendTime. */
-  logAppendTimeMs: number;
-  /** -1 on error. */
-  logStartOffset: number;
-  /** Bytes written to the log (0 for a duplicate or an error). */
-  appendedBytes: number;
-}
-
-/** Result of a read for one partition: the fields of a Fetch partition response. */
-export interface PartitionReadResult {
-  errorCode: number;
-  highWatermark: number;
-  lastStableOffset: number;
-  logStartOffset: number;
-  /** Whole batches, possibly empty. */
-  records: Buffer;
-}
-
-export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
-  topic: string;
-  partition: number;
-  log: L;
-  localBrokerId: number;
-  leaderEpoch: number;
-  /** The leader's broker id; default localBrokerId (this broker leads). */
-  leaderId?: number;
-  /** KIP-497 partition epoch (bumped by every ISR or replica change); default 0. */
-  partitionEpoch?: number;
-  /** Assigned replicas (broker ids), leader first. Default [localBrokerId]. */
-  replicas?: readonly number[];
-  /**
-   * In-sync replicas from the metadata. Default [localBrokerId] for a leader (a single node: the
-   * high watermark follows the log end), the replicas for a follower.
-   */
-  isr?: readonly number[];
-  /**
-   * Idempotent-producer state for this partition, when the log does not keep its own (Kafka
-   * keeps it inside UnifiedLog). Given one, the partition recovers it from its snapshots and the
-   * log tail now, checks every append against it (duplicates → original offsets, nothing
-   * written; 45/47/59 refused), snapshots it at segment rolls and at `onCleanShutdown()`, and
-   * trims it when the log start offset moves (`onLogStartOffsetMaybeIncremented`, called on
-   * DeleteRecords and by the broker after retention). Never pass one for a log that deduplicates itself: both would
-   * write the same `.snapshot` files. Followers keep it too (their appends replay into it, their
-   * truncations reload it), so a follower that becomes leader deduplicates retries at once.
-   */
-  producerState?: ProducerStateManager;
-  /** Where a failed producer-state snapshot is reported (the append itself still succeeds). */
-  logger?: { error(fields: object, message: string): void };
-  /** Clock of the followers' caught-up times (an Environment's `time`); default a SystemTime. */
-  time?: { monotonicMs(): number };
-}
-
-/** The leader/ISR state of a transition (the partition's record in the metadata). */
-export interface PartitionTransition {
-  leaderEpoch: number;
-  /** Default: unchanged. */
-  partitionEpoch?: number;
-  /** Default: unchanged. */
-  replicas?: readonly number[];
-  /** Default: unchanged (a leader's ISR is [self] until told otherwise). */
-  isr?: readonly number[];
-}
-
-/** Result of a follower append: offsets written and the log end after it. */
-export interface FollowerAppendResult {
-  /** 0, 6 NOT_LEADER_OR_FOLLOWER (this replica leads), or the log's error (1, 2, 56, 87). */
-  errorCode: number;
-  /** First and last offset appended; -1 on error. */
-  baseOffset: number;
-  lastOffset: number;
-  /** The log end offset after the append (the follower's next fetch offset). */
-  logEndOffset: number;
-  /** Bytes written (0 on error). */
-  appendedBytes: number;
-}
+export {
+  type FollowerAppendResult,
+  IsolationLevel,
+  type PartitionAppendResult,
+  type PartitionOptions,
+  type PartitionReadResult,
+  type PartitionTransition,
+} from './partition-types.js';
 
 /**
  * `L` is the log type the broker uses (UnifiedLog), so handlers reach its full API
@@ -140,6 +72,8 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private readonly remoteReplicas = new Map<number, ReplicaState>();
   /** The log end offset when this broker became leader in its current epoch; -1 on a follower. */
   private leaderEpochStartOffset = UNKNOWN_OFFSET;
+  /** Which leader epoch wrote which offsets (leader-epoch-checkpoint). */
+  private readonly epochs: PartitionLeaderEpochs;
 
   constructor(options: PartitionOptions<L>) {
     assert(options.log.topic === options.topic && options.log.partition === options.partition, 'log matches partition');
@@ -158,6 +92,12 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.logger = options.logger;
     this.time = options.time ?? new SystemTime();
     this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
+    if (options.leaderEpochCache === undefined) {
+      this.epochs = PartitionLeaderEpochs.inMemory(this.log);
+    } else {
+      this.epochs = new PartitionLeaderEpochs(this.log, options.leaderEpochCache);
+      this.epochs.repair();
+    }
     this.recoverProducerState();
     this.producerStateLogStartOffset = this.log.logStartOffset;
     if (leads) {
@@ -262,6 +202,8 @@ export class Partition<L extends PartitionLog = PartitionLog> {
         `the ISR of ${this.key} has ${this.inSyncReplicaIds.size} replica(s), below min.insync.replicas=${minInsyncReplicas}`,
       );
     }
+    // Kafka assigns the epoch before writing: after a crash the cache may be ahead, never behind.
+    this.epochs.assignAtLogEnd(this.leaderEpochValue);
     // The log checks the producer state on the core's batch summaries and records the append.
     const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producerState ?? undefined);
     if (result.errorCode !== ErrorCode.NONE) return appendError(result.errorCode, result.errorMessage ?? null);
@@ -299,6 +241,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     if (result.errorCode !== ErrorCode.NONE) return followerAppendError(result.errorCode, this.log.logEndOffset);
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
+    this.epochs.onFollowerAppend(result.batches);
     if (this.producerState !== null) {
       this.producerState.onAppended(result.batches);
       this.maybeSnapshotProducerState();
@@ -378,16 +321,19 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * (DeleteRecords, or retention in LogManager.tick, which knows nothing of producer state),
    * forgets the producers whose last batch now lies below it and deletes the snapshots below it
    * (ProducerStateManager.truncateHead). The Partition stays the only owner of the producer
-   * state; the log is only read. Returns true when it trimmed. Throws the disk's error (snapshot
-   * deletion); the next call retries.
+   * state; the log is only read. The leader epochs before it go too (truncateFromStart).
+   * Returns true when it trimmed. Throws the disk's error (snapshot deletion, checkpoint write);
+   * the next call retries.
    */
   onLogStartOffsetMaybeIncremented(): boolean {
-    if (this.producerState === null) return false;
     const logStartOffset = this.log.logStartOffset;
     if (logStartOffset === this.producerStateLogStartOffset) return false;
     // A lower start (a truncation below it) leaves nothing to trim.
     const moved = logStartOffset > this.producerStateLogStartOffset;
-    if (moved) this.producerState.truncateHead(logStartOffset);
+    if (moved) {
+      this.epochs.afterLogStartOffsetMoved();
+      this.producerState?.truncateHead(logStartOffset);
+    }
     this.producerStateLogStartOffset = logStartOffset;
     return moved;
   }
@@ -475,6 +421,37 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }
 
   /**
+   * Kafka's UnifiedLog.endOffsetForEpoch: the largest epoch <= `leaderEpoch` this replica's log
+   * knows and the offset where it ended (exclusive; the log end offset for the latest epoch), or
+   * null when unknown (no epoch at or below it, or above every known one).
+   */
+  endOffsetForEpoch(leaderEpoch: number): { leaderEpoch: number; endOffset: number } | null {
+    const found = this.epochs.endOffsetFor(leaderEpoch);
+    if (found.endOffset < 0) return null;
+    return { leaderEpoch: found.epoch, endOffset: found.endOffset };
+  }
+
+  /** The latest leader epoch in this replica's log, -1 when none (a follower's lastFetchedEpoch). */
+  get latestEpoch(): number {
+    return this.epochs.latestEpoch();
+  }
+
+  /**
+   * Kafka's Partition.lastOffsetForLeaderEpoch (OffsetForLeaderEpoch, key 23), answered by the
+   * leader only: FENCED_LEADER_EPOCH (74) / UNKNOWN_LEADER_EPOCH (75) when `currentLeaderEpoch`
+   * (>= 0; -1 skips the check) is older / newer than ours, then NOT_LEADER_OR_FOLLOWER (6) on a
+   * follower; otherwise errorCode 0 with {@link endOffsetForEpoch}, or epoch -1 and offset -1
+   * (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET) when it is unknown.
+   */
+  lastOffsetForLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): { errorCode: number; leaderEpoch: number; endOffset: number } {
+    const epochError = this.checkCurrentLeaderEpoch(currentLeaderEpoch);
+    if (epochError !== ErrorCode.NONE) return { errorCode: epochError, leaderEpoch: -1, endOffset: -1 };
+    if (this.leaderIdValue !== this.localBrokerId) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, leaderEpoch: -1, endOffset: -1 };
+    const found = this.endOffsetForEpoch(leaderEpoch);
+    return { errorCode: ErrorCode.NONE, leaderEpoch: found?.leaderEpoch ?? -1, endOffset: found?.endOffset ?? -1 };
+  }
+
+  /**
    * Kafka's maybeIncrementLeaderHW: HW = the smallest log end offset over the ISR (the leader's
    * own and each in-sync follower's, from its last fetch; a follower not heard from since this
    * broker became leader holds it where it is). Returns true when it moved; the high watermark
@@ -547,6 +524,9 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     const nowMs = this.time.monotonicMs();
     const logEndOffset = this.log.logEndOffset;
     this.leaderEpochStartOffset = logEndOffset;
+    // An empty single-replica log waits for its first append (no checkpoint write per new
+    // partition); otherwise OffsetForLeaderEpoch must know the epoch at once, as in Kafka.
+    if (this.replicasValue.length > 1 || logEndOffset > this.log.logStartOffset) this.epochs.assignAtLogEnd(this.leaderEpochValue);
     this.updateRemoteReplicaSet();
     for (const replica of this.remoteReplicas.values()) {
       replica.reset(nowMs, logEndOffset, isNewLeader, this.inSyncReplicaIds.has(replica.brokerId));
@@ -571,8 +551,9 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       log.read(fetchOffset, maxBytes, log.logEndOffset, true).records);
   }
 
-  /** After a follower truncation: the producer state reloaded for the shorter log. */
+  /** After a follower truncation: epochs and producer state cut to the shorter log. */
   private afterTruncation(): void {
+    this.epochs.afterTruncation();
     this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
     this.recoverProducerState();
     this.producerStateLogStartOffset = this.log.logStartOffset;

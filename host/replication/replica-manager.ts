@@ -29,7 +29,8 @@ import type { Time } from '../io/environment.js';
 import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
 import { pendingFlushOf } from '../log/group-flush.js';
 import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
-import { Partition, partitionKey, type PartitionReadResult } from './partition.js';
+import type { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import { Partition, partitionKey, type PartitionOptions, type PartitionReadResult } from './partition.js';
 import type { PartitionLog } from './partition-log.js';
 import { DEFAULT_MAX_DELAYED_OPERATIONS, Purgatory } from './purgatory.js';
 import type { FetchParams, FetchPartitionResult, ProduceParams, ProducePartitionData, ProducePartitionResult } from './replication-types.js';
@@ -51,7 +52,7 @@ export interface ReplicationLogger {
   error(fields: object, message: string): void;
 }
 
-export interface ReplicaManagerOptions {
+export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
   localBrokerId: number;
   /** The purgatories' timers (an Environment's `time`); default a {@link SystemTime}. */
   scheduler?: Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'>;
@@ -65,6 +66,13 @@ export interface ReplicaManagerOptions {
    * the TCP connection gives back after writing them (read-buffer-pool.ts).
    */
   readBuffers?: ReadBuffers;
+  /**
+   * Opens a partition's `leader-epoch-checkpoint` (the broker: LeaderEpochFileCache.open on the
+   * log's directory) when a Partition is created for a log; default none: epochs kept in memory.
+   * A disk failure opening or repairing it takes the log's directory offline (when the log can)
+   * and the partition keeps its epochs in memory (every log call answers 56 then anyway).
+   */
+  openLeaderEpochCache?: (log: L) => LeaderEpochFileCache;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -78,7 +86,10 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly time: Pick<Time, 'monotonicMs'>;
   private shuttingDown = false;
 
-  constructor(options: ReplicaManagerOptions) {
+  /** Method syntax: bivariant in L, so a ReplicaManager<UnifiedLog> is still a ReplicaManager<PartitionLog>. */
+  private readonly epochCaches: { open(log: L): LeaderEpochFileCache } | undefined;
+
+  constructor(options: ReplicaManagerOptions<L>) {
     this.localBrokerId = options.localBrokerId;
     const scheduler = options.scheduler ?? new SystemTime();
     this.time = scheduler;
@@ -86,6 +97,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.producePurgatory = new Purgatory('Produce', scheduler, options.maxDelayedProduces ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.logger = options.logger;
     this.readBuffers = options.readBuffers ?? fetchReadBuffers;
+    const open = options.openLeaderEpochCache;
+    this.epochCaches = open === undefined ? undefined : { open: (log) => open(log) };
   }
 
   /** Long-poll fetches waiting now. */
@@ -123,7 +136,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       existing.makeLeader(options);
       return existing;
     }
-    return this.addPartition(new Partition<L>({ ...options, localBrokerId: this.localBrokerId, logger: this.logger, time: this.time }));
+    return this.addPartition(this.createPartition(options));
   }
 
   /**
@@ -157,10 +170,24 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       if (existing.makeFollower(options) && wasLeader) this.completeDelayedRequests(existing.key);
       return existing;
     }
-    const partition = this.addPartition(new Partition<L>({ ...options, localBrokerId: this.localBrokerId, logger: this.logger, time: this.time }));
+    const partition = this.addPartition(this.createPartition(options));
     // A replaced partition (a new log) may have had waiting operations.
     this.completeDelayedRequests(partition.key);
     return partition;
+  }
+
+  /** A Partition over `options.log` with its leader epoch checkpoint (see openLeaderEpochCache). */
+  private createPartition(options: Omit<PartitionOptions<L>, 'localBrokerId'>): Partition<L> {
+    const base = { ...options, localBrokerId: this.localBrokerId, logger: this.logger, time: this.time };
+    if (this.epochCaches === undefined) return new Partition<L>(base);
+    try {
+      return new Partition<L>({ ...base, leaderEpochCache: this.epochCaches.open(options.log) });
+    } catch (error) {
+      if ((error as { name?: unknown } | null)?.name !== 'DiskError') throw error;
+      (options.log as { storageFailure?(error: unknown): number }).storageFailure?.(error);
+      this.logger?.error({ topic: options.topic, partition: options.partition, err: error }, 'leader-epoch-checkpoint unusable: log directory offline');
+      return new Partition<L>(base);
+    }
   }
 
   private addPartition(partition: Partition<L>): Partition<L> {
@@ -387,6 +414,23 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       } catch (error) {
         return { topic, partition: index, errorCode: this.errorCodeFor(error, topic, index, 'deleteRecords'), lowWatermark: -1 };
       }
+    });
+  }
+
+  /**
+   * OffsetForLeaderEpoch (Kafka's ReplicaManager.lastOffsetForLeaderEpoch): per entry, in order,
+   * Partition.lastOffsetForLeaderEpoch; a partition not held here → UNKNOWN_TOPIC_OR_PARTITION
+   * (3; the handler answers NOT_LEADER_OR_FOLLOWER, 6, when the metadata knows it); an offline
+   * log directory → KAFKA_STORAGE_ERROR (56). `currentLeaderEpoch` -1 skips the epoch check.
+   */
+  lastOffsetForLeaderEpoch(
+    entries: readonly { topic: string; partition: number; currentLeaderEpoch: number; leaderEpoch: number }[],
+  ): { errorCode: number; leaderEpoch: number; endOffset: number }[] {
+    return entries.map(({ topic, partition: index, currentLeaderEpoch, leaderEpoch }) => {
+      const partition = this.getPartition(topic, index);
+      if (partition === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, leaderEpoch: -1, endOffset: -1 };
+      if ((partition.log as { isOffline?: boolean }).isOffline === true) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, leaderEpoch: -1, endOffset: -1 };
+      return partition.lastOffsetForLeaderEpoch(currentLeaderEpoch, leaderEpoch);
     });
   }
 

@@ -34,6 +34,7 @@ import type { GatewayAddress } from '../network/websocket-gateway.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
 import type { AlterPartitionSink } from '../replication/alter-partition-sink.js';
 import { AlterPartitionManager } from '../replication/alter-partition-manager.js';
+import { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { groupFlusherOn, type GroupFlusher } from '../log/group-flush.js';
 import { ReadBufferPool } from '../log/read-buffer-pool.js';
@@ -294,6 +295,8 @@ export class BrokerServer {
       scheduler: environment.time,
       readBuffers: this.resources.readBuffers,
       logger: componentLogger(rootLogger, 'replica-manager'),
+      // Each partition's leader epochs in its directory, as Kafka's (OffsetForLeaderEpoch, DivergingEpoch).
+      openLeaderEpochCache: (log) => LeaderEpochFileCache.open(environment.disk, log.dir),
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,

@@ -1,0 +1,171 @@
+/**
+ * The leader epochs of one partition's log (Kafka's UnifiedLog.leaderEpochCache, kept here beside
+ * the Partition because our UnifiedLog is epoch-agnostic and the metadata log's FileRaftLog keeps
+ * its own): which epoch wrote which offsets, so a leader can answer OffsetForLeaderEpoch and a
+ * follower's Fetch with a DivergingEpoch (KIP-101/279/320), and a follower can find where its log
+ * diverged.
+ *
+ * Who assigns what, as in Kafka:
+ * ```
+ *   makeLeader with a new epoch e        assign(e, LEO)                (the epoch starts at the log end)
+ *   leader append in epoch e             assign(e, LEO) before writing, when e is not the latest
+ *   follower append                      assign(batch.partitionLeaderEpoch, batch.baseOffset) per batch
+ *   truncateTo(o) / full truncation      truncateFromEnd(LEO) / clear
+ *   log start offset moved               truncateFromStart(logStartOffset)
+ *   open                                 repair(): the cache may run ahead of the log after a crash
+ *                                        (truncateFromEnd) or miss the tail's epochs (re-read the tail)
+ * ```
+ * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts),
+ * rewritten atomically on every change. A disk failure takes the log directory offline (when the
+ * log can: UnifiedLog.storageFailure) and the DiskError propagates (the ReplicaManager answers
+ * KAFKA_STORAGE_ERROR, 56).
+ */
+import { isDiskError } from '../io/disk.js';
+import { type EpochEndOffset, LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import { BatchLayout } from '../wasm/batch-layout.js';
+import type { PartitionLog } from './partition-log.js';
+
+/** Bytes read per step when the tail's epochs are re-read at open. */
+const REPAIR_READ_BYTES = 1 << 20;
+
+/** The log calls the epochs need (UnifiedLog; storageFailure is optional for test logs). */
+type EpochLog = Pick<PartitionLog, 'logStartOffset' | 'logEndOffset' | 'read'> & {
+  readonly activeSegment?: { readonly baseOffset: number };
+  storageFailure?(error: unknown): number;
+};
+
+export class PartitionLeaderEpochs {
+  constructor(private readonly log: EpochLog, private readonly cache: LeaderEpochFileCache) {}
+
+  /** The latest epoch known, or -1 (UNDEFINED_EPOCH) when none. */
+  latestEpoch(): number {
+    return this.cache.latestEpoch() ?? -1;
+  }
+
+  /** The (epoch, startOffset) entries, oldest first. */
+  entries(): readonly { epoch: number; startOffset: number }[] {
+    return this.cache.entries();
+  }
+
+  /**
+   * Kafka's endOffsetForEpoch: the largest epoch <= `epoch` this log knows and the offset it
+   * ended at (exclusive); `{ epoch: -1, endOffset: -1 }` when unknown (see
+   * LeaderEpochFileCache.endOffsetFor for the edge cases).
+   */
+  endOffsetFor(epoch: number): EpochEndOffset {
+    return this.cache.endOffsetFor(epoch, this.log.logEndOffset);
+  }
+
+  /** `epoch` starts at the log end offset unless it is already the latest (makeLeader, leader appends). */
+  assignAtLogEnd(epoch: number): void {
+    if (this.cache.latestEpoch() === epoch) return;
+    this.guard(() => this.cache.assign(epoch, this.log.logEndOffset));
+  }
+
+  /** After a follower append: each batch's partition leader epoch from its base offset on. */
+  onFollowerAppend(batches: readonly { baseOffset: number; partitionLeaderEpoch: number }[]): void {
+    let latest = this.cache.latestEpoch() ?? -1;
+    for (const batch of batches) {
+      // Kafka assigns only magic-2 batches with an epoch; a newer epoch opens an entry.
+      if (batch.partitionLeaderEpoch < 0 || batch.partitionLeaderEpoch <= latest) continue;
+      const { partitionLeaderEpoch, baseOffset } = batch;
+      this.guard(() => this.cache.assign(partitionLeaderEpoch, baseOffset));
+      latest = partitionLeaderEpoch;
+    }
+  }
+
+  /** After the log was truncated (its end moved down): epochs starting at or after the end go. */
+  afterTruncation(): void {
+    const logEndOffset = this.log.logEndOffset;
+    this.guard(() => {
+      this.cache.truncateFromEnd(logEndOffset);
+      if (logEndOffset === this.log.logStartOffset) this.cache.clear();
+    });
+  }
+
+  /** After the log start offset moved up (retention, DeleteRecords, a follower following its leader). */
+  afterLogStartOffsetMoved(): void {
+    const logStartOffset = this.log.logStartOffset;
+    this.guard(() => this.cache.truncateFromStart(logStartOffset));
+  }
+
+  /**
+   * At open (Kafka's LogLoader + recovery): drops epochs starting at or past the log end (the
+   * cache ran ahead: an epoch assigned before a write lost in a crash) or before the log start,
+   * then makes sure the latest epoch is the last batch's: when it is not (a crash between a
+   * follower's write and its epoch assignment, or no checkpoint file at all), the batches from the
+   * latest entry's start (or, without entries, from the active segment) are read again and their
+   * epochs assigned. Without any entry the earliest epoch found is taken to start at the log start
+   * offset: an epoch claimed for older offsets only makes a follower truncate (and fetch again)
+   * more than needed, never keep records the leader does not have.
+   */
+  repair(): void {
+    const { logStartOffset, logEndOffset } = this.log;
+    this.guard(() => {
+      this.cache.truncateFromEnd(logEndOffset);
+      this.cache.truncateFromStart(logStartOffset);
+      if (logEndOffset === logStartOffset) this.cache.clear();
+    });
+    if (logEndOffset === logStartOffset) return;
+    const lastEpoch = this.lastBatchEpoch();
+    const latest = this.cache.latestEntry();
+    if (lastEpoch < 0 || latest?.epoch === lastEpoch) return;
+    if (latest !== undefined && latest.epoch > lastEpoch) this.guard(() => this.cache.clear());
+    const kept = this.cache.latestEntry();
+    const from = kept?.startOffset ?? Math.max(logStartOffset, this.log.activeSegment?.baseOffset ?? logStartOffset);
+    this.reassignFrom(from, kept === undefined);
+  }
+
+  /** The partition leader epoch of the log's last batch (-1 when unreadable). */
+  private lastBatchEpoch(): number {
+    const logEndOffset = this.log.logEndOffset;
+    const read = this.log.read(logEndOffset - 1, 1, logEndOffset, true);
+    let position = 0;
+    let epoch = -1;
+    // The read starts with the batch holding logEndOffset - 1; the last whole batch is the one.
+    while (read.errorCode === 0 && position + BatchLayout.RECORDS <= read.records.length) {
+      epoch = read.records.readInt32BE(position + BatchLayout.PARTITION_LEADER_EPOCH);
+      position += BatchLayout.LOG_OVERHEAD + read.records.readInt32BE(position + BatchLayout.BATCH_LENGTH);
+    }
+    return epoch;
+  }
+
+  /** Assigns the epochs of every batch from `fromOffset` to the log end (see {@link repair}). */
+  private reassignFrom(fromOffset: number, firstStartsAtLogStart: boolean): void {
+    const logEndOffset = this.log.logEndOffset;
+    let offset = fromOffset;
+    let first = firstStartsAtLogStart;
+    while (offset < logEndOffset) {
+      const read = this.log.read(offset, REPAIR_READ_BYTES, logEndOffset, true);
+      if (read.errorCode !== 0 || read.records.length < BatchLayout.RECORDS) return;
+      const records = read.records;
+      let position = 0;
+      while (position + BatchLayout.RECORDS <= records.length) {
+        const baseOffset = Number(records.readBigInt64BE(position + BatchLayout.BASE_OFFSET));
+        const epoch = records.readInt32BE(position + BatchLayout.PARTITION_LEADER_EPOCH);
+        const lastOffset = baseOffset + records.readInt32BE(position + BatchLayout.LAST_OFFSET_DELTA);
+        if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) {
+          const startOffset = first ? this.log.logStartOffset : baseOffset;
+          this.guard(() => this.cache.assign(epoch, startOffset));
+          first = false;
+        }
+        position += BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH);
+        offset = lastOffset + 1;
+      }
+    }
+  }
+
+  private guard(run: () => unknown): void {
+    try {
+      run();
+    } catch (error) {
+      if (isDiskError(error)) this.log.storageFailure?.(error);
+      throw error;
+    }
+  }
+
+  /** The cache of a partition without a checkpoint file (test logs). */
+  static inMemory(log: EpochLog): PartitionLeaderEpochs {
+    return new PartitionLeaderEpochs(log, LeaderEpochFileCache.inMemory());
+  }
+}

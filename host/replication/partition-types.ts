@@ -1,0 +1,99 @@
+/**
+ * The shapes of a Partition's options, transitions and per-partition results (Produce and Fetch
+ * fields), in their own file so partition.ts keeps to the state machine.
+ */
+import type { ProducerStateManager } from '../log/producer-state-manager.js';
+import type { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import type { PartitionLog } from './partition-log.js';
+
+/** Fetch isolation levels (Fetch v4+ isolation_level). */
+export const IsolationLevel = { READ_UNCOMMITTED: 0, READ_COMMITTED: 1 } as const;
+
+/** Result of a leader append for one partition: the fields of a Produce partition response. */
+export interface PartitionAppendResult {
+  errorCode: number;
+  errorMessage: string | null;
+  /** First offset of the appended (or, for a retried duplicate, the original) records; -1 on error. */
+  baseOffset: number;
+  lastOffset: number;
+  /** -1 unless the topic uses LogAppendTime. */
+  logAppendTimeMs: number;
+  /** -1 on error. */
+  logStartOffset: number;
+  /** Bytes written to the log (0 for a duplicate or an error). */
+  appendedBytes: number;
+}
+
+/** Result of a read for one partition: the fields of a Fetch partition response. */
+export interface PartitionReadResult {
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  /** Whole batches, possibly empty. */
+  records: Buffer;
+}
+
+export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
+  topic: string;
+  partition: number;
+  log: L;
+  localBrokerId: number;
+  leaderEpoch: number;
+  /** The leader's broker id; default localBrokerId (this broker leads). */
+  leaderId?: number;
+  /** KIP-497 partition epoch (bumped by every ISR or replica change); default 0. */
+  partitionEpoch?: number;
+  /** Assigned replicas (broker ids), leader first. Default [localBrokerId]. */
+  replicas?: readonly number[];
+  /**
+   * In-sync replicas from the metadata. Default [localBrokerId] for a leader (a single node: the
+   * high watermark follows the log end), the replicas for a follower.
+   */
+  isr?: readonly number[];
+  /**
+   * Idempotent-producer state for this partition, when the log does not keep its own (Kafka
+   * keeps it inside UnifiedLog). Given one, the partition recovers it from its snapshots and the
+   * log tail now, checks every append against it (duplicates → original offsets, nothing
+   * written; 45/47/59 refused), snapshots it at segment rolls and at `onCleanShutdown()`, and
+   * trims it when the log start offset moves (`onLogStartOffsetMaybeIncremented`, called on
+   * DeleteRecords and by the broker after retention). Never pass one for a log that deduplicates itself: both would
+   * write the same `.snapshot` files. Followers keep it too (their appends replay into it, their
+   * truncations reload it), so a follower that becomes leader deduplicates retries at once.
+   */
+  producerState?: ProducerStateManager;
+  /** Where a failed producer-state snapshot is reported (the append itself still succeeds). */
+  logger?: { error(fields: object, message: string): void };
+  /** Clock of the followers' caught-up times (an Environment's `time`); default a SystemTime. */
+  time?: { monotonicMs(): number };
+  /**
+   * The partition's `leader-epoch-checkpoint` (LeaderEpochFileCache.open on the partition
+   * directory), repaired against the log at construction (partition-leader-epochs.ts). Default: a
+   * cache in memory only, starting empty (test logs).
+   */
+  leaderEpochCache?: LeaderEpochFileCache;
+}
+
+/** The leader/ISR state of a transition (the partition's record in the metadata). */
+export interface PartitionTransition {
+  leaderEpoch: number;
+  /** Default: unchanged. */
+  partitionEpoch?: number;
+  /** Default: unchanged. */
+  replicas?: readonly number[];
+  /** Default: unchanged (a leader's ISR is [self] until told otherwise). */
+  isr?: readonly number[];
+}
+
+/** Result of a follower append: offsets written and the log end after it. */
+export interface FollowerAppendResult {
+  /** 0, 6 NOT_LEADER_OR_FOLLOWER (this replica leads), or the log's error (1, 2, 56, 87). */
+  errorCode: number;
+  /** First and last offset appended; -1 on error. */
+  baseOffset: number;
+  lastOffset: number;
+  /** The log end offset after the append (the follower's next fetch offset). */
+  logEndOffset: number;
+  /** Bytes written (0 on error). */
+  appendedBytes: number;
+}

@@ -1,0 +1,159 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NodeDisk } from '../../host/io/disk.js';
+import { LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochFileCache } from '../../host/log/leader-epoch-file-cache.js';
+import type { UnifiedLog } from '../../host/log/unified-log.js';
+import { ManualScheduler } from '../../host/replication/delay-scheduler.js';
+import { Partition } from '../../host/replication/partition.js';
+import { ReplicaManager } from '../../host/replication/replica-manager.js';
+import { closeReplicaLogs, leaderBytes, openReplicaLog, recordsBatch, removeTempDirs } from './replication-test-helpers.js';
+
+afterEach(() => {
+  closeReplicaLogs();
+  removeTempDirs();
+});
+
+const disk = new NodeDisk();
+
+function checkpointText(log: UnifiedLog): string {
+  return fs.readFileSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE), 'utf8');
+}
+
+function partitionOver(log: UnifiedLog, options: { leaderId?: number; leaderEpoch: number; replicas?: number[] }): Partition<UnifiedLog> {
+  return new Partition({
+    topic: 't', partition: 0, log, localBrokerId: 1, leaderEpoch: options.leaderEpoch,
+    leaderId: options.leaderId ?? 1, replicas: options.replicas ?? [1, 2], isr: [1],
+    leaderEpochCache: LeaderEpochFileCache.open(disk, log.dir),
+  });
+}
+
+/** Reopens `log`'s directory as a new log (the old one closed cleanly). */
+function reopen(log: UnifiedLog): UnifiedLog {
+  log.close();
+  return openReplicaLog({ dir: log.dir });
+}
+
+describe('leader-epoch-checkpoint of a data partition', () => {
+  it('records each leader epoch at the log end where it started, and answers endOffsetForEpoch as Kafka', () => {
+    const log = openReplicaLog();
+    const leader = partitionOver(log, { leaderEpoch: 3 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 5 });
+    leader.appendRecordsToLeader(recordsBatch(3), 1);
+    expect(checkpointText(log)).toBe('0\n2\n3 0\n5 2\n');
+    expect(leader.endOffsetForEpoch(3)).toEqual({ leaderEpoch: 3, endOffset: 2 });
+    expect(leader.endOffsetForEpoch(4)).toEqual({ leaderEpoch: 3, endOffset: 2 });
+    expect(leader.endOffsetForEpoch(5)).toEqual({ leaderEpoch: 5, endOffset: 5 });
+    expect(leader.endOffsetForEpoch(2)).toEqual({ leaderEpoch: 2, endOffset: 0 });
+    expect(leader.endOffsetForEpoch(6)).toBeNull();
+    expect(leader.latestEpoch).toBe(5);
+  });
+
+  it('survives a reopen, and a follower truncation removes the epochs past the new log end', () => {
+    const leaderLog = openReplicaLog();
+    const leader = partitionOver(leaderLog, { leaderEpoch: 1 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 2 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 4 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+
+    let followerLog = openReplicaLog();
+    let follower = partitionOver(followerLog, { leaderId: 2, leaderEpoch: 4 });
+    follower.appendRecordsAsFollower(leaderBytes(leaderLog, 0));
+    expect(checkpointText(followerLog)).toBe('0\n3\n1 0\n2 2\n4 4\n');
+
+    followerLog = reopen(followerLog);
+    follower = partitionOver(followerLog, { leaderId: 2, leaderEpoch: 4 });
+    expect(follower.endOffsetForEpoch(2)).toEqual({ leaderEpoch: 2, endOffset: 4 });
+    follower.truncateTo(3);
+    expect(follower.logEndOffset).toBe(2);
+    expect(checkpointText(followerLog)).toBe('0\n1\n1 0\n');
+    expect(follower.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 2 });
+    // Kafka: an epoch above every known one is unknown (UNDEFINED_EPOCH_OFFSET).
+    expect(follower.endOffsetForEpoch(4)).toBeNull();
+
+    followerLog = reopen(followerLog);
+    follower = partitionOver(followerLog, { leaderId: 2, leaderEpoch: 4 });
+    expect(follower.latestEpoch).toBe(1);
+    follower.truncateFullyAndStartAt(6);
+    expect(checkpointText(followerLog)).toBe('0\n0\n');
+  });
+
+  it('is repaired at open: epochs past the log end dropped, missing tail epochs read back from the batches', () => {
+    const leaderLog = openReplicaLog();
+    const leader = partitionOver(leaderLog, { leaderEpoch: 1 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 3 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+
+    // A crash after an epoch was assigned and before its batch was written: the cache runs ahead.
+    let log = reopen(leaderLog);
+    fs.writeFileSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE), '0\n3\n1 0\n3 2\n7 4\n');
+    let partition = partitionOver(log, { leaderEpoch: 3 });
+    expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
+
+    // A crash after a follower's write and before its epoch assignment: the tail is read again.
+    log = reopen(log);
+    fs.writeFileSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE), '0\n1\n1 0\n');
+    partition = partitionOver(log, { leaderEpoch: 3 });
+    expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
+
+    // No checkpoint at all (a log written before epochs were kept).
+    log = reopen(log);
+    fs.rmSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    partition = partitionOver(log, { leaderEpoch: 3 });
+    expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
+    expect(partition.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 2 });
+  });
+
+  it('drops the epochs below a log start offset moved by DeleteRecords, keeping the one that covers it', () => {
+    const log = openReplicaLog();
+    const leader = partitionOver(log, { leaderEpoch: 1, replicas: [1] });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 2 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 3 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    expect(leader.deleteRecordsOnLeader(3).errorCode).toBe(0);
+    expect(checkpointText(log)).toBe('0\n2\n2 3\n3 4\n');
+  });
+
+  it('an empty single-replica log writes no checkpoint until its first append', () => {
+    const log = openReplicaLog();
+    const leader = partitionOver(log, { leaderEpoch: 0, replicas: [1] });
+    expect(fs.existsSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE))).toBe(false);
+    expect(leader.lastOffsetForLeaderEpoch(-1, 0)).toEqual({ errorCode: 0, leaderEpoch: -1, endOffset: -1 });
+    leader.appendRecordsToLeader(recordsBatch(1), 1);
+    expect(checkpointText(log)).toBe('0\n1\n0 0\n');
+  });
+});
+
+describe('OffsetForLeaderEpoch on the ReplicaManager', () => {
+  it('answers the leader end offsets with Kafka errors for epochs, followers and unknown partitions', () => {
+    const replicaManager = new ReplicaManager<UnifiedLog>({
+      localBrokerId: 1, scheduler: new ManualScheduler(), openLeaderEpochCache: (log) => LeaderEpochFileCache.open(disk, log.dir),
+    });
+    const leaderLog = openReplicaLog();
+    const leader = replicaManager.becomeLeader({ topic: 't', partition: 0, log: leaderLog, leaderEpoch: 2, replicas: [1, 2] });
+    leader.appendRecordsToLeader(recordsBatch(3), 1);
+    leader.makeLeader({ leaderEpoch: 4 });
+    leader.appendRecordsToLeader(recordsBatch(1), 1);
+    const ask = (currentLeaderEpoch: number, leaderEpoch: number, partition = 0) =>
+      replicaManager.lastOffsetForLeaderEpoch([{ topic: 't', partition, currentLeaderEpoch, leaderEpoch }])[0];
+    expect(ask(4, 2)).toEqual({ errorCode: 0, leaderEpoch: 2, endOffset: 3 });
+    expect(ask(-1, 3)).toEqual({ errorCode: 0, leaderEpoch: 2, endOffset: 3 });
+    expect(ask(4, 4)).toEqual({ errorCode: 0, leaderEpoch: 4, endOffset: 4 });
+    expect(ask(4, 9)).toEqual({ errorCode: 0, leaderEpoch: -1, endOffset: -1 });
+    expect(ask(3, 2)).toMatchObject({ errorCode: 74 });
+    expect(ask(5, 2)).toMatchObject({ errorCode: 75 });
+    expect(ask(4, 2, 1)).toMatchObject({ errorCode: 3 });
+    const follower = openReplicaLog();
+    follower.close();
+    const followerLog = openReplicaLog({ dir: path.join(path.dirname(path.dirname(follower.dir)), 'f', 't-0') });
+    replicaManager.becomeFollower({ topic: 't', partition: 0, log: followerLog, leaderId: 2, leaderEpoch: 5, partitionEpoch: 0, replicas: [1, 2], isr: [1, 2] });
+    expect(ask(5, 2)).toMatchObject({ errorCode: 6, leaderEpoch: -1, endOffset: -1 });
+    expect(ask(4, 2)).toMatchObject({ errorCode: 74 });
+  });
+});
