@@ -237,9 +237,11 @@ export class BrokerServer {
       logger,
     });
     this.housekeeping.start();
-    const controllerLogger = componentLogger(rootLogger, 'controller');
-    this.leaderBalancer = startLeaderBalancer(controller, environment.time, config, ({ unclean, balanced }) =>
-      controllerLogger.info({ unclean, balanced }, `leader elections: ${balanced} moved to preferred replicas, ${unclean} unclean`));
+    if (config.processRoles.includes('controller')) {
+      const controllerLogger = componentLogger(rootLogger, 'controller');
+      this.leaderBalancer = startLeaderBalancer(controller, environment.time, config, ({ unclean, balanced }) =>
+        controllerLogger.info({ unclean, balanced }, `leader elections: ${balanced} moved to preferred replicas, ${unclean} unclean`));
+    }
     const listeners = this.listeners;
     logger.info(
       { event: LogEvent.BrokerStarted, nodeId: config.nodeId, clusterId: storage.clusterId, listeners },

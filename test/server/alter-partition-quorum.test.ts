@@ -4,63 +4,22 @@
  * CONTROLLER listeners from a node that is not the active controller, the committed ISR reaches
  * every node's cache, and after the active controller stops the manager follows the new one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { libraryBrokerConfig } from '../../host/broker.js';
-import { systemEnvironment } from '../../host/io/environment.js';
-import { createLogger } from '../../host/observability/logger.js';
-import type { AlterPartitionResult } from '../../host/replication/alter-partition-sink.js';
-import { BrokerServer } from '../../host/server/broker-server.js';
-import { getCore } from '../../host/wasm/core.js';
-import { findFreePort } from '../helpers/broker-process.js';
-import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeElectLeadersResponse, encodeElectLeadersRequest } from '../../host/protocol/generated/elect-leaders.js';
+import type { AlterPartitionResult } from '../../host/replication/alter-partition-sink.js';
+import type { BrokerServer } from '../../host/server/broker-server.js';
+import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { RealClockQuorum } from './real-clock-quorum.js';
 
-const dirs: string[] = [];
-const servers: BrokerServer[] = [];
+const quorum = new RealClockQuorum();
 const clients: RawKafkaClient[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.socket.destroy();
-  await Promise.all(servers.splice(0).map((server) => server.shutdown()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  await quorum.stopAll();
 });
-
-async function startQuorum(ids: number[]): Promise<BrokerServer[]> {
-  const controllerPorts = new Map<number, number>();
-  for (const id of ids) controllerPorts.set(id, await findFreePort());
-  const voters = ids.map((id) => `${id}@127.0.0.1:${controllerPorts.get(id)}`).join(',');
-  const started = ids.map((id) => {
-    const dir = mkdtempSync(join(tmpdir(), `tributary-alter-partition-${id}-`));
-    dirs.push(dir);
-    const config = libraryBrokerConfig({
-      logDirs: [dir],
-      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${controllerPorts.get(id)}`],
-      overrides: {
-        'node.id': id,
-        'process.roles': 'broker,controller',
-        'controller.listener.names': 'CONTROLLER',
-        'controller.quorum.voters': voters,
-        'controller.quorum.election.timeout.ms': 400,
-        'controller.quorum.fetch.timeout.ms': 800,
-        'controller.quorum.election.backoff.max.ms': 200,
-      },
-    });
-    const server = new BrokerServer(config, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.QUORUM_TEST_LOG ?? 'silent' }) });
-    servers.push(server);
-    return server;
-  });
-  await Promise.all(started.map((server) => server.startup()));
-  return started;
-}
-
-function activeController(nodes: BrokerServer[]): BrokerServer | undefined {
-  return nodes.find((node) => node.controller.isActive);
-}
 
 /** `node` (the leader of `topic`-`partition` in its cache) proposes `newIsr` through its AlterPartitionManager. */
 function propose(node: BrokerServer, topic: string, partition: number, newIsr: (state: { leaderId: number; isr: readonly number[] }) => number[]): Promise<AlterPartitionResult> {
@@ -74,8 +33,8 @@ function propose(node: BrokerServer, topic: string, partition: number, newIsr: (
 
 describe('AlterPartition in a three-voter quorum', () => {
   it('a leader on a node that is not the active controller changes its ISR through the active controller, also after the active controller moves', async () => {
-    const nodes = await startQuorum([1, 2, 3]);
-    const active = await waitFor('an active controller', () => activeController(nodes));
+    const nodes = await quorum.start([1, 2, 3]);
+    const active = await waitFor('an active controller', () => quorum.active(nodes));
     await waitFor('three unfenced brokers in every cache', () => (nodes.every((n) => n.metadataCache.aliveBrokerEndpoints('PLAINTEXT').length === 3) ? true : undefined));
     const [created] = await active.controller.createTopics([{ name: 'isr', numPartitions: 3, replicationFactor: 3 }]);
     expect(created!.errorCode).toBe(0);
@@ -123,7 +82,7 @@ describe('AlterPartition in a three-voter quorum', () => {
     });
     const result = await propose(led.node, 'isr', led.p.partition, () => [led.node.nodeId]);
     expect(result).toMatchObject({ errorCode: 0, isr: [led.node.nodeId], partitionEpoch: led.p.partitionEpoch + 1 });
-    const newActive = await waitFor('a new active controller', () => activeController(survivors));
+    const newActive = await waitFor('a new active controller', () => quorum.active(survivors));
     expect(newActive.nodeId).not.toBe(active.nodeId);
     await waitFor('the change on both survivors', () =>
       (survivors.every((n) => n.metadataCache.partition('isr', led.p.partition)!.isr.length === 1) ? true : undefined));
