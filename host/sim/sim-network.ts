@@ -29,15 +29,22 @@ export interface NetworkCounters {
   partitionDropped: number;
 }
 
-/** A message delivery: to the node with this id, if it is up. */
-export type Deliver = (envelope: RaftEnvelope) => void;
+/** What the network needs of a message: its two ends (node ids). */
+export interface Addressed {
+  readonly source: number;
+  readonly destination: number;
+}
 
-export class SimNetwork {
+/** A message delivery: to the node with this id, if it is up. */
+export type Deliver<E extends Addressed = RaftEnvelope> = (envelope: E) => void;
+
+/** `E`: the messages carried (Raft envelopes by default; the replication simulation has its own). */
+export class SimNetwork<E extends Addressed = RaftEnvelope> {
   faults: NetworkFaults = { lossRate: 0, duplicateRate: 0, minDelayMs: 1, maxDelayMs: 5 };
   readonly counters: NetworkCounters = { sent: 0, delivered: 0, dropped: 0, duplicated: 0, reordered: 0, partitionDropped: 0 };
   /** Node id -> partition group; nodes in different groups cannot talk. Empty: no partition. */
   private groups = new Map<number, number>();
-  private readonly receivers = new Map<number, Deliver>();
+  private readonly receivers = new Map<number, Deliver<E>>();
   private nextSequence = 0;
   /** "from->to" -> the highest sequence delivered on that link. */
   private readonly lastDelivered = new Map<string, number>();
@@ -48,7 +55,7 @@ export class SimNetwork {
   ) {}
 
   /** Sets where messages for `nodeId` go (undefined: the node is down, they are lost). */
-  attach(nodeId: number, deliver: Deliver | undefined): void {
+  attach(nodeId: number, deliver: Deliver<E> | undefined): void {
     if (deliver === undefined) this.receivers.delete(nodeId);
     else this.receivers.set(nodeId, deliver);
   }
@@ -72,7 +79,7 @@ export class SimNetwork {
     return this.groups.get(from) === this.groups.get(to);
   }
 
-  send(envelope: RaftEnvelope): void {
+  send(envelope: E): void {
     this.counters.sent++;
     if (this.random.chance(this.faults.lossRate)) {
       this.counters.dropped++;
@@ -87,7 +94,7 @@ export class SimNetwork {
     }
   }
 
-  private deliver(envelope: RaftEnvelope, sequence: number): void {
+  private deliver(envelope: E, sequence: number): void {
     if (!this.canTalk(envelope.source, envelope.destination)) {
       this.counters.partitionDropped++;
       return;

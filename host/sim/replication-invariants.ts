@@ -1,0 +1,229 @@
+/**
+ * The replication simulation's safety invariants, checked after every step over every live broker
+ * that serves (registered in its current life):
+ *
+ * 1. at most one leader per partition per leader epoch (across brokers and lives);
+ * 2. the high watermark never decreases on a leader (per Partition object while it leads);
+ * 3. LEO >= HW on every replica;
+ * 4. every record acknowledged with acks=all is on every member of the controller's ISR (same
+ *    offsets, same epoch, same CRC: the bytes the producer sent), so on every later leader: it
+ *    is never lost or changed;
+ * 5. replicas agree on every batch below min(HW) of the ISR members;
+ * 6. every batch a replica holds below its own HW is the current leader's batch at that offset
+ *    (after its truncations a follower keeps nothing the leader does not have).
+ *
+ * Comparisons are incremental: a pair of logs is compared from where it was last found equal,
+ * unless one of them was truncated since (replication-batch-index.ts versions).
+ */
+import type { UnifiedLog } from '../log/unified-log.js';
+import type { Partition } from '../replication/partition.js';
+import type { PartitionLog } from '../replication/partition-log.js';
+import { type BatchEntry, batchAt, batchesOf, batchIndexVersion } from './replication-batch-index.js';
+import type { SimBroker } from './replication-broker.js';
+import type { SimController } from './replication-controller.js';
+
+/** A write acknowledged with acks=all: where it is and what it is. */
+export interface AckedWrite {
+  readonly topic: string;
+  readonly partition: number;
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  /** The CRC of the batch the producer sent (covers attributes, timestamps, producer fields, records). */
+  readonly crc: number;
+  readonly step: number;
+}
+
+interface PairState {
+  referenceVersion: number;
+  replicaVersion: number;
+  checkedTo: number;
+}
+
+interface AckCheckState {
+  version: number;
+  logEndOffset: number;
+  acked: number;
+}
+
+export class ReplicationInvariants {
+  /** "topic-partition@epoch" -> the broker that led it. */
+  private readonly leaders = new Map<string, number>();
+  private readonly leaderHighWatermarks = new WeakMap<Partition, number>();
+  private readonly acked = new Map<string, AckedWrite[]>();
+  private readonly pairs = new WeakMap<PartitionLog, WeakMap<PartitionLog, PairState>>();
+  private readonly ackChecks = new WeakMap<PartitionLog, AckCheckState>();
+  ackedCount = 0;
+
+  constructor(
+    private readonly brokers: readonly SimBroker[],
+    private readonly controller: SimController,
+  ) {}
+
+  /** Records an acknowledged write; the leader that acknowledged it must hold it now. */
+  recordAck(write: AckedWrite, leader: Partition | undefined): string | undefined {
+    const key = `${write.topic}-${write.partition}`;
+    let list = this.acked.get(key);
+    if (list === undefined) {
+      list = [];
+      this.acked.set(key, list);
+    }
+    list.push(write);
+    this.ackedCount++;
+    if (leader === undefined) return undefined;
+    return mismatch(write, batchAt(leader.log, write.baseOffset), `the acknowledging leader`);
+  }
+
+  /** The first violation found, or undefined. */
+  check(): string | undefined {
+    const serving = this.brokers.filter((broker) => broker.registered);
+    for (const broker of serving) {
+      for (const partition of broker.replicaManager!.allPartitions()) {
+        const violation = this.checkReplica(broker.id, partition);
+        if (violation !== undefined) return violation;
+      }
+    }
+    for (const topic of this.controller.controller.image.topics()) {
+      for (const registration of topic.partitions) {
+        const key = `${topic.name}-${registration.partitionId}`;
+        const members = registration.isr.map((id) => replicaOn(serving, id, topic.name, registration.partitionId)).filter((p) => p !== undefined);
+        const violation = this.checkAcked(key, members) ?? this.checkAgreement(key, members)
+          ?? this.checkAgainstLeader(key, serving, registration.leader, registration.leaderEpoch, registration.replicas);
+        if (violation !== undefined) return violation;
+      }
+    }
+    return undefined;
+  }
+
+  private checkReplica(brokerId: number, partition: Partition): string | undefined {
+    const where = `${partition.key} on broker ${brokerId}`;
+    if (partition.logEndOffset < partition.highWatermark) return `${where}: LEO ${partition.logEndOffset} < HW ${partition.highWatermark}`;
+    if (!partition.isLeader) return undefined;
+    const epochKey = `${partition.key}@${partition.leaderEpoch}`;
+    const leader = this.leaders.get(epochKey);
+    if (leader === undefined) this.leaders.set(epochKey, brokerId);
+    else if (leader !== brokerId) return `${partition.key}: two leaders in epoch ${partition.leaderEpoch}: brokers ${leader} and ${brokerId}`;
+    const before = this.leaderHighWatermarks.get(partition) ?? -1;
+    if (partition.highWatermark < before) return `${where}: leader HW went back from ${before} to ${partition.highWatermark}`;
+    this.leaderHighWatermarks.set(partition, partition.highWatermark);
+    return undefined;
+  }
+
+  /** Invariant 4 on the members whose log changed since their last check. */
+  private checkAcked(key: string, members: readonly { brokerId: number; partition: Partition }[]): string | undefined {
+    const acked = this.acked.get(key) ?? [];
+    for (const { brokerId, partition } of members) {
+      const log = partition.log;
+      const version = batchIndexVersion(log);
+      const last = this.ackCheckStateOf(log);
+      const from = last.version === version && last.logEndOffset <= log.logEndOffset ? last.acked : 0;
+      for (let i = from; i < acked.length; i++) {
+        const write = acked[i]!;
+        const violation = mismatch(write, batchAt(log, write.baseOffset), `ISR member ${brokerId}`);
+        if (violation !== undefined) return violation;
+      }
+      last.version = version;
+      last.logEndOffset = log.logEndOffset;
+      last.acked = acked.length;
+    }
+    return undefined;
+  }
+
+  private ackCheckStateOf(log: PartitionLog): AckCheckState {
+    let state = this.ackChecks.get(log);
+    if (state === undefined) {
+      state = { version: -1, logEndOffset: 0, acked: 0 };
+      this.ackChecks.set(log, state);
+    }
+    return state;
+  }
+
+  /** Invariant 5: below the smallest HW of the serving ISR members, all equal the first one. */
+  private checkAgreement(key: string, members: readonly { brokerId: number; partition: Partition }[]): string | undefined {
+    if (members.length < 2) return undefined;
+    const bound = Math.min(...members.map((m) => m.partition.highWatermark));
+    const reference = members[0]!;
+    for (const member of members.slice(1)) {
+      const violation = this.comparePrefix(reference.partition.log, member.partition.log, bound);
+      if (violation !== undefined) return `${key}: ISR members ${reference.brokerId} and ${member.brokerId} differ below min HW ${bound}: ${violation}`;
+    }
+    return undefined;
+  }
+
+  /** Invariant 6: each replica's batches below its HW are the current leader's. */
+  private checkAgainstLeader(key: string, serving: readonly SimBroker[], leaderId: number, leaderEpoch: number, replicas: readonly number[]): string | undefined {
+    if (leaderId < 0) return undefined;
+    const [topic, index] = splitKey(key);
+    const leader = replicaOn(serving, leaderId, topic, index)?.partition;
+    if (leader === undefined || !leader.isLeader || leader.leaderEpoch !== leaderEpoch) return undefined;
+    for (const id of replicas) {
+      if (id === leaderId) continue;
+      const follower = replicaOn(serving, id, topic, index)?.partition;
+      if (follower === undefined) continue;
+      const violation = this.comparePrefix(leader.log, follower.log, follower.highWatermark);
+      if (violation !== undefined) return `${key}: broker ${id} holds below its HW ${follower.highWatermark} what leader ${leaderId} (epoch ${leaderEpoch}) does not: ${violation}`;
+    }
+    return undefined;
+  }
+
+  /** Every batch of `replica` ending below `bound` equals `reference`'s batch at its offset. */
+  private comparePrefix(reference: PartitionLog, replica: PartitionLog, bound: number): string | undefined {
+    let byReplica = this.pairs.get(reference);
+    if (byReplica === undefined) {
+      byReplica = new WeakMap();
+      this.pairs.set(reference, byReplica);
+    }
+    const referenceVersion = batchIndexVersion(reference);
+    const replicaVersion = batchIndexVersion(replica);
+    let state = byReplica.get(replica);
+    if (state === undefined || state.referenceVersion !== referenceVersion || state.replicaVersion !== replicaVersion) {
+      state = { referenceVersion, replicaVersion, checkedTo: replica.logStartOffset };
+      byReplica.set(replica, state);
+    }
+    if (bound <= state.checkedTo) return undefined;
+    const batches = batchesOf(replica);
+    for (let i = firstEndingAtOrAfter(batches, state.checkedTo); i < batches.length; i++) {
+      const batch = batches[i]!;
+      if (batch.lastOffset >= bound) break;
+      const other = batchAt(reference, batch.baseOffset);
+      if (!sameBatch(batch, other)) return `batch ${describe(batch)} vs ${other === undefined ? 'none' : describe(other)}`;
+      state.checkedTo = batch.lastOffset + 1;
+    }
+    return undefined;
+  }
+}
+
+function replicaOn(serving: readonly SimBroker[], brokerId: number, topic: string, index: number): { brokerId: number; partition: Partition<UnifiedLog> } | undefined {
+  const broker = serving.find((b) => b.id === brokerId);
+  const partition = broker?.replicaManager?.getPartition(topic, index);
+  return partition === undefined ? undefined : { brokerId, partition };
+}
+
+function splitKey(key: string): [string, number] {
+  const at = key.lastIndexOf('-');
+  return [key.slice(0, at), Number(key.slice(at + 1))];
+}
+
+function firstEndingAtOrAfter(batches: readonly BatchEntry[], offset: number): number {
+  let low = 0;
+  let high = batches.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (batches[middle]!.lastOffset < offset) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function sameBatch(a: BatchEntry, b: BatchEntry | undefined): boolean {
+  return b !== undefined && a.baseOffset === b.baseOffset && a.lastOffset === b.lastOffset && a.epoch === b.epoch && a.crc === b.crc;
+}
+
+function describe(batch: BatchEntry): string {
+  return `[${batch.baseOffset}..${batch.lastOffset} epoch ${batch.epoch} crc ${batch.crc.toString(16)}]`;
+}
+
+function mismatch(write: AckedWrite, found: BatchEntry | undefined, where: string): string | undefined {
+  if (found !== undefined && found.baseOffset === write.baseOffset && found.lastOffset === write.lastOffset && found.crc === write.crc) return undefined;
+  const what = found === undefined ? 'missing' : `found ${describe(found)}`;
+  return `acked write ${write.topic}-${write.partition} [${write.baseOffset}..${write.lastOffset} crc ${write.crc.toString(16)}] (step ${write.step}) on ${where}: ${what}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * The messages of the replication simulation, carried by a {@link SimNetwork} between brokers
+ * (ids 1..N) and the controller (id {@link CONTROLLER_NODE_ID}). They carry what Kafka's RPCs carry
+ * (Fetch v12 with replica id, last fetched epoch and DivergingEpoch; BrokerRegistration,
+ * BrokerHeartbeat, AlterPartition; the metadata a broker replays), as plain objects: the wire
+ * codecs have their own tests, the simulation is about the state machines.
+ */
+import type { PartitionRegistration } from '../controller/metadata-image.js';
+import type { AlterPartitionRequest, AlterPartitionResponseInit } from '../protocol/generated/alter-partition.js';
+
+/** The controller's node id on the simulated network (brokers are 1..N). */
+export const CONTROLLER_NODE_ID = 0;
+
+/** One partition of a replica Fetch (Fetch v12 FetchPartition as a follower fills it). */
+export interface ReplicaFetchBody {
+  readonly kind: 'fetch';
+  /** Matches the response to the follower's fetch state. */
+  readonly requestId: number;
+  readonly topic: string;
+  readonly partition: number;
+  readonly fetchOffset: number;
+  readonly currentLeaderEpoch: number;
+  /** Epoch of the follower's last batch, -1 for an empty log (KIP-320). */
+  readonly lastFetchedEpoch: number;
+  readonly logStartOffset: number;
+  readonly maxBytes: number;
+}
+
+/** The leader's answer for one partition (Fetch v12 PartitionData). */
+export interface ReplicaFetchResponseBody {
+  readonly kind: 'fetchResponse';
+  readonly requestId: number;
+  readonly topic: string;
+  readonly partition: number;
+  readonly errorCode: number;
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
+  /** Stands in for the ListOffsets LATEST a Kafka follower sends after OFFSET_OUT_OF_RANGE. */
+  readonly leaderLogEndOffset: number;
+  readonly divergingEpoch: { readonly epoch: number; readonly endOffset: number } | null;
+  readonly records: Uint8Array;
+}
+
+export interface RegisterBody {
+  readonly kind: 'register';
+  readonly incarnationId: string;
+}
+
+export interface RegisterResponseBody {
+  readonly kind: 'registerResponse';
+  readonly incarnationId: string;
+  readonly errorCode: number;
+  readonly brokerEpoch: number;
+}
+
+export interface HeartbeatBody {
+  readonly kind: 'heartbeat';
+  readonly brokerEpoch: number;
+  readonly currentMetadataOffset: number;
+}
+
+export interface HeartbeatResponseBody {
+  readonly kind: 'heartbeatResponse';
+  readonly brokerEpoch: number;
+  readonly errorCode: number;
+  readonly isFenced: boolean;
+}
+
+/** A broker asks for the committed metadata (stands in for the metadata log fetch + publisher). */
+export interface MetadataRequestBody {
+  readonly kind: 'metadata';
+}
+
+export interface MetadataResponseBody {
+  readonly kind: 'metadataResponse';
+  /** The controller's last committed offset. */
+  readonly offset: number;
+  readonly topics: readonly { readonly name: string; readonly topicId: string; readonly partitions: readonly PartitionRegistration[] }[];
+}
+
+export interface AlterPartitionBody {
+  readonly kind: 'alterPartition';
+  readonly request: AlterPartitionRequest;
+}
+
+export interface AlterPartitionResponseBody {
+  readonly kind: 'alterPartitionResponse';
+  readonly request: AlterPartitionRequest;
+  readonly response: AlterPartitionResponseInit;
+}
+
+export type ReplicationBody =
+  | ReplicaFetchBody | ReplicaFetchResponseBody
+  | RegisterBody | RegisterResponseBody | HeartbeatBody | HeartbeatResponseBody
+  | MetadataRequestBody | MetadataResponseBody | AlterPartitionBody | AlterPartitionResponseBody;
+
+/** One message on the simulated network. */
+export interface ReplicationEnvelope {
+  readonly source: number;
+  readonly destination: number;
+  readonly body: ReplicationBody;
+  /**
+   * Requests to the controller: increasing per sender life; the controller drops one not above
+   * the last it took from that sender (one TCP connection: no duplicates, no reordering).
+   */
+  readonly sequence?: number;
+}

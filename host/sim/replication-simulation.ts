@@ -1,0 +1,326 @@
+/**
+ * The seeded replication simulation (issue 11's first proof): 3 or 5 {@link SimBroker}s hosting
+ * replicated partitions on the real UnifiedLog / LogManager (each on its own FaultDisk), Partition
+ * and ReplicaManager, a real QuorumController deciding leaders and ISRs ({@link SimController}),
+ * replica fetches over a {@link SimNetwork} with loss, delay, duplication, reordering and
+ * partitions, and producers appending with acks=all (and sometimes acks=1) to whichever broker
+ * they believe leads. Faults, all from the seed: broker process crashes (kill -9: the page cache
+ * survives) and restarts, power loss (only on seeds whose logs fsync every append,
+ * flush.messages=1: without fsync Kafka promises nothing across a power loss of the ISR), network
+ * partitions (random splits, a partition leader cut off, a broker cut from the controller),
+ * network weather changes, and controller decisions (a live broker fenced, preferred leader
+ * elections). After every step the {@link ReplicationInvariants} run. The run then heals
+ * everything and requires one new acks=all write per partition to be acknowledged within a bound
+ * (liveness). The same seed gives the same run, step for step.
+ */
+import { ManualTime } from '../io/time.js';
+import { SeededRandom } from '../io/random.js';
+import { buildRecordBatch } from '../record/batch-builder.js';
+import { SimBroker, type SimBrokerSettings, simLogConfig } from './replication-broker.js';
+import { SimController } from './replication-controller.js';
+import { type AckedWrite, ReplicationInvariants } from './replication-invariants.js';
+import { CONTROLLER_NODE_ID, type ReplicationEnvelope } from './replication-messages.js';
+import { SimNetwork } from './sim-network.js';
+
+export interface ReplicationSimulationOptions {
+  seed: number;
+  /** Simulated ms of the chaos phase (default 3,000-8,000 chosen by the seed). */
+  chaosMs?: number;
+  /** Simulated ms the healed cluster has to acknowledge a new acks=all write per partition. */
+  livenessBoundMs?: number;
+  /** Keeps the step trace (for `--seed` replays). */
+  trace?: boolean;
+}
+
+export interface ReplicationSimulationResult {
+  seed: number;
+  brokers: number;
+  steps: number;
+  simulatedMs: number;
+  /** Writes acknowledged with acks=all. */
+  acked: number;
+  faults: Record<string, number>;
+  /** What the replication code did: truncations, ISR shrink/expand proposals, leaderships taken. */
+  events: Record<string, number>;
+  violation: string | undefined;
+  violationStep: number | undefined;
+  /** The step trace when asked for (`trace`), else empty. */
+  trace: string[];
+}
+
+const TOPIC = 'sim';
+
+class Simulation {
+  readonly time = new ManualTime();
+  readonly random: SeededRandom;
+  readonly network: SimNetwork<ReplicationEnvelope>;
+  readonly brokers: SimBroker[];
+  readonly controller: SimController;
+  readonly invariants: ReplicationInvariants;
+  readonly faults: Record<string, number> = {};
+  readonly trace: string[] = [];
+  readonly partitions: number;
+  readonly replicationFactor: number;
+  /** Logs fsync every append (flush.messages=1): power loss is then in the fault set. */
+  readonly fsyncEveryAppend: boolean;
+  readonly intensity: number;
+  readonly produceRate: number;
+  step = 0;
+  private writeCounter = 0;
+  /** The first violation found by an asynchronous check (an ack). */
+  asyncViolation: string | undefined;
+  /** Acks=all writes acknowledged since healing, per partition. */
+  readonly ackedAfterHeal = new Set<number>();
+  healed = false;
+
+  constructor(readonly seed: number, private readonly keepTrace: boolean) {
+    this.random = new SeededRandom(seed);
+    this.network = new SimNetwork<ReplicationEnvelope>(this.time, this.random);
+    const brokerCount = [3, 3, 3, 5][this.random.int(0, 3)]!;
+    this.replicationFactor = brokerCount === 5 && this.random.chance(0.5) ? 5 : 3;
+    this.partitions = this.random.int(1, 3);
+    this.fsyncEveryAppend = this.random.chance(0.4);
+    const minInsyncReplicas = [1, 2, 2, 2][this.random.int(0, 3)]!;
+    const settings: SimBrokerSettings = {
+      logConfig: simLogConfig({ minInsyncReplicas, ...(this.fsyncEveryAppend ? { flushMessages: 1 } : {}) }),
+      tickMs: this.random.int(2, 10),
+      heartbeatIntervalMs: 100,
+      metadataIntervalMs: this.random.int(20, 150),
+      replicaLagTimeMaxMs: [300, 1000, 3000][this.random.int(0, 2)]!,
+      replicaFetchMaxBytes: [1024 * 1024, 1024 * 1024, 200][this.random.int(0, 2)]!,
+      fetchTimeoutMs: 300,
+    };
+    this.brokers = Array.from({ length: brokerCount }, (_, i) => new SimBroker(i + 1, this.time, this.random, this.network, settings));
+    this.controller = new SimController(this.time, this.random, this.network, {
+      brokerIds: this.brokers.map((b) => b.id), sessionTimeoutMs: [500, 1000, 2000][this.random.int(0, 2)]!, uncleanLeaderElectionEnable: false,
+    });
+    this.invariants = new ReplicationInvariants(this.brokers, this.controller);
+    this.intensity = [0.5, 1, 1, 2][this.random.int(0, 3)]!;
+    this.produceRate = 0.1 + this.random.next() * 0.5;
+  }
+
+  async start(): Promise<void> {
+    const epochs = await this.controller.bootstrap([{ name: TOPIC, partitions: this.partitions, replicationFactor: this.replicationFactor }]);
+    for (const broker of this.brokers) broker.start(epochs.get(broker.id)!);
+    this.note(`start: ${this.brokers.length} brokers, RF ${this.replicationFactor}, ${this.partitions} partition(s), fsync ${this.fsyncEveryAppend}`);
+  }
+
+  note(line: string): void {
+    if (this.keepTrace) this.trace.push(`${this.step} @${this.time.monotonicMs()}ms ${line}`);
+  }
+
+  count(kind: string): void {
+    this.faults[kind] = (this.faults[kind] ?? 0) + 1;
+  }
+
+  chance(probability: number): boolean {
+    return this.random.chance(probability * this.intensity);
+  }
+
+  /** One step: faults (chaos only), maybe a produce, then 1-10 ms of simulated time. */
+  async runStep(chaos: boolean): Promise<void> {
+    this.step++;
+    if (chaos) injectFault(this);
+    if (this.random.chance(this.produceRate)) this.produce();
+    const ms = this.random.int(1, 10);
+    for (let i = 0; i < ms; i++) {
+      this.time.advance(1);
+      await settle();
+    }
+  }
+
+  /** One batch of 1-3 unique records to a broker a client may believe leads the partition. */
+  produce(): void {
+    const index = this.random.int(0, this.partitions - 1);
+    const registration = this.controller.controller.image.partition(TOPIC, index);
+    const alive = this.brokers.filter((b) => b.registered);
+    if (alive.length === 0) return;
+    const named = this.brokers.find((b) => b.id === registration?.leader && b.registered);
+    const target = named !== undefined && this.random.chance(0.85) ? named : alive[this.random.int(0, alive.length - 1)]!;
+    const acks = this.random.chance(0.8) ? -1 : 1;
+    const values = Array.from({ length: this.random.int(1, 3) }, () => `w${this.writeCounter++}`);
+    const batch = buildRecordBatch({ records: values.map((value) => ({ value, timestamp: 1_700_000_000_000 + this.step })) });
+    const crc = batch.readUInt32BE(17);
+    const step = this.step;
+    const produced = target.produce(TOPIC, index, batch, acks, this.random.int(500, 3000));
+    if (produced === undefined) return;
+    const life = target.life;
+    void produced.then((result) => {
+      if (result.errorCode !== 0 || acks !== -1) return;
+      const write: AckedWrite = { topic: TOPIC, partition: index, baseOffset: result.baseOffset, lastOffset: result.lastOffset, crc, step };
+      this.note(`acked ${values.join(',')} at ${result.baseOffset}..${result.lastOffset} by broker ${target.id}`);
+      const leader = target.life === life ? target.replicaManager?.getPartition(TOPIC, index) : undefined;
+      this.asyncViolation ??= this.invariants.recordAck(write, leader);
+      if (this.healed) this.ackedAfterHeal.add(index);
+    });
+  }
+
+  heal(): void {
+    this.network.heal();
+    this.network.faults = { lossRate: 0, duplicateRate: 0, minDelayMs: 1, maxDelayMs: 5 };
+    for (const broker of this.brokers) if (!broker.alive) restart(this, broker);
+    this.healed = true;
+    this.note('heal');
+  }
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 8; i++) await Promise.resolve();
+}
+
+const FAULT = {
+  crash: 0.002,
+  powerLoss: 0.0015,
+  restart: 0.02,
+  partition: 0.002,
+  healPartition: 0.01,
+  networkChange: 0.003,
+  fenceBroker: 0.0008,
+  preferredElection: 0.001,
+} as const;
+
+function injectFault(sim: Simulation): void {
+  const random = sim.random;
+  const up = sim.brokers.filter((b) => b.alive);
+  // Keep a majority of the replicas' brokers up most of the time: the run should make progress.
+  const mayStop = up.length > Math.floor(sim.brokers.length / 2);
+  if (mayStop && sim.chance(FAULT.crash)) {
+    const broker = up[random.int(0, up.length - 1)]!;
+    broker.crash();
+    sim.count('crash');
+    sim.note(`crash broker ${broker.id}`);
+  } else if (mayStop && sim.fsyncEveryAppend && sim.chance(FAULT.powerLoss)) {
+    const broker = up[random.int(0, up.length - 1)]!;
+    broker.powerLoss();
+    sim.count('powerLoss');
+    sim.note(`power loss on broker ${broker.id}`);
+  }
+  for (const broker of sim.brokers) if (!broker.alive && random.chance(FAULT.restart)) restart(sim, broker);
+  if (sim.chance(FAULT.partition)) partitionNetwork(sim);
+  if (sim.network.partitioned && random.chance(FAULT.healPartition)) {
+    sim.network.heal();
+    sim.count('healPartition');
+    sim.note('network healed');
+  }
+  if (sim.chance(FAULT.networkChange)) changeNetwork(sim);
+  if (sim.chance(FAULT.fenceBroker)) fenceLiveBroker(sim);
+  if (sim.chance(FAULT.preferredElection)) {
+    void sim.controller.controller.electLeaders(0, null);
+    sim.count('preferredElection');
+    sim.note('preferred leader election');
+  }
+}
+
+function restart(sim: Simulation, broker: SimBroker): void {
+  broker.start();
+  sim.count('restart');
+  sim.note(`restart broker ${broker.id}`);
+}
+
+/** A random split; or a partition leader cut off from everyone; or a broker cut off from the controller. */
+function partitionNetwork(sim: Simulation): void {
+  const random = sim.random;
+  const ids = [CONTROLLER_NODE_ID, ...sim.brokers.map((b) => b.id)];
+  const choice = random.int(0, 2);
+  if (choice === 0) {
+    const leader = sim.controller.controller.image.partition(TOPIC, random.int(0, sim.partitions - 1))?.leader ?? -1;
+    if (leader > 0) {
+      sim.network.partition([[leader], ids.filter((id) => id !== leader)]);
+      sim.count('isolateLeader');
+      sim.note(`network: leader ${leader} isolated`);
+      return;
+    }
+  }
+  if (choice === 1) {
+    const broker = sim.brokers[random.int(0, sim.brokers.length - 1)]!.id;
+    const others = ids.filter((id) => id !== broker && id !== CONTROLLER_NODE_ID);
+    sim.network.partition([[CONTROLLER_NODE_ID, ...others], [broker]]);
+    sim.count('partition');
+    sim.note(`network: broker ${broker} cut off`);
+    return;
+  }
+  const sides: number[][] = [[], []];
+  for (const id of ids) sides[random.int(0, 1)]!.push(id);
+  sim.network.partition(sides);
+  sim.count('partition');
+  sim.note(`network: split ${JSON.stringify(sides)}`);
+}
+
+function changeNetwork(sim: Simulation): void {
+  const random = sim.random;
+  const minDelayMs = random.int(1, 5);
+  sim.network.faults = {
+    lossRate: random.chance(0.5) ? 0 : random.next() * 0.2,
+    duplicateRate: random.chance(0.5) ? 0 : random.next() * 0.1,
+    minDelayMs,
+    maxDelayMs: minDelayMs + random.int(0, random.chance(0.2) ? 200 : 20),
+  };
+  sim.count('networkChange');
+  sim.note(`network weather ${JSON.stringify(sim.network.faults)}`);
+}
+
+/** The controller fences a live broker (as after missed heartbeats): its leaderships move, it leaves the ISRs. */
+function fenceLiveBroker(sim: Simulation): void {
+  const unfenced = sim.controller.controller.image.brokers().filter((b) => !b.fenced);
+  if (unfenced.length <= 1) return;
+  const victim = unfenced[sim.random.int(0, unfenced.length - 1)]!;
+  void sim.controller.controller.fenceBroker(victim.brokerId, victim.brokerEpoch);
+  sim.count('fenceBroker');
+  sim.note(`controller fences broker ${victim.brokerId}`);
+}
+
+/** Runs one seed to the end or to the first violation (an invariant broken, an exception, no progress after healing). */
+export async function runReplicationSimulation(options: ReplicationSimulationOptions): Promise<ReplicationSimulationResult> {
+  const sim = new Simulation(options.seed, options.trace ?? false);
+  const chaosMs = options.chaosMs ?? sim.random.int(3_000, 8_000);
+  const livenessBoundMs = options.livenessBoundMs ?? 20_000;
+  let violation: string | undefined;
+  try {
+    await sim.start();
+    changeNetwork(sim);
+    violation = await runPhases(sim, chaosMs, livenessBoundMs);
+  } catch (error) {
+    violation = `exception: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+  }
+  const { dropped, duplicated, reordered, partitionDropped } = sim.network.counters;
+  return {
+    seed: options.seed,
+    brokers: sim.brokers.length,
+    steps: sim.step,
+    simulatedMs: sim.time.monotonicMs(),
+    acked: sim.invariants.ackedCount,
+    faults: { ...sim.faults, messageLoss: dropped, duplication: duplicated, reordering: reordered, partitionDrop: partitionDropped, sessionExpiry: sim.controller.sessionExpiries },
+    events: sumEvents(sim.brokers),
+    violation,
+    violationStep: violation === undefined ? undefined : sim.step,
+    trace: sim.trace,
+  };
+}
+
+function sumEvents(brokers: readonly SimBroker[]): Record<string, number> {
+  const events: Record<string, number> = {};
+  for (const broker of brokers) for (const [kind, n] of Object.entries(broker.events)) events[kind] = (events[kind] ?? 0) + n;
+  return events;
+}
+
+async function runPhases(sim: Simulation, chaosMs: number, livenessBoundMs: number): Promise<string | undefined> {
+  while (sim.time.monotonicMs() < chaosMs) {
+    await sim.runStep(true);
+    const violation = sim.asyncViolation ?? sim.invariants.check();
+    if (violation !== undefined) return violation;
+  }
+  sim.heal();
+  const healedAtMs = sim.time.monotonicMs();
+  while (sim.time.monotonicMs() - healedAtMs < livenessBoundMs) {
+    await sim.runStep(false);
+    const violation = sim.asyncViolation ?? sim.invariants.check();
+    if (violation !== undefined) return violation;
+    if (sim.ackedAfterHeal.size === sim.partitions) return undefined;
+  }
+  const missing = Array.from({ length: sim.partitions }, (_, i) => i).filter((i) => !sim.ackedAfterHeal.has(i));
+  const states = missing.map((i) => {
+    const registration = sim.controller.controller.image.partition(TOPIC, i);
+    return `${TOPIC}-${i}: leader ${registration?.leader} epoch ${registration?.leaderEpoch} isr [${registration?.isr.join(',')}]`;
+  });
+  return `liveness: no acks=all write acknowledged within ${livenessBoundMs} ms after healing (${states.join('; ')})`;
+}
