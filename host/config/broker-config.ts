@@ -39,6 +39,7 @@ import {
 } from './listeners.js';
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
+import { NO_EFFECT_CONFIG_DEFS } from './no-effect-configs.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
 import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
 
@@ -249,26 +250,7 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: level of the structured (pino) log on stdout.' },
 
   // Kafka configs accepted for compatibility with Kafka's server.properties, without effect
-  { name: 'num.network.threads', type: 'INT', defaultValue: '3', min: 1,
-    noEffect: 'Node serves every connection from one event loop', doc: 'Kafka network threads; no effect in Tributary.' },
-  { name: 'num.io.threads', type: 'INT', defaultValue: '8', min: 1,
-    noEffect: 'Node handles requests on one event loop', doc: 'Kafka request handler threads; no effect in Tributary.' },
-  { name: 'num.recovery.threads.per.data.dir', type: 'INT', defaultValue: '1', min: 1,
-    noEffect: 'recovery runs on the event loop', doc: 'Kafka log recovery threads; no effect in Tributary.' },
-  { name: 'socket.send.buffer.bytes', type: 'INT', defaultValue: '102400',
-    noEffect: 'Node does not expose SO_SNDBUF', doc: 'Kafka socket send buffer; no effect in Tributary.' },
-  { name: 'socket.receive.buffer.bytes', type: 'INT', defaultValue: '102400',
-    noEffect: 'Node does not expose SO_RCVBUF', doc: 'Kafka socket receive buffer; no effect in Tributary.' },
-  { name: 'transaction.state.log.replication.factor', type: 'SHORT', defaultValue: '3', min: 1,
-    noEffect: 'transactions are not supported yet', doc: 'Replication factor of __transaction_state; no effect yet.' },
-  { name: 'transaction.state.log.min.isr', type: 'INT', defaultValue: '2', min: 1,
-    noEffect: 'transactions are not supported yet', doc: 'min.insync.replicas of __transaction_state; no effect yet.' },
-  // ZooKeeper mode: a stock ZooKeeper-mode server.properties sets these; other zookeeper.* keys
-  // are accepted the same way (ZOOKEEPER_CONFIG_PREFIX).
-  { name: 'zookeeper.connect', type: 'STRING', defaultValue: null,
-    noEffect: 'Tributary has no ZooKeeper mode', doc: 'ZooKeeper connection string of ZooKeeper mode; no effect in Tributary (as every zookeeper.* config).' },
-  { name: 'zookeeper.connection.timeout.ms', type: 'INT', defaultValue: null,
-    noEffect: 'Tributary has no ZooKeeper mode', doc: 'ZooKeeper connection timeout (ms) of ZooKeeper mode; no effect in Tributary.' },
+  ...NO_EFFECT_CONFIG_DEFS,
 ];
 
 /**
