@@ -3,6 +3,7 @@
  * (host/broker.ts) and handed to every request through its context. Handlers depend on these
  * narrow shapes, not on how the broker wires them, so handler tests can pass small fakes.
  */
+import type { ControllerMutationQuotaManager } from './controller-mutation-quota.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { PartitionLog } from '../replication/partition-log.js';
@@ -40,4 +41,6 @@ export interface BrokerServices {
   ensureOffsetsTopic(): Promise<number>;
   /** Wall clock, ms since the epoch. */
   nowMs(): number;
+  /** KIP-599 controller mutation quotas (CreateTopics, CreatePartitions, DeleteTopics); none: unbounded. */
+  readonly controllerMutationQuota?: ControllerMutationQuotaManager;
 }

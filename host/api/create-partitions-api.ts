@@ -12,7 +12,9 @@
  * throttling. Errors per topic: UNKNOWN_TOPIC_OR_PARTITION (3), INVALID_PARTITIONS (37) when the
  * count does not grow, INVALID_REPLICA_ASSIGNMENT (39) for assignments that do not match or name
  * another broker, INVALID_REQUEST (42) for a topic given twice. Consumer groups subscribed to the
- * topic rebalance (the broker tells the coordinator).
+ * topic rebalance (the broker tells the coordinator). The partitions added count against the
+ * controller mutation quota (KIP-599): v3+ would be refused with THROTTLING_QUOTA_EXCEEDED (89),
+ * older versions are answered after the throttle time.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -24,6 +26,7 @@ import {
   type CreatePartitionsTopicResultInit,
 } from '../protocol/generated/create-partitions.js';
 import { defineApi } from './api-definition.js';
+import { mutationQuotaFor, throttleAnswer } from './controller-mutation-quota.js';
 
 export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePartitionsResponseInit>({
   apiKey: ApiKey.CreatePartitions,
@@ -37,6 +40,7 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
     const counts = new Map<string, number>();
     for (const topic of request.topics) counts.set(topic.name, (counts.get(topic.name) ?? 0) + 1);
     const results: CreatePartitionsTopicResultInit[] = [];
+    const quota = mutationQuotaFor(broker.controllerMutationQuota, context, 3);
     for (const topic of request.topics) {
       const existing = broker.metadata.topic(topic.name);
       const fail = (errorCode: number, errorMessage: string): void => {
@@ -71,9 +75,14 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
           continue;
         }
       }
+      const refused = request.validateOnly ? null : quota.record(topic.count - current);
+      if (refused !== null) {
+        fail(refused.errorCode, refused.errorMessage);
+        continue;
+      }
       const result = await broker.metadata.createPartitions(topic.name, topic.count, request.validateOnly);
       results.push({ name: topic.name, errorCode: result.errorCode, errorMessage: result.errorMessage });
     }
-    return { throttleTimeMs: 0, results };
+    return { throttleTimeMs: await throttleAnswer(broker.controllerMutationQuota, quota), results };
   },
 });

@@ -21,6 +21,9 @@
  *   INVALID_CONFIG (40, message naming the key, value and what is accepted), INVALID_REQUEST
  *   (42) for a name given twice.
  * - validate_only (v1+) checks everything and creates nothing.
+ * - The controller mutation quota (KIP-599, controller-mutation-quota.ts) counts the partitions
+ *   created; v6+ would be refused with THROTTLING_QUOTA_EXCEEDED (89), older versions (all we
+ *   serve) are answered after the throttle time.
  */
 import { validateTopicConfigs } from '../config/topic-config.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -34,6 +37,7 @@ import {
   type CreateTopicsResponseInit,
 } from '../protocol/generated/create-topics.js';
 import { defineApi } from './api-definition.js';
+import { mutationQuotaFor, throttleAnswer } from './controller-mutation-quota.js';
 import type { BrokerServices } from './broker-services.js';
 import type { CreateTopicSpec } from './cluster-metadata.js';
 import { topicNameProblem } from './topic-names.js';
@@ -51,6 +55,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
     const counts = new Map<string, number>();
     for (const topic of request.topics) counts.set(topic.name, (counts.get(topic.name) ?? 0) + 1);
     const results: CreatableTopicResultInit[] = [];
+    const quota = mutationQuotaFor(broker.controllerMutationQuota, context, 6);
     for (const topic of request.topics) {
       if ((counts.get(topic.name) ?? 0) > 1) {
         results.push({ name: topic.name, errorCode: ErrorCode.INVALID_REQUEST,
@@ -62,10 +67,15 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         results.push({ name: topic.name, ...checked });
         continue;
       }
+      const refused = validateOnly ? null : quota.record(checked.numPartitions);
+      if (refused !== null) {
+        results.push({ name: topic.name, errorCode: refused.errorCode, errorMessage: refused.errorMessage });
+        continue;
+      }
       const result = await broker.metadata.createTopic(checked, validateOnly);
       results.push({ name: topic.name, errorCode: result.errorCode, errorMessage: result.errorMessage });
     }
-    return { throttleTimeMs: 0, topics: results };
+    return { throttleTimeMs: await throttleAnswer(broker.controllerMutationQuota, quota), topics: results };
   },
 });
 

@@ -25,23 +25,22 @@ import {
 } from './config-def.js';
 import { ConfigError } from './config-error.js';
 import {
-  duplicatePortListeners,
   HostPort,
   Listener,
   QuorumVoter,
-  formatListener,
   parseHostPort,
   parseListener,
   parseQuorumVoter,
   type SecurityProtocol,
   securityMapEntry,
-  SUPPORTED_SECURITY_PROTOCOLS,
 } from './listeners.js';
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
 import { NO_EFFECT_CONFIG_DEFS } from './no-effect-configs.js';
+import { assembleListeners, inconsistent } from './listener-assembly.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
 import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
+import { LIMIT_CONFIG_DEFS, type LimitConfigs, limitConfigs } from './limit-configs.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -146,6 +145,7 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'The largest record batch accepted, in bytes (the topic-level max.message.bytes default).' },
   { name: 'fetch.max.bytes', type: 'INT', defaultValue: '57671680', min: 1024,
     doc: 'The most bytes one Fetch response returns, whatever the request asks.' },
+  ...LIMIT_CONFIG_DEFS,
 
   // Topics
   { name: 'num.partitions', type: 'INT', defaultValue: '1', min: 1,
@@ -270,7 +270,7 @@ export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map
  * log.flush.interval.ms > log.flush.scheduler.interval.ms). Durations in ms, sizes in bytes.
  * LONG values above 2^53-1 (Kafka's Long.MAX_VALUE "never") are Number.MAX_SAFE_INTEGER.
  */
-export interface BrokerConfig extends LeaderBalanceConfig {
+export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs {
   readonly nodeId: number;
   readonly processRoles: readonly ('broker' | 'controller')[];
   readonly controllerQuorumVoters: readonly QuorumVoter[];
@@ -436,15 +436,6 @@ function unknownBrokerConfig(key: string, origin: string): ConfigError {
   return new ConfigError(`Unknown broker config ${JSON.stringify(key)} (from ${origin}).${hint}`, { key });
 }
 
-function inconsistent(key: string, value: string | undefined, message: string, accepted: string): ConfigError {
-  const shown = value === undefined ? '' : ` ${JSON.stringify(value)}`;
-  return new ConfigError(`Invalid value${shown} for config ${key}: ${message}. Accepted: ${accepted}.`, {
-    key,
-    ...(value === undefined ? {} : { value }),
-    accepted,
-  });
-}
-
 function assemble(
   values: ReadonlyMap<string, ConfigValue>,
   originals: ReadonlyMap<string, string>,
@@ -543,6 +534,7 @@ function assemble(
     brokerSessionTimeoutMs: get('broker.session.timeout.ms'),
     groupMaxSize: get('group.max.size'),
     logLevel: get('log.level'),
+    ...limitConfigs(get),
     originals,
     values,
     ignoredConfigs,
@@ -585,85 +577,6 @@ function assembleQuorum(get: ConfigGetter, shown: ShownConfig): Pick<BrokerConfi
       'the name of that listener, e.g. CONTROLLER with CONTROLLER://host:port (its voter port) in listeners');
   }
   return { nodeId, processRoles, controllerQuorumVoters, controllerListenerNames };
-}
-
-/**
- * listeners, listener.security.protocol.map and advertised.listeners, checked against each other
- * and the roles. @throws ConfigError for an inconsistent combination
- */
-function assembleListeners(
-  get: ConfigGetter,
-  shown: ShownConfig,
-  originals: ReadonlyMap<string, string>,
-  processRoles: readonly ('broker' | 'controller')[],
-  controllerListenerNames: readonly string[],
-): { listeners: Listener[]; advertisedListeners: Listener[]; protocolMap: Record<string, SecurityProtocol> } {
-  const listeners = get<string[]>('listeners').map(parseListener);
-  const seenNames = new Set<string>();
-  for (const listener of listeners) {
-    if (seenNames.has(listener.name)) {
-      throw inconsistent('listeners', shown('listeners'), `the listener name ${listener.name} is used twice`, 'one entry per listener name');
-    }
-    seenNames.add(listener.name);
-  }
-  const clash = duplicatePortListeners(listeners);
-  if (clash !== null) {
-    throw inconsistent('listeners', shown('listeners'), `two listeners bind port ${clash[0].port} (${clash.map(formatListener).join(' and ')})`,
-      'a different port per listener');
-  }
-  for (const name of controllerListenerNames) {
-    if (processRoles.includes('controller') && !seenNames.has(name)) {
-      throw inconsistent('controller.listener.names', shown('controller.listener.names'),
-        `${name} is not one of the listeners (${[...seenNames].join(', ')})`, 'names of entries in listeners');
-    }
-  }
-  const clientListeners = listeners.filter((listener) => !controllerListenerNames.includes(listener.name));
-  if (processRoles.includes('broker') && clientListeners.length === 0) {
-    throw inconsistent('listeners', shown('listeners') ?? get<string[]>('listeners').join(','),
-      'the broker role needs a listener that is not a controller listener', 'at least one client listener, e.g. PLAINTEXT://127.0.0.1:9092');
-  }
-
-  const protocolMap: Record<string, SecurityProtocol> = {};
-  for (const item of get<string[]>('listener.security.protocol.map')) {
-    const [name, protocol] = securityMapEntry(item);
-    protocolMap[name] = protocol;
-  }
-  if (!originals.has('listener.security.protocol.map')) {
-    // Kafka 3.x maps controller listeners to PLAINTEXT when the map is left at its default.
-    for (const name of controllerListenerNames) protocolMap[name] ??= 'PLAINTEXT';
-  }
-  for (const listener of listeners) {
-    const protocol = protocolMap[listener.name];
-    if (protocol === undefined) {
-      throw inconsistent('listener.security.protocol.map', shown('listener.security.protocol.map'),
-        `it has no entry for listener ${listener.name}`, `a list with ${listener.name}:PLAINTEXT`);
-    }
-    if (!SUPPORTED_SECURITY_PROTOCOLS.includes(protocol)) {
-      throw inconsistent('listeners', formatListener(listener),
-        `listener ${listener.name} uses security protocol ${protocol}, which Tributary does not support yet`,
-        `listeners mapped to ${SUPPORTED_SECURITY_PROTOCOLS.join(', ')}`);
-    }
-  }
-
-  const advertisedRaw = get<string[] | null>('advertised.listeners');
-  const advertisedListeners = advertisedRaw === null ? clientListeners : advertisedRaw.map(parseListener);
-  const advertisedNames = new Set<string>();
-  for (const listener of advertisedListeners) {
-    if (advertisedRaw === null) break;
-    if (!seenNames.has(listener.name)) {
-      throw inconsistent('advertised.listeners', formatListener(listener),
-        `${listener.name} is not the name of one of the listeners (${[...seenNames].join(', ')})`, 'entries named like entries of listeners');
-    }
-    if (advertisedNames.has(listener.name)) {
-      throw inconsistent('advertised.listeners', shown('advertised.listeners'), `${listener.name} appears twice`, 'one entry per listener name');
-    }
-    advertisedNames.add(listener.name);
-    if (listener.host === '0.0.0.0' || listener.host === '::') {
-      throw inconsistent('advertised.listeners', formatListener(listener),
-        'clients cannot connect to the non-routable meta-address', 'a host name or address clients can reach');
-    }
-  }
-  return { listeners, advertisedListeners, protocolMap };
 }
 
 /**

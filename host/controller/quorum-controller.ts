@@ -74,6 +74,7 @@ import {
   type PartitionRegistration,
   type TopicImage,
 } from './metadata-image.js';
+import type { ControllerLimitsConfig } from './controller-limits.js';
 import { BatchChanges, type MetadataListener } from './metadata-listener.js';
 import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from './metadata-log.js';
 import {
@@ -104,7 +105,7 @@ import { type RandomSource, ZERO_TOPIC_ID, cryptoRandomSource } from './topic-id
 export { AlterConfigOp } from './configuration-control-manager.js';
 export { METADATA_VERSION_LEVEL } from './controller-result.js';
 export { PRODUCER_ID_BLOCK_SIZE } from './producer-id-control-manager.js';
-export { MAX_NEW_PARTITIONS_PER_REQUEST } from './replication-control-manager.js';
+export { DEFAULT_MAX_PARTITIONS, DEFAULT_MAX_RECORDS_PER_USER_OP } from './controller-limits.js';
 export type { ApiError, ControllerResult } from './controller-result.js';
 export type { BrokerHeartbeat, BrokerHeartbeatReply, RegisterBrokerRequest, RegisterBrokerResult } from './cluster-control-manager.js';
 export type { AlterConfigsRequest, AlterConfigsResult, IncrementalAlterConfigsRequest } from './configuration-control-manager.js';
@@ -116,7 +117,7 @@ export type {
 export type { BrokerEndpoint, BrokerRegistration, ConfigResource, PartitionRegistration, TopicImage };
 
 /** The broker configs the controller follows (a BrokerConfig fits). */
-export interface ControllerConfig {
+export interface ControllerConfig extends ControllerLimitsConfig {
   /** node.id: this controller's (and, combined, its broker's) id. */
   readonly nodeId: number;
   /** num.partitions: partitions of a topic created with numPartitions -1. */

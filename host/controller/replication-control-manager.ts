@@ -28,16 +28,12 @@ import {
 import { type MetadataImage, NO_LEADER, type PartitionRegistration } from './metadata-image.js';
 import type { LeaderElectionContext } from './leader-election-control.js';
 import { buildPartitionChange } from './partition-change-builder.js';
+import { ControllerLimits, type ControllerLimitsConfig } from './controller-limits.js';
 import { ConfigResourceType, type MetadataRecord, metadataRecord } from './metadata-records.js';
 import type { ReplicaPlacer } from './replica-placer.js';
 import { type RandomSource, ZERO_TOPIC_ID, randomTopicId } from './topic-id.js';
 import { CLUSTER_METADATA_TOPIC_NAME, topicCollisionKey, topicNameProblem } from './topic-name.js';
 
-/**
- * Bound on partitions created by one request (CreateTopics across its topics, or
- * CreatePartitions), so one request's records stay a bounded metadata batch (~60 bytes each).
- */
-export const MAX_NEW_PARTITIONS_PER_REQUEST = 100_000;
 
 /** One topic of CreateTopics (the CreatableTopic fields). */
 export interface CreateTopicRequest {
@@ -85,7 +81,7 @@ export interface CreatePartitionsResult extends ApiError {
 
 
 /** The broker configs topic creation and deletion follow (a ControllerConfig fits). */
-export interface ReplicationConfig {
+export interface ReplicationConfig extends ControllerLimitsConfig {
   /** num.partitions: partitions of a topic created with numPartitions -1. */
   readonly numPartitions: number;
   /** default.replication.factor: replication factor of a topic created with -1. */
@@ -122,10 +118,12 @@ export class ReplicationControlManager {
   private readonly random: RandomSource;
   private readonly replicaPlacer: ReplicaPlacer;
   private readonly logger: ControllerLogger;
+  private readonly limits: ControllerLimits;
 
   constructor(options: ReplicationControlManagerOptions) {
     this.logger = options.logger ?? SILENT_CONTROLLER_LOGGER;
     this.config = options.config;
+    this.limits = new ControllerLimits(options.config);
     this.latest = options.latest;
     this.random = options.random;
     this.replicaPlacer = options.replicaPlacer;
@@ -143,7 +141,10 @@ export class ReplicationControlManager {
    * - INVALID_TOPIC_EXCEPTION (17): illegal name, or one colliding with an existing topic when
    *   '.' and '_' are unified
    * - TOPIC_ALREADY_EXISTS (36)
-   * - INVALID_PARTITIONS (37): numPartitions 0 or below -1, or over MAX_NEW_PARTITIONS_PER_REQUEST
+   * - INVALID_PARTITIONS (37): numPartitions 0 or below -1, or a topic that would pass
+   *   max.partitions (controller-limits.ts)
+   * - POLICY_VIOLATION (44) for every topic: the request would write more records than
+   *   controller.max.records.per.user.op (Kafka's MAX_RECORDS_PER_USER_OP); nothing is created
    * - INVALID_REPLICATION_FACTOR (38): replicationFactor 0 or below -1, or above the number of
    *   usable (registered, unfenced) brokers
    * - INVALID_REPLICA_ASSIGNMENT (39): manual assignment with gaps, duplicates, unregistered or only
@@ -159,21 +160,26 @@ export class ReplicationControlManager {
     const pendingCollisionKeys = new Map<string, string>();
     const records: MetadataRecord[] = [];
     const results: CreateTopicResult[] = [];
+    const failed = (r: ApiError, name: string): CreateTopicResult => ({
+      ...r, name, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord(),
+    });
     let newPartitions = 0;
+    let plannedRecords = 0;
     for (const topic of topics) {
-      const failed = (r: ApiError): CreateTopicResult => ({
-        ...r, name: topic.name, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord(),
-      });
       if (duplicates.has(topic.name)) {
-        results.push(failed(fail(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in the request.`)));
+        results.push(failed(fail(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in the request.`), topic.name));
         continue;
       }
-      const plan = this.planTopic(topic, pendingCollisionKeys, MAX_NEW_PARTITIONS_PER_REQUEST - newPartitions);
+      const plan = this.planTopic(topic, pendingCollisionKeys, { records: plannedRecords, partitions: newPartitions });
+      if ('wholeOperation' in plan) {
+        return { records: [], response: topics.map((t) => failed(plan.wholeOperation, t.name)) };
+      }
       if ('errorCode' in plan) {
-        results.push(failed(plan));
+        results.push(failed(plan, topic.name));
         continue;
       }
       newPartitions += plan.assignments.length;
+      plannedRecords += 1 + Object.keys(plan.configs).length + plan.assignments.length;
       pendingCollisionKeys.set(topicCollisionKey(topic.name), topic.name);
       const topicId = validateOnly ? ZERO_TOPIC_ID : this.freshTopicId();
       if (!validateOnly) {
@@ -196,9 +202,12 @@ export class ReplicationControlManager {
    * Kafka's DeleteTopics by name: a RemoveTopicRecord per topic (its partitions and configs go
    * with it), committed as one batch. Errors per topic: TOPIC_DELETION_DISABLED (73) when
    * delete.topic.enable is false, INVALID_REQUEST (42) for a name given twice,
-   * UNKNOWN_TOPIC_OR_PARTITION (3).
+   * UNKNOWN_TOPIC_OR_PARTITION (3); POLICY_VIOLATION (44) for every topic when it names more
+   * topics than controller.max.records.per.user.op.
    */
   deleteTopics(names: readonly string[]): ControllerResult<DeleteTopicResult[]> {
+    const tooLarge = this.limits.checkRecords('DeleteTopics', names.length);
+    if (tooLarge !== null) return { records: [], response: names.map((name) => ({ ...tooLarge, name, topicId: ZERO_TOPIC_ID })) };
     const duplicates = duplicateKeys(names, (name) => name);
     const results: DeleteTopicResult[] = [];
     const records: MetadataRecord[] = [];
@@ -227,9 +236,10 @@ export class ReplicationControlManager {
    * Kafka's CreatePartitions: grows topics to `count` partitions, new replicas placed like the
    * existing partition 0's replication factor (or as given). Errors per topic: INVALID_REQUEST (42)
    * for a topic given twice, UNKNOWN_TOPIC_OR_PARTITION (3), INVALID_PARTITIONS (37) when `count`
-   * is not larger than the current count (or the request adds over
-   * MAX_NEW_PARTITIONS_PER_REQUEST), INVALID_REPLICA_ASSIGNMENT (39) for a bad manual assignment,
-   * INVALID_REPLICATION_FACTOR (38) when too few brokers are usable.
+   * is not larger than the current count or the cluster would pass max.partitions,
+   * INVALID_REPLICA_ASSIGNMENT (39) for a bad manual assignment, INVALID_REPLICATION_FACTOR (38)
+   * when too few brokers are usable; POLICY_VIOLATION (44) for every topic when the request would
+   * write more records than controller.max.records.per.user.op (nothing is created).
    */
   createPartitions(topics: readonly CreatePartitionsRequest[], options: { validateOnly?: boolean } = {}): ControllerResult<CreatePartitionsResult[]> {
     const validateOnly = options.validateOnly ?? false;
@@ -237,6 +247,7 @@ export class ReplicationControlManager {
     const results: CreatePartitionsResult[] = [];
     const records: MetadataRecord[] = [];
     let newPartitions = 0;
+    let wholeOperation: ApiError | null = null;
     for (const request of topics) {
       const name = request.name;
       const result = ((): ApiError => {
@@ -249,9 +260,13 @@ export class ReplicationControlManager {
         }
         if (request.count === current) return fail(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
         const adding = request.count - current;
-        if (adding > MAX_NEW_PARTITIONS_PER_REQUEST - newPartitions) {
-          return fail(ErrorCode.INVALID_PARTITIONS, `Adding ${adding} partition(s) exceeds the limit of ${MAX_NEW_PARTITIONS_PER_REQUEST} new partitions per request.`);
+        const tooLarge = this.limits.checkRecords('CreatePartitions', newPartitions + adding);
+        if (tooLarge !== null) {
+          wholeOperation = tooLarge;
+          return tooLarge;
         }
+        const overCluster = this.limits.checkClusterPartitions(name, this.latest().totalPartitionCount + newPartitions, adding);
+        if (overCluster !== null) return overCluster;
         let assignments: number[][];
         if (request.assignments !== undefined && request.assignments !== null) {
           if (request.assignments.length !== adding) {
@@ -271,6 +286,7 @@ export class ReplicationControlManager {
         if (!validateOnly) assignments.forEach((replicas, i) => records.push(this.partitionRecord(topic.topicId, current + i, replicas)));
         return NONE;
       })();
+      if (wholeOperation !== null) return { records: [], response: topics.map((t) => ({ ...wholeOperation!, name: t.name })) };
       results.push({ ...result, name });
     }
     return { records, response: results };
@@ -291,12 +307,17 @@ export class ReplicationControlManager {
       `cannot be reached because only ${usable} broker(s) are registered.`);
   }
 
-  /** Validates one CreateTopics entry: replica lists per partition and the overrides, or an error. */
+  /**
+   * Validates one CreateTopics entry: replica lists per partition and the overrides, or an error.
+   * `pending` is what the request's earlier topics add (records, partitions); the operation's
+   * record limit is checked before any replica is placed, and when it is passed the answer is
+   * `{ wholeOperation }`: the whole request fails, as Kafka's BoundedList makes it.
+   */
   private planTopic(
     topic: CreateTopicRequest,
     pendingCollisionKeys: ReadonlyMap<string, string>,
-    partitionBudget: number,
-  ): ApiError | { assignments: number[][]; configs: Record<string, string> } {
+    pending: { readonly records: number; readonly partitions: number },
+  ): ApiError | { wholeOperation: ApiError } | { assignments: number[][]; configs: Record<string, string> } {
     const name = topic.name;
     if (name === CLUSTER_METADATA_TOPIC_NAME) {
       return fail(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC_NAME} is prohibited.`);
@@ -308,8 +329,9 @@ export class ReplicationControlManager {
     const colliding = pendingCollisionKeys.get(collisionKey) ?? this.latest().collidingTopicName(name);
     if (colliding !== undefined) return fail(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${colliding}`);
 
-    let assignments: number[][];
     const manual = topic.assignments ?? [];
+    let numPartitions: number;
+    let replicationFactor = 0;
     if (manual.length > 0) {
       if (topic.numPartitions !== -1) {
         return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
@@ -317,51 +339,64 @@ export class ReplicationControlManager {
       if (topic.replicationFactor !== -1) {
         return fail(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replicationFactor was not set to -1.');
       }
-      if (manual.length > partitionBudget) {
-        return fail(ErrorCode.INVALID_PARTITIONS, `The request creates more than ${MAX_NEW_PARTITIONS_PER_REQUEST} partitions.`);
-      }
-      const byIndex = new Map<number, readonly number[]>();
-      for (const a of manual) {
-        if (byIndex.has(a.partitionIndex)) {
-          return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partition ${a.partitionIndex} is assigned more than once.`);
-        }
-        byIndex.set(a.partitionIndex, a.brokerIds);
-      }
-      const ordered: (readonly number[])[] = [];
-      for (let i = 0; i < manual.length; i++) {
-        const brokerIds = byIndex.get(i);
-        if (brokerIds === undefined) {
-          return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-            `Partitions should be a consecutive 0-based integer sequence; partition ${i} is missing from the manual assignment.`);
-        }
-        ordered.push(brokerIds);
-      }
-      const checked = this.checkManualAssignment(ordered, 0);
-      if (!Array.isArray(checked)) return checked;
-      assignments = checked;
+      numPartitions = manual.length;
     } else {
-      const numPartitions = topic.numPartitions === -1 ? this.config.numPartitions : topic.numPartitions;
-      const replicationFactor = topic.replicationFactor === -1 ? this.config.defaultReplicationFactor : topic.replicationFactor;
+      numPartitions = topic.numPartitions === -1 ? this.config.numPartitions : topic.numPartitions;
+      replicationFactor = topic.replicationFactor === -1 ? this.config.defaultReplicationFactor : topic.replicationFactor;
       if (!Number.isInteger(numPartitions) || numPartitions <= 0) {
         return fail(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
-      }
-      if (numPartitions > partitionBudget) {
-        return fail(ErrorCode.INVALID_PARTITIONS,
-          `Number of partitions ${numPartitions} exceeds the limit of ${MAX_NEW_PARTITIONS_PER_REQUEST} new partitions per request.`);
       }
       if (!Number.isInteger(replicationFactor) || replicationFactor <= 0) {
         return fail(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
       }
-      const usable = this.latest().usableBrokerIds();
-      if (replicationFactor > usable.length) return this.replicationFactorTooHigh(replicationFactor, usable.length);
-      assignments = this.replicaPlacer.place(0, numPartitions, replicationFactor, usable);
     }
-
     const validation = validateTopicConfigs(topic.configs ?? [], { nullValue: 'reject' });
     if (validation.errors.length > 0) return fail(validation.errors[0]!.errorCode, validation.errors[0]!.errorMessage);
     const configs = emptyRecord();
     for (const [k, v] of Object.entries(validation.overrides)) configs[k] = v;
+
+    // TopicRecord, ConfigRecords, PartitionRecords: bounded before any replica is placed.
+    const tooLarge = this.limits.checkRecords('CreateTopics', pending.records + 1 + Object.keys(configs).length + numPartitions);
+    if (tooLarge !== null) return { wholeOperation: tooLarge };
+    const overCluster = this.limits.checkClusterPartitions(name, this.latest().totalPartitionCount + pending.partitions, numPartitions);
+    if (overCluster !== null) return overCluster;
+
+    let assignments: number[][];
+    if (manual.length > 0) {
+      const ordered = this.orderManualAssignment(manual);
+      if (!Array.isArray(ordered)) return ordered;
+      const checked = this.checkManualAssignment(ordered, 0);
+      if (!Array.isArray(checked)) return checked;
+      assignments = checked;
+    } else {
+      const usable = this.latest().usableBrokerIds();
+      if (replicationFactor > usable.length) return this.replicationFactorTooHigh(replicationFactor, usable.length);
+      assignments = this.replicaPlacer.place(0, numPartitions, replicationFactor, usable);
+    }
     return { assignments, configs };
+  }
+
+  /** A manual CreateTopics assignment in partition order: indexes 0..n-1, each once. */
+  private orderManualAssignment(
+    manual: readonly { readonly partitionIndex: number; readonly brokerIds: readonly number[] }[],
+  ): ApiError | (readonly number[])[] {
+    const byIndex = new Map<number, readonly number[]>();
+    for (const a of manual) {
+      if (byIndex.has(a.partitionIndex)) {
+        return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Partition ${a.partitionIndex} is assigned more than once.`);
+      }
+      byIndex.set(a.partitionIndex, a.brokerIds);
+    }
+    const ordered: (readonly number[])[] = [];
+    for (let i = 0; i < manual.length; i++) {
+      const brokerIds = byIndex.get(i);
+      if (brokerIds === undefined) {
+        return fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `Partitions should be a consecutive 0-based integer sequence; partition ${i} is missing from the manual assignment.`);
+      }
+      ordered.push(brokerIds);
+    }
+    return ordered;
   }
 
   /**

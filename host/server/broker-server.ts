@@ -21,6 +21,7 @@
  */
 import { hostname } from 'node:os';
 import { createApiRegistry } from '../api/api-handlers.js';
+import { ControllerMutationQuotaManager } from '../api/controller-mutation-quota.js';
 import type { BrokerServices } from '../api/broker-services.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
@@ -323,6 +324,7 @@ export class BrokerServer {
       brokers: (listenerName) => cache.aliveBrokerEndpoints(listenerName),
       ensureOffsetsTopic,
       nowMs: () => environment.time.nowMs(),
+      controllerMutationQuota: new ControllerMutationQuotaManager(config, environment.time),
     };
     this.cache = cache;
     this.publisher = publisher;

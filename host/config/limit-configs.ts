@@ -1,0 +1,41 @@
+/**
+ * The broker configs that bound what one client can make the broker do (issue 15): the size of
+ * one metadata operation, the cluster's partition count and the controller mutation quota
+ * (KIP-599). Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
+ * Each doc says what a client sees when the limit is hit. Part of BROKER_CONFIG_DEFS.
+ */
+import type { ConfigDef, ConfigValue } from './config-def.js';
+
+export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
+  { name: 'controller.max.records.per.user.op', type: 'INT', defaultValue: '10000', min: 1,
+    doc: 'Tributary-only (Kafka\'s fixed QuorumController.MAX_RECORDS_PER_USER_OP): the most metadata records one CreateTopics, CreatePartitions or DeleteTopics may write (a topic record plus one per partition); a larger request fails as a whole with POLICY_VIOLATION naming this config.' },
+  { name: 'max.partitions', type: 'INT', defaultValue: '50000', min: 1,
+    doc: 'Tributary-only (the name KIP-578 proposed): the most partitions the cluster may hold; a CreateTopics or CreatePartitions that would pass it answers INVALID_PARTITIONS naming this config.' },
+  { name: 'controller.mutation.rate', type: 'DOUBLE', defaultValue: '1000', min: 0,
+    doc: 'Tributary-only: the controller_mutation_rate quota (KIP-599) of every (user, client id), in partitions created or deleted per second, with a burst of rate x controller.quota.window.num x controller.quota.window.size.seconds; past it CreateTopics v6+, CreatePartitions v3+ and DeleteTopics v5+ answer THROTTLING_QUOTA_EXCEEDED with throttle_time_ms, older versions are answered after the throttle time; 0 disables the quota.' },
+  { name: 'controller.quota.window.num', type: 'INT', defaultValue: '11', min: 1,
+    doc: 'Number of samples kept for controller mutation quotas (KIP-599); with the window size it sets the burst a client may spend at once.' },
+  { name: 'controller.quota.window.size.seconds', type: 'INT', defaultValue: '1', min: 1,
+    doc: 'Time span of each sample of controller mutation quotas, in seconds (KIP-599).' },
+];
+
+/** The parsed limits (part of BrokerConfig). */
+export interface LimitConfigs {
+  readonly controllerMaxRecordsPerUserOp: number;
+  readonly maxPartitions: number;
+  /** controller.mutation.rate, partitions per second; 0 = no quota. */
+  readonly controllerMutationRate: number;
+  readonly controllerQuotaWindowNum: number;
+  readonly controllerQuotaWindowSizeSeconds: number;
+}
+
+/** Reads the limits from the validated values (`get` returns a config's parsed value by name). */
+export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): LimitConfigs {
+  return {
+    controllerMaxRecordsPerUserOp: get('controller.max.records.per.user.op'),
+    maxPartitions: get('max.partitions'),
+    controllerMutationRate: get('controller.mutation.rate'),
+    controllerQuotaWindowNum: get('controller.quota.window.num'),
+    controllerQuotaWindowSizeSeconds: get('controller.quota.window.size.seconds'),
+  };
+}
