@@ -5,6 +5,7 @@
  * in-sync replica in a new leader epoch. A Metadata request then lists it as an offline replica.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/commands/cli-harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { metadata } from '../integration/requests.js';
@@ -55,5 +56,12 @@ describe('controlled shutdown in a three-voter quorum', () => {
       expect(p.offlineReplicas).toEqual([stopping.nodeId]);
       expect(p.leaderId).not.toBe(stopping.nodeId);
     }
+    // `tributary cluster info` and `topic describe` show the partitions as under-replicated, with the offline replica.
+    const bootstrap = ['-b', `127.0.0.1:${survivor.listeners[0]!.port}`];
+    const info = JSON.parse((await runInProcess(['cluster', 'info', '--json', ...bootstrap])).out);
+    expect(info.partitions.offline).toEqual([]);
+    expect(info.partitions.underReplicated.filter((p: { topic: string }) => p.topic === 'roll')).toHaveLength(6);
+    const described = JSON.parse((await runInProcess(['topic', 'describe', 'roll', '--json', ...bootstrap])).out);
+    expect(described[0].partitions.map((p: { offlineReplicas: number[] }) => p.offlineReplicas)).toEqual(Array.from({ length: 6 }, () => [stopping.nodeId]));
   });
 });

@@ -158,7 +158,11 @@ describe('tributary cluster info', () => {
     const human = await runInProcess(['cluster', 'info', ...b]);
     expect(human.out).toContain(`CLUSTER ${broker.broker.clusterId}`);
     expect(human.out).toMatch(new RegExp(`127\\.0\\.0\\.1\\s+${broker.broker.port}\\s+-\\s+yes`));
+    // A single node's partitions are all fully in sync and led.
+    expect(human.out).toMatch(/PARTITIONS \d+, under-replicated 0, offline 0/);
     const json = JSON.parse((await runInProcess(['cluster', 'info', '--json', ...b])).out);
-    expect(json).toEqual({ clusterId: broker.broker.clusterId, controllerId: broker.broker.nodeId, brokers: [{ nodeId: broker.broker.nodeId, host: '127.0.0.1', port: broker.broker.port, rack: null }] });
+    expect(json).toMatchObject({ clusterId: broker.broker.clusterId, controllerId: broker.broker.nodeId, brokers: [{ nodeId: broker.broker.nodeId, host: '127.0.0.1', port: broker.broker.port, rack: null }] });
+    expect(json.partitions).toMatchObject({ underReplicated: [], offline: [] });
+    expect(json.partitions.total).toBeGreaterThanOrEqual(0);
   });
 });
