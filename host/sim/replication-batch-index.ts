@@ -3,11 +3,9 @@
  * partition leader epoch, CRC), read from the log itself and kept per log object, extended as the
  * log grows and rebuilt when it shrank or was truncated ({@link invalidateBatchIndex}).
  *
- * Two uses: the invariants compare replicas batch by batch (same base offset, last offset, epoch
- * and CRC = same bytes: the CRC covers everything after it, and the offsets and epoch are compared
- * directly), and the leader epochs a replica's log holds (Kafka's LeaderEpochFileCache entries,
- * derived from the batches), for the KIP-320 divergence check and the follower's truncation point
- * while the partition has no epoch cache of its own on main.
+ * The invariants compare replicas batch by batch with it (same base offset, last offset, epoch
+ * and CRC = same bytes: the CRC covers everything after it, and the offsets and epoch are
+ * compared directly).
  */
 import type { PartitionLog } from '../replication/partition-log.js';
 
@@ -17,12 +15,6 @@ export interface BatchEntry {
   readonly lastOffset: number;
   readonly epoch: number;
   readonly crc: number;
-}
-
-/** One leader epoch and the offset of its first batch (a LeaderEpochFileCache entry). */
-export interface EpochStart {
-  readonly epoch: number;
-  readonly startOffset: number;
 }
 
 interface IndexState {
@@ -89,30 +81,4 @@ export function batchAt(log: PartitionLog, offset: number): BatchEntry | undefin
     else return batch;
   }
   return undefined;
-}
-
-/** The leader epochs of `log` with the offset each starts at (ascending). */
-export function epochsOf(log: PartitionLog): EpochStart[] {
-  const epochs: EpochStart[] = [];
-  for (const batch of batchesOf(log)) {
-    const last = epochs[epochs.length - 1];
-    if (last === undefined || batch.epoch > last.epoch) epochs.push({ epoch: batch.epoch, startOffset: batch.baseOffset });
-  }
-  return epochs;
-}
-
-/**
- * Kafka's LeaderEpochFileCache.endOffsetFor over `epochs` and `logEndOffset`: for the latest
- * epoch the log end; for an older one the start of the next higher epoch, with the largest epoch
- * <= the requested one; (-1, -1) for an epoch above the latest or for none at all.
- */
-export function endOffsetFor(epochs: readonly EpochStart[], requestedEpoch: number, logEndOffset: number): { epoch: number; endOffset: number } {
-  const latest = epochs[epochs.length - 1];
-  if (requestedEpoch < 0 || latest === undefined) return { epoch: -1, endOffset: -1 };
-  if (latest.epoch === requestedEpoch) return { epoch: requestedEpoch, endOffset: logEndOffset };
-  const higher = epochs.find((entry) => entry.epoch > requestedEpoch);
-  if (higher === undefined) return { epoch: -1, endOffset: -1 };
-  let floor: EpochStart | undefined;
-  for (const entry of epochs) if (entry.epoch <= requestedEpoch) floor = entry;
-  return { epoch: floor?.epoch ?? requestedEpoch, endOffset: higher.startOffset };
 }

@@ -7,8 +7,9 @@
  *
  * Each life: register with the controller (fenced) until accepted, then heartbeat, fetch the
  * committed metadata and apply it as the BrokerMetadataPublisher does (becomeLeader /
- * becomeFollower for the partitions whose leader or partition epoch moved), run one replica
- * fetch per follower partition towards its leader (replication-fetch.ts), and, as each
+ * becomeFollower for the partitions whose leader or partition epoch moved), follow the leaders
+ * with the real ReplicaFetcherManager / ReplicaFetcher over {@link SimLeaderEndPoint}s, answer
+ * other brokers' replica Fetches as a leader (replication-fetch.ts), and, as each
  * partition's leader, propose ISR shrinks and expansions (replication-isr.ts). Messages and
  * timers of an earlier life are ignored.
  */
@@ -23,10 +24,14 @@ import type { PartitionRegistration } from '../controller/metadata-image.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import type { ProducePartitionResult } from '../replication/replication-types.js';
+import { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import type { Partition } from '../replication/partition.js';
+import { ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
 import { invalidateBatchIndex } from './replication-batch-index.js';
-import { answerReplicaFetch, applyFetchResponse, lastFetchedEpochOf } from './replication-fetch.js';
+import { FetcherReplica, answerReplicaFetch, answerReplicaListOffsets, isEmptyAnswer } from './replication-fetch.js';
 import { IsrProposer } from './replication-isr.js';
 import { CONTROLLER_NODE_ID, type MetadataResponseBody, type ReplicaFetchBody, type ReplicationBody, type ReplicationEnvelope } from './replication-messages.js';
+import { PendingRequests, SimLeaderEndPoint } from './sim-leader-end-point.js';
 import type { SimNetwork } from './sim-network.js';
 
 const LOG_DIR = '/data';
@@ -39,14 +44,11 @@ export interface SimBrokerSettings {
   readonly metadataIntervalMs: number;
   readonly replicaLagTimeMaxMs: number;
   readonly replicaFetchMaxBytes: number;
-  /** A replica fetch not answered within this is given up (Kafka: replica.socket.timeout.ms). */
-  readonly fetchTimeoutMs: number;
-}
-
-interface FetchState {
-  request: ReplicaFetchBody | null;
-  sentAtMs: number;
-  backoffUntilMs: number;
+  readonly replicaFetchWaitMaxMs: number;
+  readonly replicaFetchBackoffMs: number;
+  readonly numReplicaFetchers: number;
+  /** A replica request not answered within this (plus the fetch wait) is given up (replica.socket.timeout.ms). */
+  readonly replicaSocketTimeoutMs: number;
 }
 
 /** What one life holds; thrown away by a crash. */
@@ -56,12 +58,12 @@ interface Life {
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
   readonly isr: IsrProposer;
-  readonly fetches: Map<string, FetchState>;
+  readonly fetchers: ReplicaFetcherManager;
+  readonly pending: PendingRequests;
   brokerEpoch: number;
   metadataOffset: number;
   topicIds: Map<string, string>;
   nextSequence: number;
-  nextRequestId: number;
   lastHeartbeatMs: number;
   lastMetadataMs: number;
   lastRegisterMs: number;
@@ -74,6 +76,10 @@ export class SimBroker {
   lives = 0;
   /** What happened here across lives (truncations, ISR proposals, leaderships), for the campaign figures. */
   readonly events: Record<string, number> = {};
+  /** Called with what a component reports as a bug (the replica fetcher stopping on an exception). */
+  onBug: (what: string) => void = () => {};
+  /** The fetcher replica of each follower Partition (one per Partition, so re-adds are recognised). */
+  private readonly fetcherReplicas = new WeakMap<Partition, FetcherReplica>();
 
   constructor(
     readonly id: number,
@@ -107,11 +113,16 @@ export class SimBroker {
       logDirs: [LOG_DIR], disk: this.disk, clock: this.time, random: this.random,
       groupFlusher: groupFlusherOn(this.time), defaults: this.settings.logConfig,
     });
-    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: this.id, scheduler: this.time });
+    const disk = this.disk;
+    const replicaManager = new ReplicaManager<UnifiedLog>({
+      localBrokerId: this.id, scheduler: this.time, openLeaderEpochCache: (log) => LeaderEpochFileCache.open(disk, log.dir),
+    });
+    const pending = new PendingRequests();
     const life: Life = {
-      number, incarnationId: hex32(this.random), logManager, replicaManager, fetches: new Map(),
+      number, incarnationId: hex32(this.random), logManager, replicaManager, pending,
+      fetchers: this.fetcherManager(pending),
       isr: new IsrProposer(this.events, this.id, this.time, this.settings.replicaLagTimeMaxMs, (body) => this.sendToController(life, body)),
-      brokerEpoch, metadataOffset: -1, topicIds: new Map(), nextSequence: 0, nextRequestId: 0,
+      brokerEpoch, metadataOffset: -1, topicIds: new Map(), nextSequence: 0,
       lastHeartbeatMs: -Infinity, lastMetadataMs: -Infinity, lastRegisterMs: -Infinity, lastCheckpointMs: this.time.monotonicMs(),
     };
     this.life = life;
@@ -130,9 +141,33 @@ export class SimBroker {
     this.disk.powerLoss('torn');
   }
 
+  private fetcherManager(pending: PendingRequests): ReplicaFetcherManager {
+    const s = this.settings;
+    const events = this.events;
+    const count = (kind: string) => { events[kind] = (events[kind] ?? 0) + 1; };
+    return new ReplicaFetcherManager({
+      brokerId: this.id,
+      settings: {
+        numReplicaFetchers: s.numReplicaFetchers, replicaFetchWaitMaxMs: s.replicaFetchWaitMaxMs, replicaFetchMinBytes: 1,
+        replicaFetchMaxBytes: s.replicaFetchMaxBytes, replicaFetchResponseMaxBytes: 10 * 1024 * 1024, replicaFetchBackoffMs: s.replicaFetchBackoffMs,
+      },
+      time: this.time,
+      leaderEndPoint: (leaderId) => new SimLeaderEndPoint(leaderId, this.id, this.time, this.network, pending, s.replicaSocketTimeoutMs),
+      logger: {
+        info: (_fields: object, message: string) => { if (message.includes('truncating') || message.includes('afresh')) count('truncation'); },
+        warn: () => {},
+        error: (fields: object, message: string) => {
+          count('fetcherError');
+          if (message.includes('fetcher failed')) this.onBug(`broker ${this.id}: ${message}: ${String((fields as { err?: unknown }).err)}`);
+        },
+      },
+    });
+  }
+
   private stopLife(): void {
     const life = this.life;
     if (life === undefined) return;
+    life.fetchers.shutdown();
     for (const log of life.logManager.allLogs()) invalidateBatchIndex(log);
     this.life = undefined;
     this.network.attach(this.id, undefined);
@@ -173,33 +208,11 @@ export class SimBroker {
     }
     for (const partition of life.replicaManager.allPartitions()) {
       if (partition.isLeader) life.isr.maybeProposeIsrChange(partition, life.brokerEpoch, life.topicIds.get(partition.topic) ?? '');
-      else this.maybeFetch(life, partition.topic, partition.partition, nowMs);
     }
     if (nowMs - life.lastCheckpointMs >= 500) {
       life.lastCheckpointMs = nowMs;
       life.logManager.checkpointAll();
     }
-  }
-
-  private maybeFetch(life: Life, topic: string, index: number, nowMs: number): void {
-    const partition = life.replicaManager.getPartition(topic, index)!;
-    if (partition.leaderId < 0) return;
-    const key = partition.key;
-    let state = life.fetches.get(key);
-    if (state === undefined) {
-      state = { request: null, sentAtMs: 0, backoffUntilMs: 0 };
-      life.fetches.set(key, state);
-    }
-    if (state.request !== null && nowMs - state.sentAtMs < this.settings.fetchTimeoutMs) return;
-    if (nowMs < state.backoffUntilMs) return;
-    const request: ReplicaFetchBody = {
-      kind: 'fetch', requestId: life.nextRequestId++, topic, partition: index, fetchOffset: partition.logEndOffset,
-      currentLeaderEpoch: partition.leaderEpoch, lastFetchedEpoch: lastFetchedEpochOf(partition.log),
-      logStartOffset: partition.logStartOffset, maxBytes: this.settings.replicaFetchMaxBytes,
-    };
-    state.request = request;
-    state.sentAtMs = nowMs;
-    this.network.send({ source: this.id, destination: partition.leaderId, body: request });
   }
 
   private sendToController(life: Life, body: ReplicationBody): void {
@@ -210,19 +223,18 @@ export class SimBroker {
     const body = envelope.body;
     switch (body.kind) {
       case 'fetch':
-        if (life.brokerEpoch < 0) return;
-        this.network.send({ source: this.id, destination: envelope.source, body: answerReplicaFetch(life.replicaManager, envelope.source, body, this.time.monotonicMs()) });
+        if (life.brokerEpoch >= 0) this.answerFetch(life, envelope.source, body, this.time.monotonicMs() + body.request.maxWaitMs);
         return;
-      case 'fetchResponse': {
-        const partition = life.replicaManager.getPartition(body.topic, body.partition);
-        const state = partition === undefined ? undefined : life.fetches.get(partition.key);
-        if (partition === undefined || state?.request?.requestId !== body.requestId) return;
-        const outcome = applyFetchResponse(partition, state.request, body);
-        state.request = null;
-        if (outcome === 'truncated') this.events.truncation = (this.events.truncation ?? 0) + 1;
-        if (outcome === 'error') state.backoffUntilMs = this.time.monotonicMs() + 50;
+      case 'listOffsets': {
+        if (life.brokerEpoch < 0) return;
+        const offset = answerReplicaListOffsets(life.replicaManager, body.topic, body.partition, body.currentLeaderEpoch, body.timestamp);
+        this.network.send({ source: this.id, destination: envelope.source, body: { kind: 'listOffsetsResponse', requestId: body.requestId, offset } });
         return;
       }
+      case 'fetchResponse':
+      case 'listOffsetsResponse':
+        life.pending.settle(body.requestId, body);
+        return;
       case 'registerResponse':
         if (body.incarnationId === life.incarnationId && body.errorCode === ErrorCode.NONE && life.brokerEpoch < 0) life.brokerEpoch = body.brokerEpoch;
         return;
@@ -239,6 +251,17 @@ export class SimBroker {
       default:
         return;
     }
+  }
+
+  /** Answers a replica Fetch now, or (nothing to send yet) polls every 2 ms until `deadlineMs` (replica.fetch.wait.max.ms). */
+  private answerFetch(life: Life, replicaId: number, body: ReplicaFetchBody, deadlineMs: number): void {
+    const nowMs = this.time.monotonicMs();
+    const response = answerReplicaFetch(life.replicaManager, replicaId, body.request, nowMs);
+    if (isEmptyAnswer(response) && nowMs < deadlineMs) {
+      this.time.setTimeout(() => { if (this.life === life) this.answerFetch(life, replicaId, body, deadlineMs); }, 2);
+      return;
+    }
+    this.network.send({ source: this.id, destination: replicaId, body: { kind: 'fetchResponse', requestId: body.requestId, response } });
   }
 
   /** The BrokerMetadataPublisher's part: leader or follower for every changed partition this broker holds. */
@@ -259,10 +282,27 @@ export class SimBroker {
     const log = life.logManager.getOrCreateLog(topic, index, this.settings.logConfig);
     const state = { topic, partition: index, log, leaderEpoch: registration.leaderEpoch, partitionEpoch: registration.partitionEpoch, replicas: registration.replicas, isr: registration.isr };
     if (registration.leader === this.id && existing?.isLeader !== true) this.events.becameLeader = (this.events.becameLeader ?? 0) + 1;
-    if (registration.leader === this.id) replicaManager.becomeLeader(state);
-    else replicaManager.becomeFollower({ ...state, leaderId: registration.leader });
+    if (registration.leader === this.id) {
+      replicaManager.becomeLeader(state);
+      life.fetchers.removeFetcherForPartitions([{ topic, partition: index }]);
+    } else {
+      const partition = replicaManager.becomeFollower({ ...state, leaderId: registration.leader });
+      if (registration.leader < 0 || partition.leaderEpoch !== registration.leaderEpoch) {
+        life.fetchers.removeFetcherForPartitions([{ topic, partition: index }]);
+      } else {
+        life.fetchers.addFetcherForPartitions([{ replica: this.fetcherReplicaOf(partition), leaderId: registration.leader, leaderEpoch: registration.leaderEpoch }]);
+      }
+    }
     life.isr.onMetadata(topic, index, registration);
-    life.fetches.delete(`${topic}-${index}`);
+  }
+
+  private fetcherReplicaOf(partition: Partition): FetcherReplica {
+    let replica = this.fetcherReplicas.get(partition);
+    if (replica === undefined) {
+      replica = new FetcherReplica(partition);
+      this.fetcherReplicas.set(partition, replica);
+    }
+    return replica;
   }
 }
 

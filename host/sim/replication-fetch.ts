@@ -1,24 +1,24 @@
 /**
- * Both ends of a replica Fetch in the simulation, on the real {@link Partition} and
- * {@link ReplicaManager}: what Kafka's Partition.fetchRecords does for a follower's Fetch on the
- * leader (epoch checks, the KIP-320 divergence check on last_fetched_epoch, the read up to the log
- * end, the follower's fetch state, the high watermark and the purgatory), and what its
- * ReplicaFetcherThread does with the answer (truncate on DivergingEpoch with
- * getOffsetTruncationState's rule, append the batches as they are, take the leader's high
- * watermark).
+ * The two ends of replication in the simulation around the real ReplicaFetcher:
  *
- * Stand-ins, until the leader's replica Fetch handling and the ReplicaFetcher land on main: the
- * leader's epochs come from its batches (replication-batch-index.ts) rather than a
- * leader-epoch-checkpoint, and the follower's fetch state is written into the partition's
- * ReplicaState (Kafka's updateFollowerFetchState), which the Partition keeps private today.
+ * - the leader's side of a replica Fetch, on the real {@link Partition} and
+ *   {@link ReplicaManager}: what Kafka's Partition.fetchRecords does for a follower (epoch checks,
+ *   the KIP-320 divergence check of last_fetched_epoch with Partition.lastOffsetForLeaderEpoch,
+ *   the read up to the log end, the follower's fetch state, the high watermark, the purgatory);
+ *   ListOffsets from a replica (earliest = log start, latest = log end);
+ * - {@link FetcherReplica}: a follower Partition as the ReplicaFetcher's FetcherPartition.
+ *
+ * Stand-in until the leader's replica Fetch handling lands on main: the follower's fetch state is
+ * written into the partition's ReplicaState (Kafka's updateFollowerFetchState), which the
+ * Partition keeps private today.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { LeaderOffset, ReplicaFetchPartition, ReplicaFetchPartitionData, ReplicaFetchRequest, ReplicaFetchResponse } from '../replication/leader-end-point.js';
 import type { Partition } from '../replication/partition.js';
-import type { PartitionLog } from '../replication/partition-log.js';
+import type { FetcherPartition } from '../replication/partition-fetch-state.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ReplicaState } from '../replication/replica-state.js';
-import { type EpochStart, endOffsetFor, epochsOf, invalidateBatchIndex } from './replication-batch-index.js';
-import type { ReplicaFetchBody, ReplicaFetchResponseBody } from './replication-messages.js';
+import { invalidateBatchIndex } from './replication-batch-index.js';
 
 /** The leader-side state the simulation reads and writes through (private in Partition today). */
 interface LeaderInternals {
@@ -36,108 +36,119 @@ export function leaderEpochStartOffsetOf(partition: Partition): number {
   return (partition as unknown as LeaderInternals).leaderEpochStartOffset;
 }
 
-/** A leader's epochs: its batches' epochs, then its current epoch from its start (Kafka assigns it on becoming leader). */
-export function leaderEpochsOf(partition: Partition): EpochStart[] {
-  const epochs = epochsOf(partition.log);
-  const last = epochs[epochs.length - 1];
-  if (last === undefined || last.epoch < partition.leaderEpoch) epochs.push({ epoch: partition.leaderEpoch, startOffset: partition.logEndOffset });
-  return epochs;
-}
-
-/** The epoch of a replica's last batch, -1 when it has none. */
-export function lastFetchedEpochOf(log: PartitionLog): number {
-  const epochs = epochsOf(log);
-  return epochs[epochs.length - 1]?.epoch ?? -1;
-}
-
-function fetchError(body: ReplicaFetchBody, errorCode: number, leaderLogEndOffset = -1): ReplicaFetchResponseBody {
-  return {
-    kind: 'fetchResponse', requestId: body.requestId, topic: body.topic, partition: body.partition, errorCode,
-    highWatermark: -1, logStartOffset: -1, leaderLogEndOffset, divergingEpoch: null, records: new Uint8Array(0),
-  };
+function partitionError(request: ReplicaFetchPartition, errorCode: number): ReplicaFetchPartitionData {
+  return { topic: request.topic, partition: request.partition, errorCode, highWatermark: -1, logStartOffset: -1, divergingEpoch: null, records: null };
 }
 
 /**
- * The leader's side of one replica Fetch partition from `replicaId` at `nowMs` (Kafka's
- * ReplicaManager.fetchMessages → Partition.fetchRecords for a follower).
+ * The leader's side of one replica Fetch from `replicaId` at `nowMs` (Kafka's
+ * ReplicaManager.fetchMessages → Partition.fetchRecords for a follower), answered now.
  */
-export function answerReplicaFetch(replicaManager: ReplicaManager, replicaId: number, body: ReplicaFetchBody, nowMs: number): ReplicaFetchResponseBody {
-  const partition = replicaManager.getPartition(body.topic, body.partition);
-  if (partition === undefined) return fetchError(body, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (body.currentLeaderEpoch < partition.leaderEpoch) return fetchError(body, ErrorCode.FENCED_LEADER_EPOCH);
-  if (body.currentLeaderEpoch > partition.leaderEpoch) return fetchError(body, ErrorCode.UNKNOWN_LEADER_EPOCH);
-  if (!partition.isLeader) return fetchError(body, ErrorCode.NOT_LEADER_OR_FOLLOWER);
-  if (body.lastFetchedEpoch >= 0) {
-    const end = endOffsetFor(leaderEpochsOf(partition), body.lastFetchedEpoch, partition.logEndOffset);
-    if (end.epoch < body.lastFetchedEpoch || end.endOffset < body.fetchOffset) {
+export function answerReplicaFetch(replicaManager: ReplicaManager, replicaId: number, request: ReplicaFetchRequest, nowMs: number): ReplicaFetchResponse {
+  let remainingBytes = request.maxBytes;
+  const partitions = request.partitions.map((entry) => {
+    const answer = answerPartition(replicaManager, replicaId, entry, Math.min(entry.partitionMaxBytes, remainingBytes), nowMs);
+    remainingBytes = Math.max(0, remainingBytes - (answer.records?.length ?? 0));
+    return answer;
+  });
+  return { errorCode: ErrorCode.NONE, partitions };
+}
+
+function answerPartition(replicaManager: ReplicaManager, replicaId: number, request: ReplicaFetchPartition, maxBytes: number, nowMs: number): ReplicaFetchPartitionData {
+  const partition = replicaManager.getPartition(request.topic, request.partition);
+  if (partition === undefined) return partitionError(request, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  if (request.lastFetchedEpoch >= 0) {
+    const end = partition.lastOffsetForLeaderEpoch(request.currentLeaderEpoch, request.lastFetchedEpoch);
+    if (end.errorCode !== ErrorCode.NONE) return partitionError(request, end.errorCode);
+    if (end.leaderEpoch < request.lastFetchedEpoch || end.endOffset < request.fetchOffset) {
       return {
-        kind: 'fetchResponse', requestId: body.requestId, topic: body.topic, partition: body.partition, errorCode: ErrorCode.NONE,
-        highWatermark: partition.highWatermark, logStartOffset: partition.logStartOffset, leaderLogEndOffset: partition.logEndOffset,
-        divergingEpoch: { epoch: end.epoch, endOffset: end.endOffset }, records: new Uint8Array(0),
+        topic: request.topic, partition: request.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark,
+        logStartOffset: partition.logStartOffset, divergingEpoch: { epoch: end.leaderEpoch, endOffset: end.endOffset }, records: null,
       };
     }
   }
   const read = partition.readRecords({
-    fetchOffset: body.fetchOffset, maxBytes: body.maxBytes, isolationLevel: 0, minOneMessage: true,
-    currentLeaderEpoch: body.currentLeaderEpoch, fromFollower: true,
+    fetchOffset: request.fetchOffset, maxBytes, isolationLevel: 0, minOneMessage: true,
+    currentLeaderEpoch: request.currentLeaderEpoch, fromFollower: true,
   });
-  if (read.errorCode !== ErrorCode.NONE) return fetchError(body, read.errorCode, partition.logEndOffset);
+  if (read.errorCode !== ErrorCode.NONE) return partitionError(request, read.errorCode);
   const replica = remoteReplicasOf(partition).get(replicaId);
   if (replica !== undefined) {
-    replica.updateFetchState(body.fetchOffset, body.logStartOffset, nowMs, partition.logEndOffset);
-    if (partition.maybeIncrementLeaderHighWatermark()) replicaManager.onHighWatermarkMaybeAdvanced(body.topic, body.partition, 0);
+    replica.updateFetchState(request.fetchOffset, request.logStartOffset, nowMs, partition.logEndOffset);
+    if (partition.maybeIncrementLeaderHighWatermark()) replicaManager.onHighWatermarkMaybeAdvanced(request.topic, request.partition, 0);
   }
   return {
-    kind: 'fetchResponse', requestId: body.requestId, topic: body.topic, partition: body.partition, errorCode: ErrorCode.NONE,
-    highWatermark: partition.highWatermark, logStartOffset: partition.logStartOffset, leaderLogEndOffset: partition.logEndOffset,
-    divergingEpoch: null, records: Buffer.from(read.records),
+    topic: request.topic, partition: request.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark,
+    logStartOffset: partition.logStartOffset, divergingEpoch: null, records: Buffer.from(read.records),
   };
 }
 
-/** What a follower did with one Fetch answer. */
-export type FollowerOutcome = 'appended' | 'truncated' | 'stale' | 'error';
+/** ListOffsets from a replica: the leader's log start (-2) or log end (-1), after the epoch checks. */
+export function answerReplicaListOffsets(replicaManager: ReplicaManager, topic: string, index: number, currentLeaderEpoch: number, timestamp: -1 | -2): LeaderOffset {
+  const partition = replicaManager.getPartition(topic, index);
+  if (partition === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: -1 };
+  if (currentLeaderEpoch < partition.leaderEpoch) return { errorCode: ErrorCode.FENCED_LEADER_EPOCH, offset: -1 };
+  if (currentLeaderEpoch > partition.leaderEpoch) return { errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH, offset: -1 };
+  if (!partition.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, offset: -1 };
+  return { errorCode: ErrorCode.NONE, offset: timestamp === -2 ? partition.logStartOffset : partition.logEndOffset };
+}
 
-/**
- * The follower's side: applies `response` to `partition` when it still answers `request` (same
- * leader epoch, same log end offset, still a follower); see the file header.
- */
-export function applyFetchResponse(partition: Partition, request: ReplicaFetchBody, response: ReplicaFetchResponseBody): FollowerOutcome {
-  if (partition.isLeader || partition.leaderEpoch !== request.currentLeaderEpoch || partition.logEndOffset !== request.fetchOffset) return 'stale';
-  if (response.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && response.leaderLogEndOffset >= 0 && response.leaderLogEndOffset < partition.logEndOffset) {
-    // An unclean election left the leader shorter than this replica: Kafka truncates to its end.
-    truncate(partition, response.leaderLogEndOffset);
-    return 'truncated';
-  }
-  if (response.errorCode !== ErrorCode.NONE) return 'error';
-  if (response.divergingEpoch !== null) {
-    truncate(partition, truncationOffset(partition, response.divergingEpoch));
-    return 'truncated';
-  }
-  if (response.records.length > 0) {
-    const appended = partition.appendRecordsAsFollower(response.records);
-    if (appended.errorCode !== ErrorCode.NONE) return 'error';
-  }
-  if (response.highWatermark >= 0) partition.updateFollowerHighWatermark(response.highWatermark);
-  return 'appended';
+/** True when a Fetch answer carries nothing for the follower yet (the leader may hold it: long poll). */
+export function isEmptyAnswer(response: ReplicaFetchResponse): boolean {
+  return response.partitions.every((p) => p.errorCode === ErrorCode.NONE && p.divergingEpoch === null && (p.records?.length ?? 0) === 0);
 }
 
 /**
- * Kafka's getOffsetTruncationState: the leader's epoch E ended at L. If this log knows E, cut at
- * min(L, our end of E); if only an older epoch, at our end of it (the next fetch finds the rest);
- * with none at or below E, at L; when the leader knows no epoch (L = -1), at the high watermark.
- * Never above the log end offset.
+ * A follower {@link Partition} as the ReplicaFetcher sees it (what the BrokerMetadataPublisher
+ * will hand the fetcher manager); truncations also reset the simulator's batch index.
  */
-function truncationOffset(partition: Partition, diverging: { epoch: number; endOffset: number }): number {
-  const log = partition.log;
-  if (diverging.epoch < 0 || diverging.endOffset < 0) return Math.min(partition.highWatermark, log.logEndOffset);
-  const ours = endOffsetFor(epochsOf(log), diverging.epoch, log.logEndOffset);
-  // No epoch of ours at or below E (Kafka: "not tracking leader epochs then"): the leader's end of E.
-  if (ours.epoch < 0 || ours.endOffset < 0) return Math.min(diverging.endOffset, log.logEndOffset);
-  const offset = ours.epoch === diverging.epoch ? Math.min(diverging.endOffset, ours.endOffset) : ours.endOffset;
-  return Math.min(offset, log.logEndOffset);
-}
+export class FetcherReplica implements FetcherPartition {
+  constructor(readonly partitionState: Partition) {}
 
-function truncate(partition: Partition, offset: number): void {
-  partition.truncateTo(offset);
-  invalidateBatchIndex(partition.log);
+  get topic(): string {
+    return this.partitionState.topic;
+  }
+
+  get partition(): number {
+    return this.partitionState.partition;
+  }
+
+  get logStartOffset(): number {
+    return this.partitionState.logStartOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.partitionState.logEndOffset;
+  }
+
+  latestEpoch(): number {
+    return this.partitionState.latestEpoch;
+  }
+
+  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } | null {
+    const found = this.partitionState.endOffsetForEpoch(epoch);
+    return found === null ? null : { epoch: found.leaderEpoch, endOffset: found.endOffset };
+  }
+
+  appendRecordsAsFollower(records: Uint8Array): { errorCode: number } {
+    return this.partitionState.appendRecordsAsFollower(records);
+  }
+
+  truncateTo(offset: number): void {
+    this.partitionState.truncateTo(offset);
+    invalidateBatchIndex(this.partitionState.log);
+  }
+
+  truncateFullyAndStartAt(offset: number): void {
+    this.partitionState.truncateFullyAndStartAt(offset);
+    invalidateBatchIndex(this.partitionState.log);
+  }
+
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    return this.partitionState.updateFollowerHighWatermark(leaderHighWatermark);
+  }
+
+  updateFollowerLogStartOffset(leaderLogStartOffset: number): number {
+    return this.partitionState.updateFollowerLogStartOffset(leaderLogStartOffset);
+  }
 }

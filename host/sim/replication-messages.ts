@@ -1,44 +1,47 @@
 /**
  * The messages of the replication simulation, carried by a {@link SimNetwork} between brokers
  * (ids 1..N) and the controller (id {@link CONTROLLER_NODE_ID}). They carry what Kafka's RPCs carry
- * (Fetch v12 with replica id, last fetched epoch and DivergingEpoch; BrokerRegistration,
+ * (Fetch v12 with replica id, last fetched epoch and DivergingEpoch, in the ReplicaFetcher's
+ * shapes from leader-end-point.ts; ListOffsets from a replica; BrokerRegistration,
  * BrokerHeartbeat, AlterPartition; the metadata a broker replays), as plain objects: the wire
  * codecs have their own tests, the simulation is about the state machines.
  */
 import type { PartitionRegistration } from '../controller/metadata-image.js';
 import type { AlterPartitionRequest, AlterPartitionResponseInit } from '../protocol/generated/alter-partition.js';
+import type { LeaderOffset, ReplicaFetchRequest, ReplicaFetchResponse } from '../replication/leader-end-point.js';
 
 /** The controller's node id on the simulated network (brokers are 1..N). */
 export const CONTROLLER_NODE_ID = 0;
 
-/** One partition of a replica Fetch (Fetch v12 FetchPartition as a follower fills it). */
+/** A replica Fetch (Fetch v12 with replica_id) from a follower's fetcher. */
 export interface ReplicaFetchBody {
   readonly kind: 'fetch';
-  /** Matches the response to the follower's fetch state. */
+  /** Matches the answer to the fetcher's request. */
   readonly requestId: number;
-  readonly topic: string;
-  readonly partition: number;
-  readonly fetchOffset: number;
-  readonly currentLeaderEpoch: number;
-  /** Epoch of the follower's last batch, -1 for an empty log (KIP-320). */
-  readonly lastFetchedEpoch: number;
-  readonly logStartOffset: number;
-  readonly maxBytes: number;
+  readonly request: ReplicaFetchRequest;
 }
 
-/** The leader's answer for one partition (Fetch v12 PartitionData). */
+/** The leader's answer to a replica Fetch. */
 export interface ReplicaFetchResponseBody {
   readonly kind: 'fetchResponse';
   readonly requestId: number;
+  readonly response: ReplicaFetchResponse;
+}
+
+/** ListOffsets from a replica (replica_id set): EARLIEST (-2) or LATEST (-1, the log end offset). */
+export interface ListOffsetsBody {
+  readonly kind: 'listOffsets';
+  readonly requestId: number;
   readonly topic: string;
   readonly partition: number;
-  readonly errorCode: number;
-  readonly highWatermark: number;
-  readonly logStartOffset: number;
-  /** Stands in for the ListOffsets LATEST a Kafka follower sends after OFFSET_OUT_OF_RANGE. */
-  readonly leaderLogEndOffset: number;
-  readonly divergingEpoch: { readonly epoch: number; readonly endOffset: number } | null;
-  readonly records: Uint8Array;
+  readonly currentLeaderEpoch: number;
+  readonly timestamp: -1 | -2;
+}
+
+export interface ListOffsetsResponseBody {
+  readonly kind: 'listOffsetsResponse';
+  readonly requestId: number;
+  readonly offset: LeaderOffset;
 }
 
 export interface RegisterBody {
@@ -90,7 +93,7 @@ export interface AlterPartitionResponseBody {
 }
 
 export type ReplicationBody =
-  | ReplicaFetchBody | ReplicaFetchResponseBody
+  | ReplicaFetchBody | ReplicaFetchResponseBody | ListOffsetsBody | ListOffsetsResponseBody
   | RegisterBody | RegisterResponseBody | HeartbeatBody | HeartbeatResponseBody
   | MetadataRequestBody | MetadataResponseBody | AlterPartitionBody | AlterPartitionResponseBody;
 

@@ -88,13 +88,17 @@ class Simulation {
       metadataIntervalMs: this.random.int(20, 150),
       replicaLagTimeMaxMs: [300, 1000, 3000][this.random.int(0, 2)]!,
       replicaFetchMaxBytes: [1024 * 1024, 1024 * 1024, 200][this.random.int(0, 2)]!,
-      fetchTimeoutMs: 300,
+      replicaFetchWaitMaxMs: [0, 20, 100, 500][this.random.int(0, 3)]!,
+      replicaFetchBackoffMs: [10, 50, 200][this.random.int(0, 2)]!,
+      numReplicaFetchers: this.random.int(1, 2),
+      replicaSocketTimeoutMs: [100, 300, 1000][this.random.int(0, 2)]!,
     };
     this.brokers = Array.from({ length: brokerCount }, (_, i) => new SimBroker(i + 1, this.time, this.random, this.network, settings));
     this.controller = new SimController(this.time, this.random, this.network, {
       brokerIds: this.brokers.map((b) => b.id), sessionTimeoutMs: [500, 1000, 2000][this.random.int(0, 2)]!, uncleanLeaderElectionEnable: false,
     });
     this.invariants = new ReplicationInvariants(this.brokers, this.controller);
+    for (const broker of this.brokers) broker.onBug = (what) => { this.asyncViolation ??= what; };
     this.intensity = [0.5, 1, 1, 2][this.random.int(0, 3)]!;
     this.produceRate = 0.1 + this.random.next() * 0.5;
   }
