@@ -22,12 +22,12 @@ export interface FetcherPartition {
   readonly logStartOffset: number;
   readonly logEndOffset: number;
   /** The epoch of the last batch in the log (the leader epoch cache), -1 when none. */
-  latestEpoch(): number;
+  readonly latestEpoch: number;
   /**
    * The largest epoch <= `epoch` this log knows and where it ends (the start of the next epoch, or
    * the log end offset); null when the log knows no epoch <= `epoch` (Kafka's LeaderEpochFileCache.endOffsetFor).
    */
-  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } | null;
+  endOffsetForEpoch(leaderEpoch: number): { leaderEpoch: number; endOffset: number } | null;
   /** Appends the leader's batches as they are; errorCode 0, or a Kafka error code (1 when they start below the log end). */
   appendRecordsAsFollower(records: Uint8Array): { errorCode: number };
   /** Removes the batches from the one holding `offset` on. */

@@ -171,7 +171,7 @@ export class ReplicaFetcher {
       partition: state.replica.partition,
       fetchOffset,
       currentLeaderEpoch: state.currentLeaderEpoch,
-      lastFetchedEpoch: state.replica.latestEpoch(),
+      lastFetchedEpoch: state.replica.latestEpoch,
       logStartOffset: state.replica.logStartOffset,
       partitionMaxBytes: settings.replicaFetchMaxBytes,
     }));
@@ -259,7 +259,7 @@ export class ReplicaFetcher {
     const ours = replica.endOffsetForEpoch(diverging.epoch);
     let target: number;
     if (ours === null) target = diverging.endOffset;
-    else if (ours.epoch !== diverging.epoch) target = ours.endOffset;
+    else if (ours.leaderEpoch !== diverging.epoch) target = ours.endOffset;
     else target = Math.min(diverging.endOffset, ours.endOffset);
     target = Math.max(0, Math.min(target, logEndOffset));
     this.options.logger.info(

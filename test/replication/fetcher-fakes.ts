@@ -102,12 +102,13 @@ export class FakeReplica implements FetcherPartition {
     return this.log.highWatermark;
   }
 
-  latestEpoch(): number {
+  get latestEpoch(): number {
     return this.log.latestEpoch();
   }
 
-  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } | null {
-    return this.log.endOffsetForEpoch(epoch);
+  endOffsetForEpoch(epoch: number): { leaderEpoch: number; endOffset: number } | null {
+    const found = this.log.endOffsetForEpoch(epoch);
+    return found === null ? null : { leaderEpoch: found.epoch, endOffset: found.endOffset };
   }
 
   appendRecordsAsFollower(records: Uint8Array): { errorCode: number } {
