@@ -137,6 +137,11 @@ export class ClassicGroupCoordinator {
     return summary;
   }
 
+  /** True while this coordinator owns the groups of `__consumer_offsets`-`partition`. */
+  isPartitionLoaded(partition: number): boolean {
+    return this.runtime.isLoaded(partition);
+  }
+
   /** Stops coordinating the groups of a partition; their waiting requests get NOT_COORDINATOR (16). */
   unloadPartition(partition: number): void {
     this.assertPartition(partition);

@@ -86,6 +86,28 @@ export class GroupCoordinator {
     this.classic.unloadPartition(partition);
   }
 
+  /**
+   * Kafka's onElection: this broker now leads `__consumer_offsets`-`partition`, so it coordinates
+   * the partition's groups (loaded from its records). Nothing happens when they are loaded already.
+   * Returns true when it loaded them now.
+   */
+  onElection(partition: number): boolean {
+    if (this.classic.isPartitionLoaded(partition)) return false;
+    this.classic.loadPartition(partition);
+    return true;
+  }
+
+  /**
+   * Kafka's onResignation: another broker leads `__consumer_offsets`-`partition` now (or this one
+   * no longer hosts it): its groups are unloaded and their requests answer NOT_COORDINATOR (16).
+   * Returns true when they were loaded.
+   */
+  onResignation(partition: number): boolean {
+    if (!this.classic.isPartitionLoaded(partition)) return false;
+    this.classic.unloadPartition(partition);
+    return true;
+  }
+
   shutdown(): void {
     this.classic.shutdown();
   }

@@ -4,13 +4,19 @@
  * metadata log's replay once brokers and controllers are separate), writes them into the broker's
  * {@link MetadataCache}, and applies the topic changes to this broker's storage and partitions:
  *
- *   topic created / partitions added / moved / configs changed
- *       → logs created where missing (one batch), log configs updated, and for every partition
- *         this broker leads (leaderId === nodeId) a leader Partition in the ReplicaManager
- *         (the place where "become follower" goes with replication)
- *       → `__consumer_offsets` created: the group coordinator loads its partitions; partitions
- *         added to a topic: the coordinator re-checks the groups subscribed to it
- *   topic deleted → partitions removed, logs deleted (one checkpoint write), groups told
+ *   topic created / partitions added / moved / configs changed (Kafka's applyDelta)
+ *       → for every partition whose replicas include this broker: its log created where missing
+ *         (one batch for the topic), its log config updated, then
+ *           leaderId === nodeId → becomeLeader (ISR, partition epoch), its fetcher stopped
+ *           another leader      → becomeFollower, fetched from that leader (ReplicaFetcherManager)
+ *           leaderId -1         → becomeFollower with no leader: nothing fetched until one is elected
+ *       → partitions whose replicas no longer include this broker: fetching stopped, Partition
+ *         removed (the log stays on disk: deleting a reassigned-away replica's log is for
+ *         reassignment to do, later)
+ *       → `__consumer_offsets`: the group coordinator loads the groups of the partitions this
+ *         broker leads (onElection) and unloads those it stopped leading (onResignation);
+ *         partitions added to a topic: the coordinator re-checks the groups subscribed to it
+ *   topic deleted → fetching stopped, partitions removed, logs deleted (one checkpoint write), groups told
  *   broker registered / fenced / unregistered → the cache's broker list
  *
  * Order: {@link start} loads the cache from the first image without touching storage; the
@@ -30,6 +36,8 @@ import type { LogManager } from '../log/log-manager.js';
 import { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { Logger } from '../observability/logger.js';
+import type { PartitionState } from '../api/cluster-metadata.js';
+import type { FollowerFetchTarget, ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { MetadataCache } from './metadata-cache.js';
 
@@ -48,6 +56,8 @@ export interface BrokerMetadataPublisherOptions {
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
   readonly groupCoordinator: GroupCoordinator;
+  /** Follower partitions are fetched from their leaders through it. */
+  readonly replicaFetcherManager: ReplicaFetcherManager;
   /** Where the Partitions' producer-state snapshots are read and written. */
   readonly producerStateDisk: Disk;
   readonly logger: Logger;
@@ -60,6 +70,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly logManager: LogManager;
   private readonly replicaManager: ReplicaManager<UnifiedLog>;
   private readonly groupCoordinator: GroupCoordinator;
+  private readonly fetchers: ReplicaFetcherManager;
   private readonly producerStateDisk: Disk;
   private readonly logger: Logger;
 
@@ -69,6 +80,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
     this.logManager = options.logManager;
     this.replicaManager = options.replicaManager;
     this.groupCoordinator = options.groupCoordinator;
+    this.fetchers = options.replicaFetcherManager;
     this.producerStateDisk = options.producerStateDisk;
     this.logger = options.logger;
   }
@@ -122,7 +134,6 @@ export class BrokerMetadataPublisher implements MetadataListener {
       this.applyTopic(after);
       if (before === null) {
         this.logger.info({ event: 'topic.created', topic: name, partitions: after.partitions.length }, `topic ${name} created`);
-        if (name === OFFSETS_TOPIC_NAME) this.groupCoordinator.loadAllPartitions();
       } else if (after.partitions.length > before.partitions.length) {
         this.logger.info({ event: 'topic.partitions_added', topic: name, partitions: after.partitions.length },
           `topic ${name} now has ${after.partitions.length} partitions`);
@@ -131,6 +142,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
       return;
     }
     if (before !== null) {
+      this.fetchers.removeFetcherForPartitions(before.partitions.map((partition) => ({ topic: name, partition: partition.partition })));
       for (const partition of before.partitions) this.replicaManager.removePartition(name, partition.partition);
       // One checkpoint write for the whole topic, not one per partition.
       this.logManager.deleteLogs(before.partitions.map((partition) => ({ topic: name, partition: partition.partition })));
@@ -140,39 +152,88 @@ export class BrokerMetadataPublisher implements MetadataListener {
   }
 
   /**
-   * Makes this broker the leader of every partition of `topic` it leads: creates missing logs,
-   * updates log configs, and hands the ReplicaManager a leader Partition (with producer state
-   * recovered from the partition directory when the log is new to it).
+   * Kafka's applyDelta for one topic (the file header): leader or follower Partitions for the
+   * partitions this broker hosts, fetchers started and stopped, partitions it stopped hosting
+   * removed, and for `__consumer_offsets` the group coordinator's elections.
    */
   private applyTopic(topic: TopicState): void {
     const nodeId = this.config.nodeId;
     const logConfig = toLogConfig(topic.configs, this.config);
+    const hosted = topic.partitions.filter((partition) => partition.replicas.includes(nodeId));
     // Missing logs are created in one batch (one fsync of the log directory for all of them).
-    this.logManager.getOrCreateLogs(topic.partitions
-      .filter((partition) => partition.leaderId === nodeId)
-      .map((partition) => ({ topic: topic.name, partition: partition.partition, config: logConfig })));
-    for (const partition of topic.partitions) {
-      if (partition.leaderId !== nodeId) continue;
-      const log = this.logManager.getOrCreateLog(topic.name, partition.partition, logConfig);
-      log.updateConfig(logConfig);
-      const existing = this.replicaManager.getPartition(topic.name, partition.partition);
-      this.replicaManager.becomeLeader({
-        topic: topic.name,
-        partition: partition.partition,
-        log,
-        leaderEpoch: partition.leaderEpoch,
-        replicas: partition.replicas,
-        // UnifiedLog keeps no producer state itself: the Partition owns it (recovered from the
-        // partition directory's snapshots and the log tail), which makes idempotent retries
-        // answer with their original offsets, also across restarts.
-        ...(existing?.log === log ? {} : {
-          producerState: new ProducerStateManager({
-            dir: log.dir,
-            disk: this.producerStateDisk,
-            producerIdExpirationMs: this.config.producerIdExpirationMs,
-          }),
+    this.logManager.getOrCreateLogs(hosted.map((partition) => ({ topic: topic.name, partition: partition.partition, config: logConfig })));
+    const notFetched: { topic: string; partition: number }[] = [];
+    const fetched: FollowerFetchTarget[] = [];
+    for (const state of hosted) {
+      const followed = this.applyPartition(topic.name, state, logConfig);
+      if (followed === null) notFetched.push({ topic: topic.name, partition: state.partition });
+      else fetched.push(followed);
+    }
+    for (const state of topic.partitions) {
+      if (state.replicas.includes(nodeId) || this.replicaManager.getPartition(topic.name, state.partition) === undefined) continue;
+      // Moved away (reassignment): stop serving it; the log stays until reassignment deletes it.
+      notFetched.push({ topic: topic.name, partition: state.partition });
+      this.replicaManager.removePartition(topic.name, state.partition);
+    }
+    this.fetchers.removeFetcherForPartitions(notFetched);
+    this.fetchers.addFetcherForPartitions(fetched);
+    if (topic.name === OFFSETS_TOPIC_NAME) this.applyCoordinatorElections(topic);
+  }
+
+  /**
+   * Becomes leader or follower of one hosted partition; returns what to fetch (a follower with a
+   * live leader and this epoch applied), else null.
+   */
+  private applyPartition(topic: string, state: PartitionState, logConfig: ReturnType<typeof toLogConfig>): FollowerFetchTarget | null {
+    const log = this.logManager.getOrCreateLog(topic, state.partition, logConfig);
+    log.updateConfig(logConfig);
+    const existing = this.replicaManager.getPartition(topic, state.partition);
+    const common = {
+      topic,
+      partition: state.partition,
+      log,
+      leaderEpoch: state.leaderEpoch,
+      partitionEpoch: state.partitionEpoch,
+      replicas: state.replicas,
+      isr: state.isr,
+      // UnifiedLog keeps no producer state itself: the Partition owns it (recovered from the
+      // partition directory's snapshots and the log tail), which makes idempotent retries
+      // answer with their original offsets, also across restarts and leader changes.
+      ...(existing?.log === log ? {} : {
+        producerState: new ProducerStateManager({
+          dir: log.dir,
+          disk: this.producerStateDisk,
+          producerIdExpirationMs: this.config.producerIdExpirationMs,
         }),
-      });
+      }),
+    };
+    if (state.leaderId === this.config.nodeId) {
+      // Until the leader learns its followers' log ends from their fetches (the replica Fetch
+      // path), a leader keeps ISR [self], so its high watermark moves with its own appends.
+      const { isr: _isr, ...leaderState } = common;
+      this.replicaManager.becomeLeader(leaderState);
+      return null;
+    }
+    const partition = this.replicaManager.becomeFollower({ ...common, leaderId: state.leaderId });
+    // No leader (-1, offline), or a stale state the partition refused: nothing to fetch from.
+    if (state.leaderId < 0 || partition.leaderId !== state.leaderId || partition.leaderEpoch !== state.leaderEpoch) return null;
+    return { replica: partition, leaderId: state.leaderId, leaderEpoch: state.leaderEpoch };
+  }
+
+  /** The group coordinator follows the leadership of `__consumer_offsets` partitions (Kafka's onElection / onResignation). */
+  private applyCoordinatorElections(topic: TopicState): void {
+    let elected = 0;
+    let resigned = 0;
+    for (const state of topic.partitions) {
+      if (state.leaderId === this.config.nodeId) {
+        if (this.groupCoordinator.onElection(state.partition)) elected++;
+      } else if (this.groupCoordinator.onResignation(state.partition)) {
+        resigned++;
+      }
+    }
+    if (elected + resigned > 0) {
+      this.logger.info({ event: 'coordinator.elections', loaded: elected, unloaded: resigned },
+        `group coordinator: loaded ${elected} and unloaded ${resigned} __consumer_offsets partitions`);
     }
   }
 }

@@ -26,7 +26,6 @@ import type { BrokerServices } from '../api/broker-services.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
-import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
 import type { Environment } from '../io/environment.js';
 import type { UnifiedLog } from '../log/unified-log.js';
@@ -53,6 +52,7 @@ import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
 import { MetadataCache } from './metadata-cache.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
+import { createReplicaFetching, type ReplicaFetching } from './replica-fetching.js';
 
 /** A bound listener as clients reach it (advertised host, real port). */
 export interface BoundListener {
@@ -107,6 +107,8 @@ export class BrokerServer {
   private replicaManager: ReplicaManager<UnifiedLog> | null = null;
   /** Where this broker's partition leaders send ISR proposals (AlterPartition to the active controller). */
   private alterPartitions: AlterPartitionManager | null = null;
+  /** Follower partitions' fetchers (ReplicaFetcherManager) and their connections. */
+  private replicaFetching: ReplicaFetching | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
@@ -149,6 +151,11 @@ export class BrokerServer {
   /** The embedded controller. @throws Error before {@link startup} */
   get controller(): QuorumController {
     return this.controllerInstance ?? notStarted('controller');
+  }
+
+  /** The partitions this broker holds, leader or follower (diagnostics and tests). @throws Error before {@link startup} */
+  get replicas(): ReplicaManager<UnifiedLog> {
+    return this.replicaManager ?? notStarted('replicas');
   }
 
   /** The AlterPartitionManager this broker's partition leaders propose ISR changes through. @throws Error before {@link startup} */
@@ -304,12 +311,14 @@ export class BrokerServer {
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
     });
+    const replicaFetching = createReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
     const publisher = new BrokerMetadataPublisher({
       config,
       cache,
       logManager: storage.logManager,
       replicaManager,
       groupCoordinator,
+      replicaFetcherManager: replicaFetching.manager,
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
     });
@@ -329,6 +338,7 @@ export class BrokerServer {
     this.cache = cache;
     this.publisher = publisher;
     this.replicaManager = replicaManager;
+    this.replicaFetching = replicaFetching;
     this.groupCoordinator = groupCoordinator;
     this.dispatcher = new RequestDispatcher({
       registry: createApiRegistry(),
@@ -382,11 +392,11 @@ export class BrokerServer {
     // Logs found on disk whose topic the metadata does not know are stray (KRaft): set aside, not
     // adopted, so a deleted topic is never resurrected.
     setAsideStrayLogs(this.cache!, storage.logManager, this.environment.time.nowMs(), componentLogger(this.rootLogger, 'topics'));
+    // The coordinator starts first: applying `__consumer_offsets` loads the groups of the
+    // partitions this broker leads (and only those).
+    this.groupCoordinator!.startup();
     this.publisher!.applyAllTopics();
     storage.logManager.releaseStartupListings();
-    this.groupCoordinator!.startup();
-    // Without __consumer_offsets there is nothing to load; its partitions load when it is created.
-    if (this.cache!.topic(OFFSETS_TOPIC_NAME) !== undefined) this.groupCoordinator!.loadAllPartitions();
   }
 
   /** Raft quorum, controller role: this controller fences silent brokers while it is the active one. */

@@ -2,7 +2,7 @@
  * The broker's group coordinator: a GroupCoordinator over `__consumer_offsets` (its logs from the
  * LogManager, its appends through the ReplicaManager), with the environment's time and randomness
  * (member ids), and the on-demand creation of `__consumer_offsets` that FindCoordinator and the
- * first group request trigger (Kafka: offsets.topic.num.partitions, compacted, created once).
+ * first group request trigger (Kafka: offsets.topic.num.partitions, offsets.topic.replication.factor, compacted, created once).
  */
 import type { ClusterMetadata } from '../api/cluster-metadata.js';
 import type { BrokerConfig } from '../config/broker-config.js';
@@ -41,7 +41,7 @@ export function createGroupCoordinator(options: GroupCoordinatorSetupOptions): G
     offsetsTopicCreation ??= metadata.createTopic({
       name: OFFSETS_TOPIC_NAME,
       numPartitions: config.offsetsTopicNumPartitions,
-      replicationFactor: 1,
+      replicationFactor: config.offsetsTopicReplicationFactor,
       configs: { 'cleanup.policy': 'compact', 'segment.bytes': String(config.offsetsTopicSegmentBytes) },
     }, false).then((result) => {
       offsetsTopicCreation = null;

@@ -10,6 +10,7 @@ import { NodeDisk } from '../../host/io/disk.js';
 import { LogManager } from '../../host/log/log-manager.js';
 import type { UnifiedLog } from '../../host/log/unified-log.js';
 import { createLogger } from '../../host/observability/logger.js';
+import type { FollowerFetchTarget, ReplicaFetcherManager } from '../../host/replication/replica-fetcher-manager.js';
 import { ReplicaManager } from '../../host/replication/replica-manager.js';
 import { BrokerMetadataPublisher } from '../../host/server/broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from '../../host/server/controller-cluster-metadata.js';
@@ -26,6 +27,8 @@ interface Broker {
   logManager: LogManager;
   replicaManager: ReplicaManager<UnifiedLog>;
   coordinatorCalls: string[];
+  /** `topic-partition` → the leader and epoch it is fetched from. */
+  fetched: Map<string, { leaderId: number; leaderEpoch: number }>;
 }
 
 /** Broker 1's cache and publisher, listening to `controller` (brokers 1 and 2 registered). */
@@ -42,14 +45,23 @@ function attachBroker(controller: QuorumController): Broker {
     onTopicsDeleted: (topics: string[]) => coordinatorCalls.push(`deleted ${topics.join()}`),
   } as unknown as GroupCoordinator;
   const cache = new MetadataCache({ clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', nodeId: 1 });
+  const fetched = new Map<string, { leaderId: number; leaderEpoch: number }>();
+  const replicaFetcherManager = {
+    addFetcherForPartitions: (targets: FollowerFetchTarget[]) => {
+      for (const t of targets) fetched.set(`${t.replica.topic}-${t.replica.partition}`, { leaderId: t.leaderId, leaderEpoch: t.leaderEpoch });
+    },
+    removeFetcherForPartitions: (partitions: { topic: string; partition: number }[]) => {
+      for (const p of partitions) fetched.delete(`${p.topic}-${p.partition}`);
+    },
+  } as unknown as ReplicaFetcherManager;
   const publisher = new BrokerMetadataPublisher({
-    config, cache, logManager, replicaManager, groupCoordinator, producerStateDisk: new NodeDisk(),
+    config, cache, logManager, replicaManager, groupCoordinator, replicaFetcherManager, producerStateDisk: new NodeDisk(),
     logger: createLogger({ level: 'silent' }),
   });
   publisher.start(controller.image, controller.nodeId);
   controller.addListener(publisher);
   publisher.applyAllTopics();
-  return { cache, logManager, replicaManager, coordinatorCalls };
+  return { cache, logManager, replicaManager, coordinatorCalls, fetched };
 }
 
 /** The cache holds exactly the controller image's topics and brokers. */
@@ -89,6 +101,28 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     expect(broker.cache.topic('orders')).toBeUndefined();
     expect(broker.replicaManager.getPartition('orders', 0)).toBeUndefined();
     expect(broker.coordinatorCalls).toEqual(['grown orders', 'deleted orders']);
+    broker.logManager.shutdown();
+  });
+
+  it('makes this broker follower of the partitions another broker leads and fetches them from that leader; leader of the others, not fetched', async () => {
+    const { controller } = await startController({ brokers: [1, 2], seed: 8 });
+    const broker = attachBroker(controller);
+    await controller.createTopics([{ name: 'mirrored', numPartitions: 4, replicationFactor: 2, configs: [] }]);
+    const topic = broker.cache.topic('mirrored')!;
+    expect(new Set(topic.partitions.map((p) => p.leaderId))).toEqual(new Set([1, 2]));
+    for (const state of topic.partitions) {
+      const partition = broker.replicaManager.getPartition('mirrored', state.partition)!;
+      expect(broker.logManager.getLog('mirrored', state.partition)).toBeDefined();
+      expect([partition.isLeader, partition.leaderId, partition.leaderEpoch]).toEqual([state.leaderId === 1, state.leaderId, state.leaderEpoch]);
+      expect(broker.fetched.get(`mirrored-${state.partition}`)).toEqual(state.leaderId === 1 ? undefined : { leaderId: 2, leaderEpoch: state.leaderEpoch });
+    }
+    // Broker 2 fenced: the controller moves its leaderships to broker 1, which stops fetching them.
+    await controller.fenceBroker(2, controller.image.broker(2)!.brokerEpoch);
+    for (const state of broker.cache.topic('mirrored')!.partitions) {
+      expect(state.leaderId).toBe(1);
+      expect(broker.replicaManager.getPartition('mirrored', state.partition)!.isLeader).toBe(true);
+    }
+    expect(broker.fetched.size).toBe(0);
     broker.logManager.shutdown();
   });
 
