@@ -121,13 +121,12 @@ export class FetcherReplica implements FetcherPartition {
     return this.partitionState.logEndOffset;
   }
 
-  latestEpoch(): number {
+  get latestEpoch(): number {
     return this.partitionState.latestEpoch;
   }
 
-  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } | null {
-    const found = this.partitionState.endOffsetForEpoch(epoch);
-    return found === null ? null : { epoch: found.leaderEpoch, endOffset: found.endOffset };
+  endOffsetForEpoch(leaderEpoch: number): { leaderEpoch: number; endOffset: number } | null {
+    return this.partitionState.endOffsetForEpoch(leaderEpoch);
   }
 
   appendRecordsAsFollower(records: Uint8Array): { errorCode: number } {
