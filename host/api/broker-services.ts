@@ -26,6 +26,25 @@ export interface PartitionLogAccess {
   readonly isOffline: boolean;
 }
 
+/** One replica of the metadata quorum as DescribeQuorum reports it (times wall-clock ms, -1 unknown). */
+export interface QuorumReplicaState {
+  readonly replicaId: number;
+  readonly logEndOffset: number;
+  readonly lastFetchTimestamp: number;
+  readonly lastCaughtUpTimestamp: number;
+}
+
+/** The metadata quorum as its leader describes it (DescribeQuorum's partition data). */
+export interface QuorumDescription {
+  /** 0, or NOT_LEADER_OR_FOLLOWER (6) / REQUEST_TIMED_OUT (7) when the leader could not be asked. */
+  readonly errorCode: number;
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  readonly highWatermark: number;
+  readonly currentVoters: readonly QuorumReplicaState[];
+  readonly observers: readonly QuorumReplicaState[];
+}
+
 export interface BrokerServices {
   readonly config: BrokerConfig;
   readonly nodeId: number;
@@ -43,4 +62,6 @@ export interface BrokerServices {
   nowMs(): number;
   /** KIP-599 controller mutation quotas (CreateTopics, CreatePartitions, DeleteTopics); none: unbounded. */
   readonly controllerMutationQuota?: ControllerMutationQuotaManager;
+  /** The metadata quorum, from its leader (DescribeQuorum). */
+  describeQuorum(): Promise<QuorumDescription>;
 }

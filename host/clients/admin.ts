@@ -12,6 +12,7 @@
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { describeClusterBrokers, describeQuorum, type QuorumDescription } from './admin-quorum.js';
 import { Cluster, type BrokerInfo, type ClusterOptions } from './cluster.js';
 import { decodeAssignment, decodeSubscription, type Subscription, type TopicPartitions } from './consumer/consumer-protocol.js';
 import { ConnectionError, isRetriableError, KafkaError } from './errors.js';
@@ -597,6 +598,16 @@ export class Admin {
       controllerId: this.cluster.controllerId,
       brokers: [...this.cluster.brokers.values()].sort((a, b) => a.nodeId - b.nodeId),
     };
+  }
+
+  /** The metadata quorum (leader, epoch, high watermark, voters' and observers' progress). {@link describeQuorum} */
+  describeQuorum(): Promise<QuorumDescription> {
+    return describeQuorum(this.cluster, this.timeouts);
+  }
+
+  /** The live brokers from DescribeCluster (KIP-700). {@link describeClusterBrokers} */
+  describeClusterBrokers(): ReturnType<typeof describeClusterBrokers> {
+    return describeClusterBrokers(this.cluster);
   }
 }
 

@@ -45,7 +45,7 @@ import type { ControllerForwarder } from './controller-forwarding.js';
 import type { ControllerQuorum } from './controller-quorum.js';
 import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import type { BrokerSessionExpiry } from './broker-session-expiry.js';
-import { registerBroker, startEmbeddedController } from './embedded-controller.js';
+import { describeEmbeddedQuorum, registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
 import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
@@ -334,6 +334,7 @@ export class BrokerServer {
       ensureOffsetsTopic,
       nowMs: () => environment.time.nowMs(),
       controllerMutationQuota: new ControllerMutationQuotaManager(config, environment.time),
+      describeQuorum: () => this.quorum?.describeQuorum() ?? Promise.resolve(describeEmbeddedQuorum(controller, environment.time.nowMs())),
     };
     this.cache = cache;
     this.publisher = publisher;

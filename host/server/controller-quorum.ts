@@ -28,7 +28,9 @@ import { FileQuorumStateStore } from '../raft/file-quorum-state-store.js';
 import { FileRaftLog } from '../raft/file-raft-log.js';
 import { RaftClient } from '../raft/raft-client.js';
 import { raftConfig } from '../raft/raft-config.js';
-import { RaftDriver } from '../raft/raft-driver.js';
+import { RaftDriver, RaftRequestAbandoned } from '../raft/raft-driver.js';
+import type { QuorumDescription } from '../api/broker-services.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { raftWire } from '../raft/raft-wire.js';
 import { createRaftApiRegistry } from './controller-apis.js';
 import { RaftMetadataLog } from './raft-metadata-log.js';
@@ -157,6 +159,31 @@ export class ControllerQuorum {
     const bound = this.bound.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ') || 'none';
     this.logger.warn({ voter: own, listeners: this.bound },
       `controller.quorum.voters names this node (${own.id}) at ${own.host}:${own.port}, but its controller listeners are ${bound}: other voters may not reach it`);
+  }
+
+  /**
+   * DescribeQuorum as the quorum's leader answers it (this node's driver when it leads, else the
+   * leader's CONTROLLER listener): NOT_LEADER_OR_FOLLOWER (6) while no leader is known, or when the
+   * leader cannot be reached; REQUEST_TIMED_OUT (7) when it does not answer.
+   */
+  async describeQuorum(): Promise<QuorumDescription> {
+    const { config, environment } = this.options;
+    const { leaderId, epoch } = this.metadataLog.leaderAndEpoch();
+    const failed = (errorCode: number): QuorumDescription => ({ errorCode, leaderId, leaderEpoch: epoch, highWatermark: -1, currentVoters: [], observers: [] });
+    if (leaderId < 0) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (leaderId === config.nodeId) {
+      try {
+        return await this.driver.handleRequest('DescribeQuorum', {});
+      } catch (error) {
+        if (error instanceof RaftRequestAbandoned) return failed(ErrorCode.REQUEST_TIMED_OUT);
+        throw error;
+      }
+    }
+    const wire = raftWire(() => environment.time.nowMs()).DescribeQuorum;
+    const remote = { apiKey: wire.apiKey, name: wire.api, encodeRequest: wire.encodeRequest, decodeResponse: wire.decodeResponse };
+    const result = await this.channels.send(leaderId, remote, wire.version, {});
+    if (result.kind === 'response') return result.body;
+    return failed(result.kind === 'timeout' ? ErrorCode.REQUEST_TIMED_OUT : ErrorCode.NOT_LEADER_OR_FOLLOWER);
   }
 
   /** Stops the Raft node, the channels and the controller listeners. Idempotent. */

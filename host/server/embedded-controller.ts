@@ -4,6 +4,7 @@
  * start-up, and the broker's registration with it (Kafka's BrokerLifecycleManager: the endpoints
  * clients reach this broker on, as bound and advertised).
  */
+import type { QuorumDescription } from '../api/broker-services.js';
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
 import { QuorumController } from '../controller/quorum-controller.js';
 import { UnifiedLogMetadataLog } from '../controller/unified-log-metadata-log.js';
@@ -60,4 +61,18 @@ export async function registerBroker(controller: QuorumController, config: Broke
     throw new Error(`the controller refused this broker's registration: ${registration.errorMessage ?? registration.errorCode}`);
   }
   return registration.brokerEpoch;
+}
+
+/**
+ * DescribeQuorum of the embedded one-voter quorum: this node leads, every committed record is
+ * replicated (its log end offset is the high watermark), caught up now.
+ */
+export function describeEmbeddedQuorum(controller: QuorumController, nowMs: number): QuorumDescription {
+  const { leaderId, epoch } = controller.leaderAndEpoch;
+  const highWatermark = controller.lastCommittedOffset + 1;
+  return {
+    errorCode: 0, leaderId, leaderEpoch: epoch, highWatermark,
+    currentVoters: [{ replicaId: controller.nodeId, logEndOffset: highWatermark, lastFetchTimestamp: nowMs, lastCaughtUpTimestamp: nowMs }],
+    observers: [],
+  };
 }

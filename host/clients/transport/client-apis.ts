@@ -34,6 +34,8 @@ import { decodeAlterConfigsResponse, encodeAlterConfigsRequest, type AlterConfig
 import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest, type CreatePartitionsRequestInit, type CreatePartitionsResponse } from '../../protocol/generated/create-partitions.js';
 import { decodeDeleteGroupsResponse, encodeDeleteGroupsRequest, type DeleteGroupsRequestInit, type DeleteGroupsResponse } from '../../protocol/generated/delete-groups.js';
 import { decodeOffsetDeleteResponse, encodeOffsetDeleteRequest, type OffsetDeleteRequestInit, type OffsetDeleteResponse } from '../../protocol/generated/offset-delete.js';
+import { decodeDescribeQuorumResponse, encodeDescribeQuorumRequest, type DescribeQuorumRequestInit, type DescribeQuorumResponse } from '../../protocol/generated/describe-quorum.js';
+import { decodeDescribeClusterResponse, encodeDescribeClusterRequest, type DescribeClusterRequestInit, type DescribeClusterResponse } from '../../protocol/generated/describe-cluster.js';
 
 /** Request and response types by api key. */
 export interface ClientApiMap {
@@ -60,6 +62,8 @@ export interface ClientApiMap {
   37: { request: CreatePartitionsRequestInit; response: CreatePartitionsResponse };
   42: { request: DeleteGroupsRequestInit; response: DeleteGroupsResponse };
   47: { request: OffsetDeleteRequestInit; response: OffsetDeleteResponse };
+  55: { request: DescribeQuorumRequestInit; response: DescribeQuorumResponse };
+  60: { request: DescribeClusterRequestInit; response: DescribeClusterResponse };
 }
 
 /** An api key this client can send. */
@@ -112,6 +116,9 @@ export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
   37: { apiKey: 37, name: 'CreatePartitions', minVersion: 0, maxVersion: 1, encodeRequest: encodeCreatePartitionsRequest, decodeResponse: decodeCreatePartitionsResponse },
   42: { apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 1, encodeRequest: encodeDeleteGroupsRequest, decodeResponse: decodeDeleteGroupsResponse },
   47: { apiKey: 47, name: 'OffsetDelete', minVersion: 0, maxVersion: 0, encodeRequest: encodeOffsetDeleteRequest, decodeResponse: decodeOffsetDeleteResponse },
+  // v1+: last fetch and caught-up times per replica (KIP-836).
+  55: { apiKey: 55, name: 'DescribeQuorum', minVersion: 1, maxVersion: 2, encodeRequest: encodeDescribeQuorumRequest, decodeResponse: decodeDescribeQuorumResponse },
+  60: { apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, encodeRequest: encodeDescribeClusterRequest, decodeResponse: decodeDescribeClusterResponse },
 };
 
 /** The client's window for `apiKey`, or undefined for an API the client never sends. */
