@@ -558,13 +558,9 @@ function assembleQuorum(get: ConfigGetter, shown: ShownConfig): Pick<BrokerConfi
   }
   const processRoles = [...new Set(get<string[]>('process.roles'))] as ('broker' | 'controller')[];
   const controllerQuorumVoters = get<string[]>('controller.quorum.voters').map(parseQuorumVoter);
-  const voterIds = new Set<number>();
-  for (const voter of controllerQuorumVoters) {
-    if (voterIds.has(voter.id)) {
-      throw inconsistent('controller.quorum.voters', shown('controller.quorum.voters'), `voter id ${voter.id} appears twice`, 'distinct voter ids');
-    }
-    voterIds.add(voter.id);
-  }
+  const voterIds = new Set(controllerQuorumVoters.map((voter) => voter.id));
+  const twice = controllerQuorumVoters.find((voter, index) => controllerQuorumVoters.findIndex((v) => v.id === voter.id) !== index);
+  if (twice) throw inconsistent('controller.quorum.voters', shown('controller.quorum.voters'), `voter id ${twice.id} appears twice`, 'distinct voter ids');
   if (processRoles.includes('controller') && controllerQuorumVoters.length > 0 && !voterIds.has(nodeId)) {
     throw inconsistent('controller.quorum.voters', shown('controller.quorum.voters'),
       `this node (node.id ${nodeId}) has the controller role but is not a voter`, `a list that includes ${nodeId}@host:port`);
@@ -572,8 +568,7 @@ function assembleQuorum(get: ConfigGetter, shown: ShownConfig): Pick<BrokerConfi
   const controllerListenerNames = get<string[]>('controller.listener.names').map((name) => name.toUpperCase());
   const othersVote = controllerQuorumVoters.some((voter) => voter.id !== nodeId);
   if (processRoles.includes('controller') && othersVote && controllerListenerNames.length === 0) {
-    throw inconsistent('controller.listener.names', shown('controller.listener.names'),
-      'a controller of a quorum with other voters needs a listener they reach it on',
+    throw inconsistent('controller.listener.names', shown('controller.listener.names'), 'a controller of a quorum with other voters needs a listener they reach it on',
       'the name of that listener, e.g. CONTROLLER with CONTROLLER://host:port (its voter port) in listeners');
   }
   return { nodeId, processRoles, controllerQuorumVoters, controllerListenerNames };
