@@ -43,6 +43,8 @@ function attachBroker(controller: QuorumController): Broker {
     loadAllPartitions: () => coordinatorCalls.push('load'),
     onTopicPartitionsChanged: (topics: string[]) => coordinatorCalls.push(`grown ${topics.join()}`),
     onTopicsDeleted: (topics: string[]) => coordinatorCalls.push(`deleted ${topics.join()}`),
+    onElection: (partition: number) => coordinatorCalls.push(`elected ${partition}`) > 0,
+    onResignation: (partition: number) => coordinatorCalls.push(`resigned ${partition}`) > 0,
   } as unknown as GroupCoordinator;
   const cache = new MetadataCache({ clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', nodeId: 1 });
   const fetched = new Map<string, { leaderId: number; leaderEpoch: number }>();
@@ -123,6 +125,20 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
       expect(broker.replicaManager.getPartition('mirrored', state.partition)!.isLeader).toBe(true);
     }
     expect(broker.fetched.size).toBe(0);
+    broker.logManager.shutdown();
+  });
+
+  it('loads the groups of the __consumer_offsets partitions this broker leads and unloads them when another broker leads them', async () => {
+    const { controller } = await startController({ brokers: [1, 2], seed: 9 });
+    const broker = attachBroker(controller);
+    await controller.createTopics([{ name: '__consumer_offsets', numPartitions: 4, replicationFactor: 2, configs: [] }]);
+    const led = broker.cache.topic('__consumer_offsets')!.partitions.filter((p) => p.leaderId === 1).map((p) => p.partition);
+    expect(led.length).toBeGreaterThan(0);
+    expect(broker.coordinatorCalls.filter((call) => call.startsWith('elected'))).toEqual(led.map((p) => `elected ${p}`));
+    // Broker 1 fenced: broker 2 leads everything; broker 1 stops coordinating those groups.
+    await controller.fenceBroker(1, controller.image.broker(1)!.brokerEpoch);
+    expect(broker.cache.topic('__consumer_offsets')!.partitions.every((p) => p.leaderId === 2)).toBe(true);
+    for (const p of led) expect(broker.coordinatorCalls).toContain(`resigned ${p}`);
     broker.logManager.shutdown();
   });
 
