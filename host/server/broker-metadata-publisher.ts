@@ -19,6 +19,13 @@
  *   topic deleted → fetching stopped, partitions removed, logs deleted (one checkpoint write), groups told
  *   broker registered / fenced / unregistered → the cache's broker list
  *
+ * Large changes are applied in slices of {@link PUBLISH_SLICE_PARTITIONS} partitions that yield to
+ * the event loop between them (sliced-work-queue.ts), in the order the changes were published: a
+ * topic of 5,000 partitions does not hold the event loop for the seconds its directories take;
+ * the cache (what Metadata answers) has the whole change at once, the partitions become
+ * produceable slice by slice (NOT_LEADER_OR_FOLLOWER, retriable, until theirs has run), and the
+ * group coordinator hears of added or deleted partitions after the last slice.
+ *
  * Order: {@link start} loads the cache from the first image without touching storage; the
  * broker then sets aside stray logs and calls {@link applyAllTopics}; changes published in
  * between (the broker's own registration electing it leader) are applied as they come, as before.
@@ -40,6 +47,10 @@ import type { PartitionState } from '../api/cluster-metadata.js';
 import type { FollowerFetchTarget, ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { MetadataCache } from './metadata-cache.js';
+import { SlicedWorkQueue } from './sliced-work-queue.js';
+
+/** Partitions applied to storage in one event-loop turn (about 25 ms of directory creation). */
+export const PUBLISH_SLICE_PARTITIONS = 64;
 
 /** What one change did to a topic (Kafka's TopicDelta, reduced to what the broker applies). */
 export interface TopicDelta {
@@ -61,6 +72,11 @@ export interface BrokerMetadataPublisherOptions {
   /** Where the Partitions' producer-state snapshots are read and written. */
   readonly producerStateDisk: Disk;
   readonly logger: Logger;
+  /**
+   * Runs a task in a later event-loop turn (the environment's `time.defer`): large changes are
+   * applied in slices between which other work runs. Absent: every change is applied at once.
+   */
+  readonly defer?: (task: () => void) => void;
 }
 
 /** Applies published metadata to the broker's cache, logs and partitions. */
@@ -73,6 +89,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly fetchers: ReplicaFetcherManager;
   private readonly producerStateDisk: Disk;
   private readonly logger: Logger;
+  private readonly work: SlicedWorkQueue;
 
   constructor(options: BrokerMetadataPublisherOptions) {
     this.config = options.config;
@@ -83,6 +100,19 @@ export class BrokerMetadataPublisher implements MetadataListener {
     this.fetchers = options.replicaFetcherManager;
     this.producerStateDisk = options.producerStateDisk;
     this.logger = options.logger;
+    this.work = new SlicedWorkQueue(options.defer, (error) => {
+      this.logger.error({ event: 'metadata.apply_failed', err: error }, 'applying a metadata change to local storage failed');
+    });
+  }
+
+  /** Resolves once every change published so far is applied to storage (all its slices ran). */
+  whenApplied(): Promise<void> {
+    return this.work.whenIdle();
+  }
+
+  /** Slices of published changes not applied to storage yet. */
+  get pendingSlices(): number {
+    return this.work.pendingSlices;
   }
 
   /** Loads the cache from the first image (storage untouched: see {@link applyAllTopics}). */
@@ -127,27 +157,33 @@ export class BrokerMetadataPublisher implements MetadataListener {
 
   // ---- applying to storage ----
 
-  /** Applies one topic change (the cache has it already). */
+  /** Applies one topic change (the cache has it already), in slices (see the file header). */
   publishTopicDelta(delta: TopicDelta): void {
     const { name, before, after } = delta;
     if (after !== null) {
-      this.applyTopic(after);
-      if (before === null) {
-        this.logger.info({ event: 'topic.created', topic: name, partitions: after.partitions.length }, `topic ${name} created`);
-      } else if (after.partitions.length > before.partitions.length) {
-        this.logger.info({ event: 'topic.partitions_added', topic: name, partitions: after.partitions.length },
-          `topic ${name} now has ${after.partitions.length} partitions`);
-        this.groupCoordinator.onTopicPartitionsChanged([name]);
-      }
+      const slices = chunks(after.partitions).map((partitions) => () => this.applyTopic({ ...after, partitions }));
+      this.work.enqueue(withLast(slices, () => {
+        if (before === null) {
+          this.logger.info({ event: 'topic.created', topic: name, partitions: after.partitions.length }, `topic ${name} created`);
+        } else if (after.partitions.length > before.partitions.length) {
+          this.logger.info({ event: 'topic.partitions_added', topic: name, partitions: after.partitions.length },
+            `topic ${name} now has ${after.partitions.length} partitions`);
+          this.groupCoordinator.onTopicPartitionsChanged([name]);
+        }
+      }));
       return;
     }
     if (before !== null) {
-      this.fetchers.removeFetcherForPartitions(before.partitions.map((partition) => ({ topic: name, partition: partition.partition })));
-      for (const partition of before.partitions) this.replicaManager.removePartition(name, partition.partition);
-      // One checkpoint write for the whole topic, not one per partition.
-      this.logManager.deleteLogs(before.partitions.map((partition) => ({ topic: name, partition: partition.partition })));
-      this.groupCoordinator.onTopicsDeleted([name]);
-      this.logger.info({ event: 'topic.deleted', topic: name }, `topic ${name} deleted`);
+      const slices = chunks(before.partitions).map((partitions) => () => {
+        this.fetchers.removeFetcherForPartitions(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
+        for (const partition of partitions) this.replicaManager.removePartition(name, partition.partition);
+        // One checkpoint write per slice, not one per partition.
+        this.logManager.deleteLogs(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
+      });
+      this.work.enqueue(withLast(slices, () => {
+        this.groupCoordinator.onTopicsDeleted([name]);
+        this.logger.info({ event: 'topic.deleted', topic: name }, `topic ${name} deleted`);
+      }));
     }
   }
 
@@ -236,4 +272,21 @@ export class BrokerMetadataPublisher implements MetadataListener {
         `group coordinator: loaded ${elected} and unloaded ${resigned} __consumer_offsets partitions`);
     }
   }
+}
+
+/** `items` in runs of {@link PUBLISH_SLICE_PARTITIONS}. */
+function chunks<T>(items: readonly T[]): T[][] {
+  const runs: T[][] = [];
+  for (let i = 0; i < items.length; i += PUBLISH_SLICE_PARTITIONS) runs.push(items.slice(i, i + PUBLISH_SLICE_PARTITIONS));
+  return runs;
+}
+
+/** `slices` with `last` run at the end of the last one (a change of one slice stays one slice). */
+function withLast(slices: (() => void)[], last: () => void): (() => void)[] {
+  const final = slices.pop();
+  slices.push(final === undefined ? last : () => {
+    final();
+    last();
+  });
+  return slices;
 }

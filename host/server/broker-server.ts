@@ -321,6 +321,7 @@ export class BrokerServer {
       replicaFetcherManager: replicaFetching.manager,
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
+      defer: (task) => environment.time.defer(task),
     });
     publisher.start(controller.image, controller.nodeId);
     controller.addListener(publisher);
