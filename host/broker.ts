@@ -43,7 +43,7 @@ export type StartBrokerOptions = StartBrokerLibraryOptions | StartBrokerConfigOp
 export interface RunningBroker {
   /** Every client listener, bound (port 0 in the config is the real port here). */
   readonly listeners: readonly BoundListener[];
-  /** Host of the first listener, as advertised to clients. */
+  /** Host of the first listener, as advertised to clients (a controller-only node: of its first controller listener). */
   readonly host: string;
   /** Port of the first listener. */
   readonly port: number;
@@ -90,7 +90,8 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
   });
   await server.startup();
   const listeners: BoundListener[] = server.listeners;
-  const first = listeners[0]!;
+  // A controller-only node has no client listener: its first controller listener stands in.
+  const first = listeners[0] ?? server.controllerListeners[0] ?? { name: '', host: '', port: 0 };
   return {
     listeners,
     httpListeners: server.httpListeners,

@@ -171,6 +171,11 @@ export class BrokerServer {
     });
   }
 
+  /** The controller listeners as bound (a Raft quorum's voter); empty otherwise. */
+  get controllerListeners(): BoundListener[] {
+    return (this.quorum?.bound ?? []).map((listener) => ({ ...listener }));
+  }
+
   /** Bound `http.listeners`; empty when disabled. */
   get httpListeners(): readonly GatewayAddress[] {
     return this.network?.httpBound ?? [];

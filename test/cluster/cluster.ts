@@ -18,8 +18,15 @@ import { findFreePort, startBrokerProcess, type BrokerProcess, type OverrideValu
 import { LinkProxy, type CutMode } from './link-proxy.js';
 
 export interface ClusterOptions {
-  /** Number of combined broker+controller nodes (ids 1..n). Default 3. */
+  /** Number of combined broker+controller nodes (ids 1..n). Default 3. Ignored with {@link brokers}. */
   readonly nodes?: number;
+  /**
+   * Separate roles instead of combined nodes: `controllers` controller-only nodes (ids
+   * 1..controllers, the voters; default 3) and `brokers` broker-only nodes after them. A
+   * controller-only node has no client listener: its `clientProxy` leads nowhere.
+   */
+  readonly controllers?: number;
+  readonly brokers?: number;
   /** Extra configs for every node. */
   readonly overrides?: Record<string, OverrideValue>;
   /** ms to wait for each process to answer ApiVersions. Default 30 000. */
@@ -29,6 +36,8 @@ export interface ClusterOptions {
 /** One node of a {@link TestCluster}. */
 export interface ClusterNode {
   readonly id: number;
+  /** process.roles. */
+  readonly roles: 'broker,controller' | 'controller' | 'broker';
   readonly process: BrokerProcess;
   /** Port the node's PLAINTEXT listener binds. */
   readonly clientPort: number;
@@ -64,14 +73,18 @@ export class TestCluster {
   }
 
   private static async startOnce(options: ClusterOptions): Promise<TestCluster> {
-    const count = options.nodes ?? 3;
+    const separate = options.brokers !== undefined;
+    const controllers = separate ? options.controllers ?? 3 : options.nodes ?? 3;
+    const count = controllers + (options.brokers ?? 0);
     const ids = Array.from({ length: count }, (_, i) => i + 1);
+    const voterIds = ids.slice(0, controllers);
+    const roles = (id: number): ClusterNode['roles'] => (!separate ? 'broker,controller' : id <= controllers ? 'controller' : 'broker');
     const placeholder = { host: HOST, port: 1 };
     const links = new Map<string, LinkProxy>();
     const clientProxies = new Map<number, LinkProxy>();
     for (const id of ids) {
       clientProxies.set(id, await LinkProxy.start(placeholder));
-      for (const to of ids) if (to !== id) links.set(`${id}->${to}`, await LinkProxy.start(placeholder));
+      for (const to of voterIds) if (to !== id) links.set(`${id}->${to}`, await LinkProxy.start(placeholder));
     }
     const allProxies = [...links.values(), ...clientProxies.values()];
     const ports = new Map<number, { client: number; controller: number }>();
@@ -88,19 +101,25 @@ export class TestCluster {
     for (const id of ids) ports.set(id, { client: await freshPort(), controller: await freshPort() });
     for (const id of ids) {
       clientProxies.get(id)!.retarget({ host: HOST, port: ports.get(id)!.client });
-      for (const to of ids) if (to !== id) links.get(`${id}->${to}`)!.retarget({ host: HOST, port: ports.get(to)!.controller });
+      for (const to of voterIds) if (to !== id) links.get(`${id}->${to}`)!.retarget({ host: HOST, port: ports.get(to)!.controller });
     }
     const started = await Promise.allSettled(ids.map((id) => {
       const own = ports.get(id)!;
-      const voters = ids.map((to) => `${to}@${HOST}:${to === id ? own.controller : links.get(`${id}->${to}`)!.port}`).join(',');
+      const voters = voterIds.map((to) => `${to}@${HOST}:${to === id ? own.controller : links.get(`${id}->${to}`)!.port}`).join(',');
+      const role = roles(id);
+      const listeners = [
+        ...(role === 'controller' ? [] : [`PLAINTEXT://${HOST}:${own.client}`]),
+        ...(role === 'broker' ? [] : [`CONTROLLER://${HOST}:${own.controller}`]),
+      ];
       return startBrokerProcess({
-        port: own.client,
+        // The readiness probe (ApiVersions) goes to the client listener, or to a controller-only node's CONTROLLER listener.
+        port: role === 'controller' ? own.controller : own.client,
         startTimeoutMs: options.startTimeoutMs ?? 30_000,
         overrides: {
-          'process.roles': 'broker,controller',
+          'process.roles': role,
           'node.id': id,
-          listeners: `PLAINTEXT://${HOST}:${own.client},CONTROLLER://${HOST}:${own.controller}`,
-          'advertised.listeners': `PLAINTEXT://${HOST}:${clientProxies.get(id)!.port}`,
+          listeners: listeners.join(','),
+          ...(role === 'controller' ? {} : { 'advertised.listeners': `PLAINTEXT://${HOST}:${clientProxies.get(id)!.port}` }),
           'controller.listener.names': 'CONTROLLER',
           'inter.broker.listener.name': 'PLAINTEXT',
           'controller.quorum.voters': voters,
@@ -116,7 +135,7 @@ export class TestCluster {
     }
     const processes = started.map((result) => (result as PromiseFulfilledResult<BrokerProcess>).value);
     const nodes = ids.map((id, i) => ({
-      id, process: processes[i]!, clientPort: ports.get(id)!.client, controllerPort: ports.get(id)!.controller, clientProxy: clientProxies.get(id)!,
+      id, roles: roles(id), process: processes[i]!, clientPort: ports.get(id)!.client, controllerPort: ports.get(id)!.controller, clientProxy: clientProxies.get(id)!,
     }));
     return new TestCluster(nodes, links);
   }
@@ -151,7 +170,11 @@ export class TestCluster {
 
   /** Cuts every controller link of `id` and its client proxy. */
   isolate(id: number, mode: CutMode = 'blackhole'): void {
-    for (const other of this.nodes) if (other.id !== id) this.partition(id, other.id, mode);
+    for (const other of this.nodes) {
+      if (other.id === id) continue;
+      this.links.get(`${id}->${other.id}`)?.cut(mode);
+      this.links.get(`${other.id}->${id}`)?.cut(mode);
+    }
     this.node(id).clientProxy.cut(mode);
   }
 
