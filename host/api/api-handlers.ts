@@ -44,6 +44,8 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.IncrementalAlterConfigs, 'IncrementalAlterConfigs', 1,
     async () => (await import('./incremental-alter-configs-api.js')).incrementalAlterConfigsApi),
   row(ApiKey.OffsetDelete, 'OffsetDelete', 0, async () => (await import('./offset-delete-api.js')).offsetDeleteApi),
+  row(ApiKey.DescribeTopicPartitions, 'DescribeTopicPartitions', 0,
+    async () => (await import('./describe-topic-partitions-api.js')).describeTopicPartitionsApi),
   row(ApiKey.OffsetForLeaderEpoch, 'OffsetForLeaderEpoch', 4, async () => (await import('./offset-for-leader-epoch-api.js')).offsetForLeaderEpochApi),
   row(ApiKey.DescribeQuorum, 'DescribeQuorum', 2, async () => (await import('./describe-quorum-api.js')).describeQuorumApi),
   row(ApiKey.DescribeCluster, 'DescribeCluster', 1, async () => (await import('./describe-cluster-api.js')).describeClusterApi),

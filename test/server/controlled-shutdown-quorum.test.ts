@@ -9,6 +9,8 @@ import { runInProcess } from '../cli/commands/cli-harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { metadata } from '../integration/requests.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { decodeDescribeTopicPartitionsResponse, encodeDescribeTopicPartitionsRequest } from '../../host/protocol/generated/describe-topic-partitions.js';
 import { RealClockQuorum } from './real-clock-quorum.js';
 
 const quorum = new RealClockQuorum();
@@ -56,6 +58,10 @@ describe('controlled shutdown in a three-voter quorum', () => {
       expect(p.offlineReplicas).toEqual([stopping.nodeId]);
       expect(p.leaderId).not.toBe(stopping.nodeId);
     }
+    const paged = await client.request(ApiKey.DescribeTopicPartitions, 0, encodeDescribeTopicPartitionsRequest, decodeDescribeTopicPartitionsResponse,
+      { topics: [{ name: 'roll' }], responsePartitionLimit: 4, cursor: null });
+    expect(paged.topics[0]!.partitions.map((p) => p.offlineReplicas)).toEqual(Array.from({ length: 4 }, () => [stopping.nodeId]));
+    expect(paged.nextCursor).toEqual({ topicName: 'roll', partitionIndex: 4 });
     // `tributary cluster info` and `topic describe` show the partitions as under-replicated, with the offline replica.
     const bootstrap = ['-b', `127.0.0.1:${survivor.listeners[0]!.port}`];
     const info = JSON.parse((await runInProcess(['cluster', 'info', '--json', ...bootstrap])).out);
