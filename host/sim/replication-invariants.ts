@@ -6,12 +6,14 @@
  * 2. the high watermark never decreases on a leader (per Partition object while it leads);
  * 3. LEO >= HW on every replica;
  * 4. every record acknowledged with acks=all is on every member of the controller's ISR (same
- *    offsets, same epoch, same CRC: the bytes the producer sent), so on every later leader: it
- *    is never lost or changed;
+ *    offsets, same CRC: the bytes the producer sent), so on every later leader: it is never lost
+ *    or changed; so is every batch any leader ever had below its high watermark (what consumers
+ *    may have read: committed);
  * 5. replicas agree on every batch below min(HW) of the ISR members;
  * 6. every batch a replica holds below its own HW is the current leader's batch at that offset
  *    (after its truncations a follower keeps nothing the leader does not have).
  *
+ * Batches below a log start offset (DeleteRecords) are out of every comparison.
  * Comparisons are incremental: a pair of logs is compared from where it was last found equal,
  * unless one of them was truncated since (replication-batch-index.ts versions).
  */
@@ -31,6 +33,8 @@ export interface AckedWrite {
   /** The CRC of the batch the producer sent (covers attributes, timestamps, producer fields, records). */
   readonly crc: number;
   readonly step: number;
+  /** Acknowledged to a producer, or seen below a leader's high watermark. */
+  readonly source: 'acked' | 'committed';
 }
 
 interface PairState {
@@ -50,6 +54,8 @@ export class ReplicationInvariants {
   private readonly leaders = new Map<string, number>();
   private readonly leaderHighWatermarks = new WeakMap<Partition, number>();
   private readonly acked = new Map<string, AckedWrite[]>();
+  /** Per partition: the highest offset any leader's high watermark reached (all below is in `acked`). */
+  private readonly committedTo = new Map<string, number>();
   private readonly pairs = new WeakMap<PartitionLog, WeakMap<PartitionLog, PairState>>();
   private readonly ackChecks = new WeakMap<PartitionLog, AckCheckState>();
   ackedCount = 0;
@@ -61,25 +67,44 @@ export class ReplicationInvariants {
 
   /** Records an acknowledged write; the leader that acknowledged it must hold it now. */
   recordAck(write: AckedWrite, leader: Partition | undefined): string | undefined {
-    const key = `${write.topic}-${write.partition}`;
+    this.ackedListOf(`${write.topic}-${write.partition}`).push(write);
+    this.ackedCount++;
+    if (leader === undefined || write.lastOffset < leader.logStartOffset) return undefined;
+    return mismatch(write, batchAt(leader.log, write.baseOffset), `the acknowledging leader`);
+  }
+
+  private ackedListOf(key: string): AckedWrite[] {
     let list = this.acked.get(key);
     if (list === undefined) {
       list = [];
       this.acked.set(key, list);
     }
-    list.push(write);
-    this.ackedCount++;
-    if (leader === undefined) return undefined;
-    return mismatch(write, batchAt(leader.log, write.baseOffset), `the acknowledging leader`);
+    return list;
   }
 
-  /** The first violation found, or undefined. */
-  check(): string | undefined {
+  /** Records the batches of a leader below its high watermark not recorded yet (committed). */
+  private recordCommitted(partition: Partition, step: number): void {
+    const key = partition.key;
+    const from = this.committedTo.get(key) ?? 0;
+    if (partition.highWatermark <= from) return;
+    const list = this.ackedListOf(key);
+    const batches = batchesOf(partition.log);
+    for (let i = firstEndingAtOrAfter(batches, from); i < batches.length; i++) {
+      const batch = batches[i]!;
+      if (batch.lastOffset >= partition.highWatermark) break;
+      list.push({ topic: partition.topic, partition: partition.partition, baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, crc: batch.crc, step, source: 'committed' });
+      this.committedTo.set(key, batch.lastOffset + 1);
+    }
+  }
+
+  /** The first violation found at `step`, or undefined. */
+  check(step: number): string | undefined {
     const serving = this.brokers.filter((broker) => broker.registered);
     for (const broker of serving) {
       for (const partition of broker.replicaManager!.allPartitions()) {
         const violation = this.checkReplica(broker.id, partition);
         if (violation !== undefined) return violation;
+        if (partition.isLeader) this.recordCommitted(partition, step);
       }
     }
     for (const topic of this.controller.controller.image.topics()) {
@@ -118,6 +143,8 @@ export class ReplicationInvariants {
       const from = last.version === version && last.logEndOffset <= log.logEndOffset ? last.acked : 0;
       for (let i = from; i < acked.length; i++) {
         const write = acked[i]!;
+        // Deleted by DeleteRecords (the log start moved past it): gone on purpose.
+        if (write.lastOffset < log.logStartOffset) continue;
         const violation = mismatch(write, batchAt(log, write.baseOffset), `ISR member ${brokerId}`);
         if (violation !== undefined) return violation;
       }
@@ -184,6 +211,7 @@ export class ReplicationInvariants {
     for (let i = firstEndingAtOrAfter(batches, state.checkedTo); i < batches.length; i++) {
       const batch = batches[i]!;
       if (batch.lastOffset >= bound) break;
+      if (batch.lastOffset < reference.logStartOffset) continue;
       const other = batchAt(reference, batch.baseOffset);
       if (!sameBatch(batch, other)) return `batch ${describe(batch)} vs ${other === undefined ? 'none' : describe(other)}`;
       state.checkedTo = batch.lastOffset + 1;
@@ -225,5 +253,5 @@ function describe(batch: BatchEntry): string {
 function mismatch(write: AckedWrite, found: BatchEntry | undefined, where: string): string | undefined {
   if (found !== undefined && found.baseOffset === write.baseOffset && found.lastOffset === write.lastOffset && found.crc === write.crc) return undefined;
   const what = found === undefined ? 'missing' : `found ${describe(found)}`;
-  return `acked write ${write.topic}-${write.partition} [${write.baseOffset}..${write.lastOffset} crc ${write.crc.toString(16)}] (step ${write.step}) on ${where}: ${what}`;
+  return `${write.source} write ${write.topic}-${write.partition} [${write.baseOffset}..${write.lastOffset} crc ${write.crc.toString(16)}] (step ${write.step}) on ${where}: ${what}`;
 }

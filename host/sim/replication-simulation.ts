@@ -82,7 +82,7 @@ class Simulation {
     this.fsyncEveryAppend = this.random.chance(0.4);
     const minInsyncReplicas = [1, 2, 2, 2][this.random.int(0, 3)]!;
     const settings: SimBrokerSettings = {
-      logConfig: simLogConfig({ minInsyncReplicas, ...(this.fsyncEveryAppend ? { flushMessages: 1 } : {}) }),
+      logConfig: simLogConfig({ minInsyncReplicas, segmentBytes: [1024, 4096, 16384][this.random.int(0, 2)]!, ...(this.fsyncEveryAppend ? { flushMessages: 1 } : {}) }),
       tickMs: this.random.int(2, 10),
       heartbeatIntervalMs: 100,
       metadataIntervalMs: this.random.int(20, 150),
@@ -151,7 +151,7 @@ class Simulation {
     const life = target.life;
     void produced.then((result) => {
       if (result.errorCode !== 0 || acks !== -1) return;
-      const write: AckedWrite = { topic: TOPIC, partition: index, baseOffset: result.baseOffset, lastOffset: result.lastOffset, crc, step };
+      const write: AckedWrite = { topic: TOPIC, partition: index, baseOffset: result.baseOffset, lastOffset: result.lastOffset, crc, step, source: 'acked' };
       this.note(`acked ${values.join(',')} at ${result.baseOffset}..${result.lastOffset} by broker ${target.id}`);
       const leader = target.life === life ? target.replicaManager?.getPartition(TOPIC, index) : undefined;
       this.asyncViolation ??= this.invariants.recordAck(write, leader);
@@ -181,6 +181,7 @@ const FAULT = {
   networkChange: 0.003,
   fenceBroker: 0.0008,
   preferredElection: 0.001,
+  deleteRecords: 0.001,
 } as const;
 
 function injectFault(sim: Simulation): void {
@@ -208,6 +209,7 @@ function injectFault(sim: Simulation): void {
   }
   if (sim.chance(FAULT.networkChange)) changeNetwork(sim);
   if (sim.chance(FAULT.fenceBroker)) fenceLiveBroker(sim);
+  if (sim.chance(FAULT.deleteRecords)) deleteRecords(sim);
   if (sim.chance(FAULT.preferredElection)) {
     void sim.controller.controller.electLeaders(0, null);
     sim.count('preferredElection');
@@ -263,6 +265,18 @@ function changeNetwork(sim: Simulation): void {
   sim.note(`network weather ${JSON.stringify(sim.network.faults)}`);
 }
 
+/** DeleteRecords on a partition's leader up to a random offset at or below its high watermark: followers follow the log start. */
+function deleteRecords(sim: Simulation): void {
+  const index = sim.random.int(0, sim.partitions - 1);
+  const leaderId = sim.controller.controller.image.partition(TOPIC, index)?.leader ?? -1;
+  const partition = sim.brokers.find((b) => b.id === leaderId && b.registered)?.replicaManager?.getPartition(TOPIC, index);
+  if (partition === undefined || !partition.isLeader || partition.highWatermark <= partition.logStartOffset) return;
+  const offset = sim.random.int(partition.logStartOffset, partition.highWatermark);
+  const [result] = sim.brokers.find((b) => b.id === leaderId)!.replicaManager!.deleteRecords([{ topic: TOPIC, partition: index, offset }]);
+  sim.count('deleteRecords');
+  sim.note(`DeleteRecords ${TOPIC}-${index} before ${offset} on broker ${leaderId}: error ${result!.errorCode}, low watermark ${result!.lowWatermark}`);
+}
+
 /** The controller fences a live broker (as after missed heartbeats): its leaderships move, it leaves the ISRs. */
 function fenceLiveBroker(sim: Simulation): void {
   const unfenced = sim.controller.controller.image.brokers().filter((b) => !b.fenced);
@@ -310,14 +324,14 @@ function sumEvents(brokers: readonly SimBroker[]): Record<string, number> {
 async function runPhases(sim: Simulation, chaosMs: number, livenessBoundMs: number): Promise<string | undefined> {
   while (sim.time.monotonicMs() < chaosMs) {
     await sim.runStep(true);
-    const violation = sim.asyncViolation ?? sim.invariants.check();
+    const violation = sim.asyncViolation ?? sim.invariants.check(sim.step);
     if (violation !== undefined) return violation;
   }
   sim.heal();
   const healedAtMs = sim.time.monotonicMs();
   while (sim.time.monotonicMs() - healedAtMs < livenessBoundMs) {
     await sim.runStep(false);
-    const violation = sim.asyncViolation ?? sim.invariants.check();
+    const violation = sim.asyncViolation ?? sim.invariants.check(sim.step);
     if (violation !== undefined) return violation;
     if (sim.ackedAfterHeal.size === sim.partitions) return undefined;
   }
