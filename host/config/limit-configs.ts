@@ -1,7 +1,7 @@
 /**
  * The broker configs that bound what one client can make the broker do (issue 15): the size of
  * one metadata operation, the cluster's partition count and the controller mutation quota
- * (KIP-599). Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
+ * (KIP-599); the request memory across connections, connections per address and slow senders. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
  * Each doc says what a client sees when the limit is hit. Part of BROKER_CONFIG_DEFS.
  */
 import type { ConfigDef, ConfigValue } from './config-def.js';
@@ -17,6 +17,12 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Number of samples kept for controller mutation quotas (KIP-599); with the window size it sets the burst a client may spend at once.' },
   { name: 'controller.quota.window.size.seconds', type: 'INT', defaultValue: '1', min: 1,
     doc: 'Time span of each sample of controller mutation quotas, in seconds (KIP-599).' },
+  { name: 'queued.max.request.bytes', type: 'LONG', defaultValue: '104857600', min: 1,
+    doc: 'Bytes of requests being received, across the connections of a listener, before they stop reading (the peer waits on TCP backpressure); a frame reserves its whole size once its size prefix is read (Tributary default 100 MiB; Kafka -1, unbounded).' },
+  { name: 'max.connections.per.ip', type: 'INT', defaultValue: '1000', min: 1,
+    doc: 'Open client connections from one IP address; further ones from it are closed as soon as they are accepted (Tributary default 1000; Kafka 2147483647).' },
+  { name: 'socket.partial.request.timeout.ms', type: 'INT', defaultValue: '30000', min: 0,
+    doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection (slow senders cannot hold request memory); 0 disables.' },
 ];
 
 /** The parsed limits (part of BrokerConfig). */
@@ -27,6 +33,9 @@ export interface LimitConfigs {
   readonly controllerMutationRate: number;
   readonly controllerQuotaWindowNum: number;
   readonly controllerQuotaWindowSizeSeconds: number;
+  readonly queuedMaxRequestBytes: number;
+  readonly maxConnectionsPerIp: number;
+  readonly socketPartialRequestTimeoutMs: number;
 }
 
 /** Reads the limits from the validated values (`get` returns a config's parsed value by name). */
@@ -37,5 +46,8 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     controllerMutationRate: get('controller.mutation.rate'),
     controllerQuotaWindowNum: get('controller.quota.window.num'),
     controllerQuotaWindowSizeSeconds: get('controller.quota.window.size.seconds'),
+    queuedMaxRequestBytes: get('queued.max.request.bytes'),
+    maxConnectionsPerIp: get('max.connections.per.ip'),
+    socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),
   };
 }

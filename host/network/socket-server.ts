@@ -3,7 +3,8 @@ import type { Time, TimerHandle } from '../io/environment.js';
 import { createTcpListener } from '../io/node-network.js';
 import { SystemTime } from '../io/time.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
-import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, TcpConnection } from './tcp-connection.js';
+import { RequestMemoryPool } from './request-memory-pool.js';
+import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, type PartialRequestGuard, TcpConnection } from './tcp-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 
 export type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
@@ -25,6 +26,10 @@ export const DEFAULT_MAX_CONNECTIONS = 10_000;
 export const DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION = 128;
 /** Default bound on a connection's unsent response bytes before it stops reading: 64 MiB. */
 export const DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION = 64 * 1024 * 1024;
+/** Tributary's default `queued.max.request.bytes` (Kafka: -1, unbounded): 100 MiB. */
+export const DEFAULT_QUEUED_MAX_REQUEST_BYTES = 104_857_600;
+/** Default `socket.partial.request.timeout.ms` (Tributary-only): 30 s. */
+export const DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS = 30_000;
 /** Default graceful-stop wait for in-flight responses before sockets are destroyed. */
 export const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
@@ -48,6 +53,14 @@ export interface SocketServerOptions {
   maxConnectionsPerIp?: number;
   /** Unanswered requests per connection before it stops reading. */
   maxInFlightRequestsPerConnection?: number;
+  /**
+   * queued.max.request.bytes: the bytes of requests being received, across connections, before
+   * connections stop reading (request-memory-pool.ts). Ignored when `resources` brings a pool
+   * (the broker shares one across its listeners).
+   */
+  queuedMaxRequestBytes?: number;
+  /** socket.partial.request.timeout.ms: a frame incomplete this long after it began closes its connection; 0 disables. */
+  partialRequestTimeoutMs?: number;
   /** Held + undrained response bytes per connection before it stops reading. */
   maxPendingResponseBytesPerConnection?: number;
   /** Called once when a connection closes, for any reason (after its late responses are dropped). */
@@ -92,9 +105,18 @@ export class SocketServer {
   private state: 'new' | 'listening' | 'stopping' | 'stopped' = 'new';
   private stopPromise: Promise<void> | null = null;
   private readonly resources: ConnectionResources;
+  private readonly guard: PartialRequestGuard;
 
   constructor(private readonly options: SocketServerOptions) {
-    this.resources = options.resources ?? defaultConnectionResources();
+    const resources = options.resources ?? defaultConnectionResources();
+    this.resources = resources.requestMemory !== undefined ? resources : {
+      ...resources,
+      requestMemory: new RequestMemoryPool(positiveInteger(options.queuedMaxRequestBytes, DEFAULT_QUEUED_MAX_REQUEST_BYTES, 'queuedMaxRequestBytes')),
+    };
+    this.guard = {
+      partialRequestTimeoutMs: nonNegativeInteger(options.partialRequestTimeoutMs, DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS, 'partialRequestTimeoutMs'),
+      time: options.time ?? new SystemTime(),
+    };
     this.listenerName = options.listenerName ?? 'PLAINTEXT';
     this.logger = options.logger ?? componentLogger(createLogger(), 'socket-server');
     this.limits = {
@@ -232,6 +254,7 @@ export class SocketServer {
       this.logger,
       (closed) => this.onConnectionClosed(closed, remoteAddress),
       this.resources,
+      this.guard,
     );
     this.connections.add(connection);
     this.logger.debug({ event: 'connection.accepted', peer, connectionId: id, listener: this.listenerName }, 'connection accepted');

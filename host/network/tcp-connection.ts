@@ -9,13 +9,21 @@
  * allowHalfOpen). Idle: Node's socket timeout (connections.max.idle.ms), ignored while a request
  * is in flight (a long-poll Fetch keeps the connection). Every close cause destroys the socket;
  * a refusal or a bad frame is logged at warn with the peer.
+ *
+ * Slow senders (slowloris): the bytes of the frame being received are held from the broker's
+ * `queued.max.request.bytes` pool (request-memory-pool.ts: the connection stops reading while the
+ * pool is full), and a frame that is not complete `socket.partial.request.timeout.ms` after its
+ * first byte arrived closes the connection (the timer does not run while the broker itself holds
+ * the input back).
  */
 import type { Socket } from 'node:net';
+import type { Time, TimerHandle } from '../io/environment.js';
 import { fetchReadBuffers, type ReadBufferPool } from '../log/read-buffer-pool.js';
 import { type FrameArena, getCore } from '../wasm/core.js';
 import { FrameDecoder } from './frame-decoder.js';
-import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport } from './kafka-connection.js';
+import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport, type FrameSource } from './kafka-connection.js';
 import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
+import type { RequestMemoryHolder, RequestMemoryPool } from './request-memory-pool.js';
 
 export type { ConnectionLimits } from './kafka-connection.js';
 
@@ -27,6 +35,15 @@ export type { ConnectionLimits } from './kafka-connection.js';
 export interface ConnectionResources {
   readonly frameArena: FrameArena;
   readonly readBuffers: Pick<ReadBufferPool, 'isLeased' | 'release'>;
+  /** queued.max.request.bytes across the broker's connections; absent: no shared bound. */
+  readonly requestMemory?: RequestMemoryPool;
+}
+
+/** Slow-sender bounds of a connection (see the file header). */
+export interface PartialRequestGuard {
+  /** socket.partial.request.timeout.ms; 0 disables the timeout. */
+  readonly partialRequestTimeoutMs: number;
+  readonly time: Pick<Time, 'setTimeout' | 'clearTimeout'>;
 }
 
 /** The process-wide resources (getCore()'s frame ring, fetchReadBuffers). */
@@ -48,6 +65,23 @@ const ARENA_API_KEYS: ReadonlySet<number> = new Set([0]);
 export class TcpConnection implements ConnectionTransport {
   /** The connection's state machine; the context its handler calls receive. */
   readonly connection: KafkaConnection;
+  private readonly decoder: FrameDecoder;
+  /** Input held back by the connection's own limits, and by the shared request memory. */
+  private pausedByConnection = false;
+  private pausedByPool = false;
+  private partialTimer: TimerHandle | null = null;
+  private readonly memoryHolder: RequestMemoryHolder = {
+    pause: () => {
+      this.pausedByPool = true;
+      this.stopPartialTimer();
+      this.applyPause();
+    },
+    resume: () => {
+      this.pausedByPool = false;
+      this.applyPause();
+      this.accountInput();
+    },
+  };
 
   constructor(
     id: number,
@@ -59,17 +93,19 @@ export class TcpConnection implements ConnectionTransport {
     private readonly logger: NetworkLogger,
     onClose: (connection: TcpConnection) => void,
     private readonly resources: ConnectionResources = defaultConnectionResources(),
+    private readonly guard: PartialRequestGuard | null = null,
   ) {
     const decoder = new FrameDecoder(limits.socketRequestMaxBytes, {
       arena: resources.frameArena,
       arenaApiKeys: ARENA_API_KEYS,
     });
+    this.decoder = decoder;
     this.connection = new KafkaConnection({
       id,
       peer,
       listenerName,
       handler: releasingArenaFrames(handler, decoder),
-      source: decoder,
+      source: this.accountedSource(decoder),
       transport: this,
       limits,
       logger,
@@ -83,6 +119,7 @@ export class TcpConnection implements ConnectionTransport {
       if (!connection.accepting) return;
       decoder.push(chunk);
       connection.inputArrived();
+      this.accountInput();
     });
     socket.on('drain', () => connection.outputDrained());
     socket.on('timeout', () => this.onIdle());
@@ -91,7 +128,10 @@ export class TcpConnection implements ConnectionTransport {
     socket.on('error', (error: Error) => {
       this.logger.debug({ event: 'connection.error', peer, connectionId: id, err: error }, 'connection error');
     });
-    socket.on('close', () => connection.transportClosed());
+    socket.on('close', () => {
+      this.releaseInput();
+      connection.transportClosed();
+    });
   }
 
   /** Server-unique connection id. */
@@ -113,6 +153,7 @@ export class TcpConnection implements ConnectionTransport {
   destroy(): void {
     if (this.connection.closed) return;
     this.socket.destroy();
+    this.releaseInput();
     this.connection.transportClosed();
   }
 
@@ -166,12 +207,74 @@ export class TcpConnection implements ConnectionTransport {
 
   /** ConnectionTransport: stop reading the socket. */
   pauseInput(): void {
-    this.socket.pause();
+    this.pausedByConnection = true;
+    this.applyPause();
   }
 
-  /** ConnectionTransport: read the socket again. */
+  /** ConnectionTransport: read the socket again (unless the shared request memory holds it back). */
   resumeInput(): void {
-    this.socket.resume();
+    this.pausedByConnection = false;
+    this.applyPause();
+  }
+
+  private applyPause(): void {
+    if (this.pausedByConnection || this.pausedByPool) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  /** The decoder as the connection reads it: every frame taken updates what the connection holds. */
+  private accountedSource(decoder: FrameDecoder): FrameSource {
+    return {
+      next: () => {
+        const frame = decoder.next();
+        if (frame !== null) this.accountInput();
+        return frame;
+      },
+      get errorReason() {
+        return decoder.errorReason;
+      },
+      get bufferedBytes() {
+        return decoder.bufferedBytes;
+      },
+      discard: () => {
+        decoder.discard();
+        this.accountInput();
+      },
+    };
+  }
+
+  /**
+   * What the connection holds of the request memory (the bytes buffered, or the whole frame
+   * being gathered once its size is known), and the partial-frame timer: running while a frame
+   * has begun to arrive but is not complete, unless the broker holds the input back.
+   */
+  private accountInput(): void {
+    if (this.connection.closed) return;
+    const decoder = this.decoder;
+    const pending = decoder.pendingSize;
+    this.resources.requestMemory?.update(this.memoryHolder, Math.max(decoder.bufferedBytes, pending));
+    const incomplete = pending >= 0 ? decoder.bufferedBytes < pending : decoder.bufferedBytes > 0 && decoder.bufferedBytes < 4;
+    if (!incomplete || this.pausedByPool || this.pausedByConnection) this.stopPartialTimer();
+    else if (this.partialTimer === null && this.guard !== null && this.guard.partialRequestTimeoutMs > 0) {
+      const guard = this.guard;
+      this.partialTimer = guard.time.setTimeout(() => {
+        this.partialTimer = null;
+        this.connection.close(
+          `a request frame was not complete ${guard.partialRequestTimeoutMs} ms after it began (socket.partial.request.timeout.ms)`);
+      }, guard.partialRequestTimeoutMs);
+    }
+  }
+
+  private stopPartialTimer(): void {
+    if (this.partialTimer === null) return;
+    this.guard?.time.clearTimeout(this.partialTimer);
+    this.partialTimer = null;
+  }
+
+  /** The connection is gone: its request memory goes back to the pool, its timer stops. */
+  private releaseInput(): void {
+    this.stopPartialTimer();
+    this.resources.requestMemory?.remove(this.memoryHolder);
   }
 
   /** ConnectionTransport: end() flushes queued writes; destroy once they are out so a silent peer cannot hold us. */
