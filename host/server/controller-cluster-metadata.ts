@@ -55,14 +55,15 @@ export class ControllerClusterMetadata implements ClusterMetadata {
   }
 
   /**
-   * The controller id Metadata answers: the active controller when it is also a live broker
-   * (combined mode); with controller-only nodes, a live broker (this one when it is alive, else the
-   * lowest id), as Kafka's KRaft brokers answer, since any broker forwards what needs the
-   * controller and clients cannot reach a controller-only node. -1 while no controller is known.
+   * The controller id Metadata and DescribeCluster answer: the active controller when it is also a
+   * live broker (combined mode); otherwise (controller-only nodes, or no active controller during
+   * an election) a live broker: this one when it is alive, else the lowest id. Kafka's KRaft brokers
+   * answer a random live broker, since any broker forwards what needs the controller; a client
+   * given -1 or an unreachable node (librdkafka) waits for its next metadata refresh instead.
+   * -1 only while no broker is known.
    */
   get controllerId(): number {
     const active = this.cache.controllerId;
-    if (active < 0) return active;
     const alive = this.cache.brokers().filter((broker) => !broker.fenced && broker.endpoints.length > 0);
     if (alive.some((broker) => broker.brokerId === active)) return active;
     if (alive.some((broker) => broker.brokerId === this.cache.nodeId)) return this.cache.nodeId;
