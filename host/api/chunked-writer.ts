@@ -7,8 +7,9 @@
  * read into the fetch pool (read-buffer-pool.ts) is copied and given back to the pool at once;
  * a large one goes back after the socket wrote it (Connection).
  *
- * Only for encoders that never patch bytes already written before such a field (non-flexible
- * layouts: no reserved tagged-field sizes), which is why APIs opt in (ApiDefinition.zeroCopyBytes).
+ * Only for encoders that never patch bytes already written before such a field (flexible ones
+ * patch only inside a tagged field: see compactNullableBytes), which is why APIs opt in
+ * (ApiDefinition.zeroCopyBytes).
  */
 import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { Writer } from '../protocol/writer.js';
@@ -35,6 +36,26 @@ export class ChunkedWriter extends Writer {
       return;
     }
     this.int32(data.length);
+    this.appendChunk(data);
+  }
+
+  /**
+   * Flexible versions' records (Fetch v12+): the same, after a uvarint length + 1. Safe because a
+   * flexible encoder patches only inside a tagged field (endTaggedField), and no tagged field
+   * holds records.
+   */
+  override compactNullableBytes(data: Uint8Array | null): void {
+    if (data === null || data.length < ZERO_COPY_MIN_BYTES) {
+      super.compactNullableBytes(data);
+      if (data !== null) this.readBuffers.release(data);
+      return;
+    }
+    this.uvarint(data.length + 1);
+    this.appendChunk(data);
+  }
+
+  /** Seals what was written so far as a chunk, then `data` as the next one, by reference. */
+  private appendChunk(data: Uint8Array): void {
     this.chunks.push(this.toBuffer());
     this.chunks.push(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     // The sealed chunk keeps the old backing buffer; continue in a fresh one.

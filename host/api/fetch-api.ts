@@ -1,6 +1,6 @@
 /**
- * Fetch (api key 1), v0-11, consumers only (no followers yet): whole record batches from the
- * partition logs, with long polling.
+ * Fetch (api key 1), v0-12, consumers and followers: whole record batches from the partition
+ * logs, with long polling.
  *
  * ```
  * Fetch Request (Version: 0-2)  => replica_id max_wait_ms min_bytes [topics]
@@ -11,6 +11,7 @@
  *                                  [topics] [forgotten_topics_data]
  * Fetch Request (Version: 9-10) => ... partitions gain current_leader_epoch
  * Fetch Request (Version: 11)   => ... rack_id
+ * Fetch Request (Version: 12)   => ... flexible; partitions gain last_fetched_epoch; cluster_id (tagged)
  *   topics => topic [partitions]
  *     partitions => partition current_leader_epoch fetch_offset log_start_offset partition_max_bytes
  * Fetch Response (Version: 11) => throttle_time_ms error_code session_id [responses]
@@ -31,6 +32,16 @@
  *   0 with a positive epoch INVALID_FETCH_SESSION_EPOCH (71).
  * - v9+ (KIP-320): current_leader_epoch is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
  * - v11 (KIP-392): preferred_read_replica is always -1 (no follower fetching).
+ * - Followers (replica_id >= 0; v15+ would carry it in ReplicaState, not served): read up to the
+ *   leader's log end offset instead of the high watermark, and their fetch offset is recorded as
+ *   their log end offset (ISR, high watermark: Partition.readRecords). A replica id outside the
+ *   partition's replicas gets UNKNOWN_LEADER_EPOCH (with a current_leader_epoch) or
+ *   NOT_LEADER_OR_FOLLOWER. Any Fetch to a follower replica: NOT_LEADER_OR_FOLLOWER.
+ * - v12 (KIP-320, KIP-595): last_fetched_epoch per partition. When that epoch ended in the
+ *   leader's log before fetch_offset (or the leader knows only older epochs), the partition is
+ *   answered with no records and diverging_epoch {epoch, end_offset} (a tagged field): the
+ *   fetcher truncates there. An epoch the leader cannot place → OFFSET_OUT_OF_RANGE. v13+ names
+ *   topics by id and is not served (UNKNOWN_TOPIC_ID lookups would be needed).
  * - Long poll (Kafka's DelayedFetch): the answer waits up to max_wait_ms until min_bytes are
  *   available, unless a partition errored.
  * - OFFSET_OUT_OF_RANGE (1) outside [log start, log end]: the client applies auto.offset.reset.
@@ -59,7 +70,7 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
   apiKey: ApiKey.Fetch,
   name: 'Fetch',
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 12,
   decode: decodeFetchRequest,
   encode: encodeFetchResponse,
   // Record blobs go to the socket as read from the log, without another copy.
@@ -81,6 +92,8 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
           fetchOffset: partition.fetchOffset,
           partitionMaxBytes: partition.partitionMaxBytes,
           currentLeaderEpoch: apiVersion >= 9 ? partition.currentLeaderEpoch : -1,
+          lastFetchedEpoch: apiVersion >= 12 ? partition.lastFetchedEpoch : -1,
+          logStartOffset: apiVersion >= 5 ? partition.logStartOffset : -1,
         });
       }
     }
@@ -91,6 +104,7 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
       isolationLevel: apiVersion >= 4 ? request.isolationLevel : 0,
       minOneMessage: apiVersion >= 3,
       partitions,
+      replicaId: request.replicaId,
     });
     const responses: FetchableTopicResponseInit[] = [];
     let current: FetchableTopicResponseInit | null = null;
@@ -109,6 +123,7 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
         abortedTransactions: [],
         preferredReadReplica: -1,
         records: result.records,
+        ...(result.divergingEpoch === undefined ? {} : { divergingEpoch: result.divergingEpoch }),
       });
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };

@@ -5,9 +5,13 @@ import type { FetchParams, FetchPartitionResult } from './replication-types.js';
 /** Fetches of up to this many partitions find a key by linear search. */
 const MAX_LINEAR_SEARCH_KEYS = 16;
 
-/** What woke a DelayedFetch: bytes that just became readable for a consumer in one partition. */
+/**
+ * What woke a DelayedFetch: bytes that just became readable in one partition, for consumers
+ * (below the high watermark) and for followers (appended: followers read up to the log end).
+ */
 export interface FetchWakeEvent {
   newlyVisibleBytes: number;
+  newlyAppendedBytes: number;
 }
 
 /**
@@ -29,6 +33,8 @@ export class DelayedFetch extends DelayedOperation<FetchWakeEvent> {
   /** Key → index, only for fetches of many partitions (a linear search serves the rest). */
   private readonly indexByKey: Map<string, number> | null;
   private accumulatedBytes: number;
+  /** A follower's fetch counts appended bytes, a consumer's visible ones. */
+  private readonly fromFollower: boolean;
 
   /**
    * @param params the Fetch being answered
@@ -46,6 +52,7 @@ export class DelayedFetch extends DelayedOperation<FetchWakeEvent> {
   ) {
     super(Math.max(0, params.maxWaitMs));
     this.accumulatedBytes = bytesAlreadyReadable;
+    this.fromFollower = (params.replicaId ?? -1) >= 0;
     // Exact-size arrays (map), not grown ones (push), for the usual request without repeats.
     this.watchedKeys = params.partitions.map((p) => partitionKey(p.topic, p.partition));
     this.caps = params.partitions.map((p) => p.partitionMaxBytes);
@@ -71,11 +78,12 @@ export class DelayedFetch extends DelayedOperation<FetchWakeEvent> {
 
   tryComplete(key?: string, event?: FetchWakeEvent): boolean {
     if (this.isCompleted) return true;
-    if (key !== undefined && event !== undefined && event.newlyVisibleBytes > 0) {
+    const newBytes = event === undefined ? 0 : this.fromFollower ? event.newlyAppendedBytes : event.newlyVisibleBytes;
+    if (key !== undefined && newBytes > 0) {
       const index = this.indexOf(key);
       if (index >= 0) {
         const before = this.bytes[index]!;
-        const after = Math.min(this.caps[index]!, before + event.newlyVisibleBytes);
+        const after = Math.min(this.caps[index]!, before + newBytes);
         this.bytes[index] = after;
         this.accumulatedBytes += after - before;
       }

@@ -4,6 +4,8 @@
  */
 import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import type { ReadBuffers } from '../log/read-buffer-pool.js';
+import type { AlterPartitionSink } from './alter-partition-sink.js';
 import type { PartitionLog } from './partition-log.js';
 
 /** Fetch isolation levels (Fetch v4+ isolation_level). */
@@ -32,6 +34,39 @@ export interface PartitionReadResult {
   logStartOffset: number;
   /** Whole batches, possibly empty. */
   records: Buffer;
+  /**
+   * Fetch v12+ DivergingEpoch (KIP-320): set, with no records, when the fetcher's
+   * last_fetched_epoch ended in this log before its fetch offset (or is older than every epoch
+   * here): the fetcher truncates to `endOffset` (at most) and fetches again. Absent otherwise.
+   */
+  divergingEpoch?: { epoch: number; endOffset: number };
+}
+
+/** What `onIsrCommitted` is told: which partition, and the bytes its high watermark move made visible. */
+export interface IsrCommittedEvent {
+  readonly topic: string;
+  readonly partition: number;
+  readonly lastHighWatermarkAdvanceBytes: number;
+}
+
+/** One partition read (Partition.readRecords). */
+export interface PartitionReadOptions {
+  fetchOffset: number;
+  maxBytes: number;
+  isolationLevel: number;
+  minOneMessage: boolean;
+  /** Fetch v9+ current_leader_epoch; -1 / absent = not checked. */
+  currentLeaderEpoch?: number;
+  /** Fetch v12+ last_fetched_epoch; -1 / absent = no divergence check. */
+  lastFetchedEpoch?: number;
+  /** A follower's broker id (Fetch replica_id >= 0): reads up to the log end and is recorded. */
+  replicaId?: number;
+  /** The follower's log start offset (Fetch log_start_offset), -1 when unknown. */
+  followerLogStartOffset?: number;
+  /** False when a DelayedFetch reads again: the follower's position was recorded by the first read. */
+  updateFetchState?: boolean;
+  /** Where the records are read into (default fresh buffers); see read-buffer-pool.ts. */
+  buffers?: ReadBuffers;
 }
 
 export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
@@ -72,6 +107,17 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
    * cache in memory only, starting empty (test logs).
    */
   leaderEpochCache?: LeaderEpochFileCache;
+  /** The topic's id (32 hex digits), needed for ISR proposals (AlterPartition names topics by id). */
+  topicId?: string;
+  /**
+   * Where the leader proposes ISR changes (the broker's AlterPartitionManager). Without one (or
+   * without a topic id) the ISR is only what the metadata says: no expand, no shrink.
+   */
+  alterPartitionSink?: AlterPartitionSink;
+  /** replica.lag.time.max.ms: an ISR follower not caught up for longer is proposed for removal. Default 30000. */
+  replicaLagTimeMaxMs?: number;
+  /** Called after an ISR change committed by the controller was adopted (the high watermark may have moved). */
+  onIsrCommitted?: (partition: IsrCommittedEvent) => void;
 }
 
 /** The leader/ISR state of a transition (the partition's record in the metadata). */
@@ -83,6 +129,8 @@ export interface PartitionTransition {
   replicas?: readonly number[];
   /** Default: unchanged (a leader's ISR is [self] until told otherwise). */
   isr?: readonly number[];
+  /** Default: unchanged. */
+  topicId?: string;
 }
 
 /** Result of a follower append: offsets written and the log end after it. */

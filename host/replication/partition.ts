@@ -23,27 +23,33 @@
  *                   makeLeader (same or newer epoch: new ISR/replicas)   makeFollower
  * ```
  */
-import type { ProducerStateManager } from '../log/producer-state-manager.js';
-import type { ReadBuffers } from '../log/read-buffer-pool.js';
 import { PartitionLeaderEpochs } from './partition-leader-epochs.js';
+import { PartitionProducerState } from './partition-producer-state.js';
 import {
   type FollowerAppendResult,
+  type IsrCommittedEvent,
   IsolationLevel,
   type PartitionAppendResult,
   type PartitionOptions,
+  type PartitionReadOptions,
   type PartitionReadResult,
   type PartitionTransition,
 } from './partition-types.js';
 import { SystemTime } from '../io/time.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LogAppendResult, PartitionLog } from './partition-log.js';
-import { ReplicaState, UNKNOWN_OFFSET } from './replica-state.js';
+import type { AlterPartitionResult, AlterPartitionSink } from './alter-partition-sink.js';
+import { PartitionIsr, type PendingIsrChange } from './partition-isr.js';
+import { PendingVisibleBytes } from './pending-visible-bytes.js';
+import { type ReplicaState, UNKNOWN_OFFSET } from './replica-state.js';
 
 export {
   type FollowerAppendResult,
+  type IsrCommittedEvent,
   IsolationLevel,
   type PartitionAppendResult,
   type PartitionOptions,
+  type PartitionReadOptions,
   type PartitionReadResult,
   type PartitionTransition,
 } from './partition-types.js';
@@ -61,17 +67,20 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private leaderEpochValue: number;
   private partitionEpochValue: number;
   private replicasValue: readonly number[];
-  private inSyncReplicaIds: Set<number>;
-  private readonly producerState: ProducerStateManager | null;
-  private lastActiveSegmentBaseOffset: number;
-  /** The log start offset the producer state was last trimmed to (truncateHead). */
-  private producerStateLogStartOffset: number;
+  /** Committed and maximal ISR, pending proposal, followers' states. */
+  private readonly isrState: PartitionIsr;
+  private readonly producers: PartitionProducerState;
   private readonly logger: { error(fields: object, message: string): void } | undefined;
   private readonly time: { monotonicMs(): number };
-  /** The leader's view of every other assigned replica; empty on a follower. */
-  private readonly remoteReplicas = new Map<number, ReplicaState>();
+  private readonly alterPartitionSink: AlterPartitionSink | null;
+  private readonly replicaLagTimeMaxMs: number;
+  private readonly onIsrCommitted: ((partition: IsrCommittedEvent) => void) | undefined;
+  private topicIdValue: string | null;
+  /** Bytes of leader appends above the high watermark (wake-ups of consumers' long polls). */
+  private readonly pendingVisibleBytes = new PendingVisibleBytes();
+  private lastHighWatermarkAdvanceBytesValue = 0;
   /** The log end offset when this broker became leader in its current epoch; -1 on a follower. */
-  private leaderEpochStartOffset = UNKNOWN_OFFSET;
+  private leaderEpochStartOffsetValue = UNKNOWN_OFFSET;
   /** Which leader epoch wrote which offsets (leader-epoch-checkpoint). */
   private readonly epochs: PartitionLeaderEpochs;
 
@@ -87,21 +96,23 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.partitionEpochValue = options.partitionEpoch ?? 0;
     this.replicasValue = options.replicas ?? [options.localBrokerId];
     const leads = this.leaderIdValue === this.localBrokerId;
-    this.inSyncReplicaIds = new Set(options.isr ?? (leads ? [options.localBrokerId] : this.replicasValue));
-    this.producerState = options.producerState ?? null;
+    this.isrState = new PartitionIsr(options.localBrokerId, options.isr ?? (leads ? [options.localBrokerId] : this.replicasValue));
+    this.alterPartitionSink = options.alterPartitionSink ?? null;
+    this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
+    this.onIsrCommitted = options.onIsrCommitted;
+    this.topicIdValue = options.topicId ?? null;
     this.logger = options.logger;
     this.time = options.time ?? new SystemTime();
-    this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
     if (options.leaderEpochCache === undefined) {
       this.epochs = PartitionLeaderEpochs.inMemory(this.log);
     } else {
       this.epochs = new PartitionLeaderEpochs(this.log, options.leaderEpochCache);
       this.epochs.repair();
     }
-    this.recoverProducerState();
-    this.producerStateLogStartOffset = this.log.logStartOffset;
+    this.producers = new PartitionProducerState(options.producerState ?? null, this.log, (error) =>
+      this.logger?.error({ topic: this.topic, partition: this.partition, err: error }, 'producer-state snapshot failed'));
     if (leads) {
-      this.resetRemoteReplicas(true);
+      this.startLeaderEpoch(true);
       this.maybeIncrementLeaderHighWatermark();
     }
   }
@@ -133,10 +144,35 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     return this.replicasValue;
   }
 
-  /** In-sync replica ids, leader first. */
+  /** The topic id (32 hex digits) from the metadata, null when not told. */
+  get topicId(): string | null {
+    return this.topicIdValue;
+  }
+
+  /** The ISR proposal sent to the controller and not answered yet, if any. */
+  get pendingIsrChange(): PendingIsrChange | null {
+    return this.isrState.pending;
+  }
+
+  /** Bytes made visible to consumers by the last high watermark move (for DelayedFetch). */
+  get lastHighWatermarkAdvanceBytes(): number {
+    return this.lastHighWatermarkAdvanceBytesValue;
+  }
+
+  /** The log end offset when this broker became leader in its current epoch (Kafka's leaderEpochStartOffsetOpt); -1 on a follower. */
+  get leaderEpochStartOffset(): number {
+    return this.leaderEpochStartOffsetValue;
+  }
+
+  /** The leader's view of follower `brokerId` (log end offset, last caught-up time); undefined on a follower. */
+  followerState(brokerId: number): Readonly<ReplicaState> | undefined {
+    return this.isrState.remoteReplicas.get(brokerId);
+  }
+
+  /** In-sync replica ids (committed), leader first. */
   get isr(): number[] {
     const leaderId = this.leaderIdValue;
-    return [...this.inSyncReplicaIds].sort((a, b) => (a === leaderId ? -1 : b === leaderId ? 1 : a - b));
+    return [...this.isrState.isr].sort((a, b) => (a === leaderId ? -1 : b === leaderId ? 1 : a - b));
   }
 
   get highWatermark(): number {
@@ -196,22 +232,27 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       return appendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is not the leader of ${this.key}`);
     }
     const minInsyncReplicas = this.log.config.minInsyncReplicas;
-    if (requiredAcks === -1 && this.inSyncReplicaIds.size < minInsyncReplicas) {
+    const inSyncReplicas = this.isrState.isr.size;
+    if (requiredAcks === -1 && inSyncReplicas < minInsyncReplicas) {
       return appendError(
         ErrorCode.NOT_ENOUGH_REPLICAS,
-        `the ISR of ${this.key} has ${this.inSyncReplicaIds.size} replica(s), below min.insync.replicas=${minInsyncReplicas}`,
+        `the ISR of ${this.key} has ${inSyncReplicas} replica(s), below min.insync.replicas=${minInsyncReplicas}`,
       );
     }
     // Kafka assigns the epoch before writing: after a crash the cache may be ahead, never behind.
     this.epochs.assignAtLogEnd(this.leaderEpochValue);
     // The log checks the producer state on the core's batch summaries and records the append.
-    const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producerState ?? undefined);
+    const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producers.manager ?? undefined);
     if (result.errorCode !== ErrorCode.NONE) return appendError(result.errorCode, result.errorMessage ?? null);
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
     // A retried duplicate comes back with its original offsets and no batches: nothing changed.
-    if (this.producerState !== null && result.batches.length > 0) this.maybeSnapshotProducerState();
+    if (result.batches.length > 0) this.producers.maybeSnapshot();
     this.maybeIncrementLeaderHighWatermark();
+    // Replicated: the records become visible when the followers have them (see pending-visible-bytes.ts).
+    if (appendedBytes > 0 && this.log.highWatermark <= result.lastOffset && this.isrState.maximalIsr.size > 1) {
+      this.pendingVisibleBytes.add(result.lastOffset + 1, appendedBytes);
+    }
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
@@ -242,10 +283,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
     this.epochs.onFollowerAppend(result.batches);
-    if (this.producerState !== null) {
-      this.producerState.onAppended(result.batches);
-      this.maybeSnapshotProducerState();
-    }
+    this.producers.onFollowerAppend(result.batches);
     return { errorCode: ErrorCode.NONE, baseOffset: result.baseOffset, lastOffset: result.lastOffset, logEndOffset: this.log.logEndOffset, appendedBytes };
   }
 
@@ -274,7 +312,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'new start offset >= 0');
     assert(this.leaderIdValue !== this.localBrokerId, 'only a follower truncates');
     this.log.truncateFullyAndStartAt(offset);
-    this.producerState?.truncateFullyAndStartAt(offset);
+    this.producers.truncateFullyAndStartAt(offset);
     this.afterTruncation();
   }
 
@@ -313,7 +351,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * many were removed (0 for a partition without producer state).
    */
   removeExpiredProducers(nowMs: number): number {
-    return this.producerState?.removeExpiredProducers(nowMs) ?? 0;
+    return this.producers.manager?.removeExpiredProducers(nowMs) ?? 0;
   }
 
   /**
@@ -326,16 +364,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * the next call retries.
    */
   onLogStartOffsetMaybeIncremented(): boolean {
-    const logStartOffset = this.log.logStartOffset;
-    if (logStartOffset === this.producerStateLogStartOffset) return false;
-    // A lower start (a truncation below it) leaves nothing to trim.
-    const moved = logStartOffset > this.producerStateLogStartOffset;
-    if (moved) {
-      this.epochs.afterLogStartOffsetMoved();
-      this.producerState?.truncateHead(logStartOffset);
-    }
-    this.producerStateLogStartOffset = logStartOffset;
-    return moved;
+    return this.producers.onLogStartOffsetMaybeIncremented(() => this.epochs.afterLogStartOffsetMoved());
   }
 
   /**
@@ -343,48 +372,76 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * nothing. Call before the log closes. Throws the disk's error.
    */
   onCleanShutdown(): void {
-    this.producerState?.takeSnapshot();
+    this.producers.manager?.takeSnapshot();
   }
 
   /**
-   * Reads for a consumer (upper bound HW, or LSO for read_committed) or, with `fromFollower`,
-   * for a replica (upper bound LEO).
+   * Kafka's fetchRecords: reads for a consumer (upper bound HW, or LSO for read_committed) or,
+   * with `replicaId` >= 0, for a follower (upper bound LEO; the follower's fetch offset is then
+   * recorded as its log end offset: {@link updateFollowerFetchState}).
    * Errors, in Kafka's order: FENCED_LEADER_EPOCH (74) / UNKNOWN_LEADER_EPOCH (75) when
    * `currentLeaderEpoch` (>= 0) is older / newer than ours; NOT_LEADER_OR_FOLLOWER (6) on a
-   * follower (no KIP-392 fetching from followers); OFFSET_OUT_OF_RANGE (1) outside
-   * [logStartOffset, logEndOffset].
+   * follower (no KIP-392 fetching from followers); for a replica id not among the replicas
+   * UNKNOWN_LEADER_EPOCH with a current leader epoch, else NOT_LEADER_OR_FOLLOWER (the follower
+   * retries); with `lastFetchedEpoch` (KIP-320) OFFSET_OUT_OF_RANGE (1) when that epoch is unknown
+   * here or the fetch offset is below the log start, else a DivergingEpoch answer when the epoch
+   * ended here before the fetch offset; OFFSET_OUT_OF_RANGE (1) outside [logStartOffset,
+   * logEndOffset]. HW, LSO and log start are the values before the read (Kafka's).
    */
-  readRecords(options: {
-    fetchOffset: number;
-    maxBytes: number;
-    isolationLevel: number;
-    minOneMessage: boolean;
-    currentLeaderEpoch?: number;
-    fromFollower?: boolean;
-    /** Where the records are read into (default fresh buffers); see read-buffer-pool.ts. */
-    buffers?: ReadBuffers;
-  }): PartitionReadResult {
-    const epochError = this.checkCurrentLeaderEpoch(options.currentLeaderEpoch ?? -1);
+  readRecords(options: PartitionReadOptions): PartitionReadResult {
+    const currentLeaderEpoch = options.currentLeaderEpoch ?? -1;
+    const epochError = this.checkCurrentLeaderEpoch(currentLeaderEpoch);
     if (epochError !== ErrorCode.NONE) return this.readError(epochError);
     if (this.leaderIdValue !== this.localBrokerId) return this.readError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    const { fetchOffset } = options;
-    if (fetchOffset < this.log.logStartOffset || fetchOffset > this.log.logEndOffset) {
-      return this.readError(ErrorCode.OFFSET_OUT_OF_RANGE);
+    const replicaId = options.replicaId ?? -1;
+    const follower = replicaId >= 0 ? this.isrState.remoteReplicas.get(replicaId) : undefined;
+    if (replicaId >= 0 && follower === undefined) {
+      return this.readError(currentLeaderEpoch >= 0 ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.NOT_LEADER_OR_FOLLOWER);
     }
-    const upperBoundOffset = options.fromFollower
-      ? this.log.logEndOffset
-      : options.isolationLevel === IsolationLevel.READ_COMMITTED
-        ? this.lastStableOffset
-        : this.highWatermark;
+    const { fetchOffset } = options;
     const highWatermark = this.highWatermark;
     const lastStableOffset = this.lastStableOffset;
     const logStartOffset = this.log.logStartOffset;
-    if (fetchOffset >= upperBoundOffset || (options.maxBytes <= 0 && !options.minOneMessage)) {
-      return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records: EMPTY };
+    const logEndOffset = this.log.logEndOffset;
+    const lastFetchedEpoch = options.lastFetchedEpoch ?? -1;
+    if (lastFetchedEpoch >= 0) {
+      const end = this.epochs.endOffsetFor(lastFetchedEpoch);
+      if (end.endOffset < 0 || end.epoch < 0 || fetchOffset < logStartOffset) return this.readError(ErrorCode.OFFSET_OUT_OF_RANGE);
+      if (end.epoch < lastFetchedEpoch || end.endOffset < fetchOffset) {
+        return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records: EMPTY, divergingEpoch: { epoch: end.epoch, endOffset: end.endOffset } };
+      }
     }
-    const read = this.log.read(fetchOffset, Math.max(0, options.maxBytes), upperBoundOffset, options.minOneMessage, options.buffers);
-    if (read.errorCode !== ErrorCode.NONE) return this.readError(read.errorCode);
-    return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records: read.records };
+    if (fetchOffset < logStartOffset || fetchOffset > logEndOffset) return this.readError(ErrorCode.OFFSET_OUT_OF_RANGE);
+    const upperBoundOffset = follower !== undefined
+      ? logEndOffset
+      : options.isolationLevel === IsolationLevel.READ_COMMITTED
+        ? lastStableOffset
+        : highWatermark;
+    let records: Buffer = EMPTY;
+    if (fetchOffset < upperBoundOffset && (options.maxBytes > 0 || options.minOneMessage)) {
+      const read = this.log.read(fetchOffset, Math.max(0, options.maxBytes), upperBoundOffset, options.minOneMessage, options.buffers);
+      if (read.errorCode !== ErrorCode.NONE) return this.readError(read.errorCode);
+      records = read.records;
+    }
+    if (follower !== undefined && options.updateFetchState !== false) {
+      this.updateFollowerFetchState(follower, fetchOffset, options.followerLogStartOffset ?? -1, logEndOffset);
+    }
+    return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records };
+  }
+
+  /**
+   * Kafka's updateFollowerFetchState: a follower fetched at `fetchOffset`, so that is its log end
+   * offset (ReplicaState.updateFetchState, with the leader's log end offset before the read);
+   * then the follower may join the ISR and the high watermark may move. Returns true when the
+   * high watermark moved ({@link lastHighWatermarkAdvanceBytes} says how many bytes it made
+   * visible).
+   */
+  private updateFollowerFetchState(follower: ReplicaState, fetchOffset: number, followerLogStartOffset: number, leaderLogEndOffset: number): boolean {
+    const previousLogEndOffset = follower.logEndOffset;
+    follower.updateFetchState(fetchOffset, followerLogStartOffset, this.time.monotonicMs(), leaderLogEndOffset);
+    this.maybeExpandIsr(follower);
+    if (previousLogEndOffset === follower.logEndOffset) return false;
+    return this.maybeIncrementLeaderHighWatermark();
   }
 
   /**
@@ -414,7 +471,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   checkEnoughReplicasReachOffset(requiredOffset: number): { done: boolean; errorCode: number } {
     if (this.leaderIdValue !== this.localBrokerId) return { done: true, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
     if (this.highWatermark < requiredOffset) return { done: false, errorCode: ErrorCode.NONE };
-    if (this.inSyncReplicaIds.size < this.log.config.minInsyncReplicas) {
+    if (this.isrState.maximalIsr.size < this.log.config.minInsyncReplicas) {
       return { done: true, errorCode: ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND };
     }
     return { done: true, errorCode: ErrorCode.NONE };
@@ -452,43 +509,85 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   }
 
   /**
-   * Kafka's maybeIncrementLeaderHW: HW = the smallest log end offset over the ISR (the leader's
-   * own and each in-sync follower's, from its last fetch; a follower not heard from since this
-   * broker became leader holds it where it is). Returns true when it moved; the high watermark
-   * never goes backwards. On a follower: false.
+   * Kafka's maybeIncrementLeaderHW: HW = the smallest log end offset over the maximal ISR (the
+   * leader's own and each in-sync follower's, from its last fetch; a follower not heard from since
+   * this broker became leader holds it where it is; see PartitionIsr.highWatermarkCandidate).
+   * Returns true when it moved; the high watermark never goes backwards. On a follower: false.
    */
   maybeIncrementLeaderHighWatermark(): boolean {
     if (this.leaderIdValue !== this.localBrokerId) return false;
-    let newHighWatermark = this.log.logEndOffset;
-    if (this.inSyncReplicaIds.size > 1) {
-      for (const brokerId of this.inSyncReplicaIds) {
-        if (brokerId === this.localBrokerId) continue;
-        const followerLogEndOffset = this.remoteReplicas.get(brokerId)?.logEndOffset ?? UNKNOWN_OFFSET;
-        if (followerLogEndOffset < newHighWatermark) newHighWatermark = followerLogEndOffset;
-      }
-    }
-    if (newHighWatermark <= this.log.highWatermark) return false;
-    this.log.updateHighWatermark(newHighWatermark);
-    assert(this.log.highWatermark <= this.log.logEndOffset, 'hw <= leo');
+    const logEndOffset = this.log.logEndOffset;
+    const previous = this.log.highWatermark;
+    const candidate = this.isrState.highWatermarkCandidate(logEndOffset, this.time.monotonicMs(), this.replicaLagTimeMaxMs, this.canAlterIsr);
+    if (candidate <= previous) return false;
+    this.log.updateHighWatermark(candidate);
+    const highWatermark = this.log.highWatermark;
+    assert(highWatermark <= logEndOffset, 'hw <= leo');
+    if (highWatermark <= previous) return false;
+    this.lastHighWatermarkAdvanceBytesValue = this.pendingVisibleBytes.takeVisible(highWatermark, logEndOffset);
     return true;
   }
 
   /**
-   * After an append the log recorded in the producer state: snapshots it if the append rolled a
-   * segment (Kafka snapshots at every roll).
+   * Kafka's maybeShrinkIsr, called periodically (ReplicaManager.maybeShrinkIsr): proposes to the
+   * controller an ISR without the followers that have not caught up with this leader's log end
+   * within replica.lag.time.max.ms. Nothing on a follower, without an AlterPartitionSink or topic
+   * id, or while another proposal is pending. Returns true when a proposal was sent.
    */
-  private maybeSnapshotProducerState(): void {
-    const producerState = this.producerState!;
-    const activeSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
-    if (activeSegmentBaseOffset !== this.lastActiveSegmentBaseOffset) {
-      this.lastActiveSegmentBaseOffset = activeSegmentBaseOffset;
-      try {
-        producerState.takeSnapshot();
-      } catch (error) {
-        // A snapshot only shortens the next recovery; the append is durable in the log already.
-        this.logger?.error({ topic: this.topic, partition: this.partition, err: error }, 'producer-state snapshot failed');
-      }
+  maybeShrinkIsr(): boolean {
+    if (this.leaderIdValue !== this.localBrokerId || !this.canAlterIsr) return false;
+    const newIsr = this.isrState.shrinkCandidate(this.log.logEndOffset, this.time.monotonicMs(), this.replicaLagTimeMaxMs);
+    if (newIsr === null) return false;
+    this.submitIsrChange({ kind: 'shrink', newIsr });
+    return true;
+  }
+
+  /** Kafka's maybeExpandIsr: a follower that caught up joins the ISR (through the controller). */
+  private maybeExpandIsr(follower: ReplicaState): void {
+    if (!this.canAlterIsr) return;
+    const newIsr = this.isrState.expandCandidate(follower, this.log.highWatermark, this.leaderEpochStartOffsetValue);
+    if (newIsr !== null) this.submitIsrChange({ kind: 'expand', newIsr });
+  }
+
+  /** ISR changes need the controller (a sink) and the topic's id (AlterPartition v2+ names topics by id). */
+  private get canAlterIsr(): boolean {
+    return this.alterPartitionSink !== null && this.topicIdValue !== null;
+  }
+
+  /** Sends `change` to the controller; the answer arrives later (onAlterPartitionResult). */
+  private submitIsrChange(change: PendingIsrChange): void {
+    this.isrState.propose(change);
+    const item = {
+      topicId: this.topicIdValue!,
+      topic: this.topic,
+      partition: this.partition,
+      leaderEpoch: this.leaderEpochValue,
+      partitionEpoch: this.partitionEpochValue,
+      newIsr: change.newIsr,
+    };
+    void this.alterPartitionSink!.submit(item).then((result) => this.onAlterPartitionResult(change, result));
+  }
+
+  /**
+   * Kafka's handleAlterPartitionUpdate / handleAlterPartitionError: adopts the committed ISR and
+   * partition epoch when the answer is for the proposal still pending and for this leader epoch
+   * (and not older than what the metadata already told); OPERATION_NOT_ATTEMPTED (55) and
+   * INELIGIBLE_REPLICA (107) mean nothing was applied: back to the committed state; other errors
+   * leave the proposal pending until the next metadata update (makeLeader) replaces the state.
+   * A commit may move the high watermark and settle waiting produces (onIsrCommitted).
+   */
+  private onAlterPartitionResult(change: PendingIsrChange, result: AlterPartitionResult): void {
+    if (this.isrState.pending !== change || this.leaderIdValue !== this.localBrokerId) return;
+    if (result.errorCode !== ErrorCode.NONE) {
+      if (result.errorCode === ErrorCode.OPERATION_NOT_ATTEMPTED || result.errorCode === ErrorCode.INELIGIBLE_REPLICA) this.isrState.abandonPending();
+      return;
     }
+    if (result.leaderEpoch !== this.leaderEpochValue || result.partitionEpoch < this.partitionEpochValue) return;
+    this.isrState.commit(result.isr);
+    this.partitionEpochValue = result.partitionEpoch;
+    this.lastHighWatermarkAdvanceBytesValue = 0;
+    this.maybeIncrementLeaderHighWatermark();
+    this.onIsrCommitted?.(this);
   }
 
   /** Kafka's stale-state rule for makeLeader/makeFollower. */
@@ -505,14 +604,17 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.leaderEpochValue = state.leaderEpoch;
     if (state.partitionEpoch !== undefined) this.partitionEpochValue = state.partitionEpoch;
     if (state.replicas !== undefined) this.replicasValue = state.replicas;
-    if (state.isr !== undefined) this.inSyncReplicaIds = new Set(state.isr);
+    if (state.topicId !== undefined) this.topicIdValue = state.topicId;
+    // The metadata is the controller's committed state: a pending proposal is over either way.
+    if (state.isr !== undefined) this.isrState.commit(state.isr);
     if (leaderId !== this.localBrokerId) {
-      this.remoteReplicas.clear();
-      this.leaderEpochStartOffset = UNKNOWN_OFFSET;
+      this.isrState.updateReplicaSet([]);
+      this.leaderEpochStartOffsetValue = UNKNOWN_OFFSET;
+      this.pendingVisibleBytes.clear();
     } else if (!wasLeader || isNewLeaderEpoch) {
-      this.resetRemoteReplicas(!wasLeader);
+      this.startLeaderEpoch(!wasLeader);
     } else {
-      this.updateRemoteReplicaSet();
+      this.isrState.updateReplicaSet(this.replicasValue);
     }
   }
 
@@ -520,43 +622,21 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * A new leader epoch on this broker (Kafka's makeLeader): the epoch starts at the log end
    * offset, and every follower's state is reset (ReplicaState.reset).
    */
-  private resetRemoteReplicas(isNewLeader: boolean): void {
-    const nowMs = this.time.monotonicMs();
+  private startLeaderEpoch(isNewLeader: boolean): void {
     const logEndOffset = this.log.logEndOffset;
-    this.leaderEpochStartOffset = logEndOffset;
+    this.leaderEpochStartOffsetValue = logEndOffset;
+    this.pendingVisibleBytes.clear();
     // An empty single-replica log waits for its first append (no checkpoint write per new
     // partition); otherwise OffsetForLeaderEpoch must know the epoch at once, as in Kafka.
     if (this.replicasValue.length > 1 || logEndOffset > this.log.logStartOffset) this.epochs.assignAtLogEnd(this.leaderEpochValue);
-    this.updateRemoteReplicaSet();
-    for (const replica of this.remoteReplicas.values()) {
-      replica.reset(nowMs, logEndOffset, isNewLeader, this.inSyncReplicaIds.has(replica.brokerId));
-    }
-  }
-
-  /** One ReplicaState per assigned replica other than this broker (kept across calls). */
-  private updateRemoteReplicaSet(): void {
-    for (const brokerId of this.remoteReplicas.keys()) {
-      if (!this.replicasValue.includes(brokerId)) this.remoteReplicas.delete(brokerId);
-    }
-    for (const brokerId of this.replicasValue) {
-      if (brokerId !== this.localBrokerId && !this.remoteReplicas.has(brokerId)) this.remoteReplicas.set(brokerId, new ReplicaState(brokerId));
-    }
-  }
-
-  /** At construction: the producer state from its snapshots and the log tail. */
-  private recoverProducerState(): void {
-    if (this.producerState === null) return;
-    const log = this.log;
-    this.producerState.recover(log.logStartOffset, log.logEndOffset, (fetchOffset, maxBytes) =>
-      log.read(fetchOffset, maxBytes, log.logEndOffset, true).records);
+    this.isrState.updateReplicaSet(this.replicasValue);
+    this.isrState.resetReplicas(this.time.monotonicMs(), logEndOffset, isNewLeader);
   }
 
   /** After a follower truncation: epochs and producer state cut to the shorter log. */
   private afterTruncation(): void {
     this.epochs.afterTruncation();
-    this.lastActiveSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? -1;
-    this.recoverProducerState();
-    this.producerStateLogStartOffset = this.log.logStartOffset;
+    this.producers.recover();
   }
 
   private checkCurrentLeaderEpoch(requestEpoch: number): number {
@@ -578,6 +658,8 @@ export function partitionKey(topic: string, partition: number): string {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Kafka's default replica.lag.time.max.ms: 30 s. */
+export const DEFAULT_REPLICA_LAG_TIME_MAX_MS = 30_000;
 /** DeleteRecords' "up to the high watermark" offset (Kafka's DeleteRecordsRequest.HIGH_WATERMARK). */
 const DELETE_TO_HIGH_WATERMARK = -1;
 

@@ -30,7 +30,15 @@ import { DelayedFetch, type FetchWakeEvent } from './delayed-fetch.js';
 import { pendingFlushOf } from '../log/group-flush.js';
 import { DelayedProduce, type ProduceAcksPending } from './delayed-produce.js';
 import type { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
-import { Partition, partitionKey, type PartitionOptions, type PartitionReadResult } from './partition.js';
+import type { AlterPartitionSink } from './alter-partition-sink.js';
+import {
+  DEFAULT_REPLICA_LAG_TIME_MAX_MS,
+  type IsrCommittedEvent,
+  Partition,
+  partitionKey,
+  type PartitionOptions,
+  type PartitionReadResult,
+} from './partition.js';
 import type { PartitionLog } from './partition-log.js';
 import { DEFAULT_MAX_DELAYED_OPERATIONS, Purgatory } from './purgatory.js';
 import type { FetchParams, FetchPartitionResult, ProduceParams, ProducePartitionData, ProducePartitionResult } from './replication-types.js';
@@ -73,6 +81,13 @@ export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
    * and the partition keeps its epochs in memory (every log call answers 56 then anyway).
    */
   openLeaderEpochCache?: (log: L) => LeaderEpochFileCache;
+  /**
+   * Where partition leaders propose ISR changes (the broker's AlterPartitionManager). Without
+   * one (a single node) the ISR is what the metadata says, as before replication.
+   */
+  alterPartitionSink?: AlterPartitionSink;
+  /** replica.lag.time.max.ms (default 30000): see Partition.maybeShrinkIsr. */
+  replicaLagTimeMaxMs?: number;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -88,6 +103,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
 
   /** Method syntax: bivariant in L, so a ReplicaManager<UnifiedLog> is still a ReplicaManager<PartitionLog>. */
   private readonly epochCaches: { open(log: L): LeaderEpochFileCache } | undefined;
+  private readonly alterPartitionSink: AlterPartitionSink | undefined;
+  private readonly replicaLagTimeMaxMs: number;
 
   constructor(options: ReplicaManagerOptions<L>) {
     this.localBrokerId = options.localBrokerId;
@@ -99,6 +116,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.readBuffers = options.readBuffers ?? fetchReadBuffers;
     const open = options.openLeaderEpochCache;
     this.epochCaches = open === undefined ? undefined : { open: (log) => open(log) };
+    this.alterPartitionSink = options.alterPartitionSink;
+    this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
   }
 
   /** Long-poll fetches waiting now. */
@@ -128,6 +147,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     partitionEpoch?: number;
     replicas?: readonly number[];
     isr?: readonly number[];
+    /** The topic's id: needed (with an AlterPartitionSink) for ISR proposals. */
+    topicId?: string;
     /** See PartitionOptions.producerState: only for logs that do not deduplicate themselves. */
     producerState?: ProducerStateManager;
   }): Partition<L> {
@@ -161,6 +182,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     partitionEpoch: number;
     replicas: readonly number[];
     isr: readonly number[];
+    topicId?: string;
     /** See PartitionOptions.producerState. */
     producerState?: ProducerStateManager;
   }): Partition<L> {
@@ -178,7 +200,15 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
 
   /** A Partition over `options.log` with its leader epoch checkpoint (see openLeaderEpochCache). */
   private createPartition(options: Omit<PartitionOptions<L>, 'localBrokerId'>): Partition<L> {
-    const base = { ...options, localBrokerId: this.localBrokerId, logger: this.logger, time: this.time };
+    const base = {
+      ...options,
+      localBrokerId: this.localBrokerId,
+      logger: this.logger,
+      time: this.time,
+      ...(this.alterPartitionSink === undefined ? {} : { alterPartitionSink: this.alterPartitionSink }),
+      replicaLagTimeMaxMs: this.replicaLagTimeMaxMs,
+      onIsrCommitted: (event: IsrCommittedEvent) => this.onHighWatermarkMaybeAdvanced(event.topic, event.partition, event.lastHighWatermarkAdvanceBytes),
+    };
     if (this.epochCaches === undefined) return new Partition<L>(base);
     try {
       return new Partition<L>({ ...base, leaderEpochCache: this.epochCaches.open(options.log) });
@@ -259,7 +289,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         // Also a retried duplicate: its original may be in the same unflushed turn.
         const flush = this.pendingFlushFor(entry);
         if (flush !== null) (flushes ??= []).push({ index, flush });
-        else if (result.appendedBytes > 0) this.onHighWatermarkMaybeAdvanced(entry.topic, entry.partition, result.appendedBytes);
+        else if (result.appendedBytes > 0) this.onLeaderAppended(entry.topic, entry.partition, result);
         // A retried duplicate waits too: its original records must be covered by the HW.
         if (requiredAcks === -1 && result.lastOffset >= 0) {
           waiting.push({ topic: entry.topic, partition: entry.partition, requiredOffset: result.lastOffset + 1, result });
@@ -291,7 +321,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         (failed ??= new Set()).add(result);
         results[index] = produceError(entry, ErrorCode.KAFKA_STORAGE_ERROR, null);
       } else if (result.appendedBytes > 0) {
-        this.onHighWatermarkMaybeAdvanced(entry.topic, entry.partition, result.appendedBytes);
+        this.onLeaderAppended(entry.topic, entry.partition, result);
       }
     }
     const stillWaiting = failed === undefined ? waiting : waiting.filter((w) => !failed.has(w.result));
@@ -324,7 +354,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     let anyError = false;
     for (const r of results) {
       bytesReadable += r.records.length;
-      if (r.errorCode !== ErrorCode.NONE) anyError = true;
+      // A diverging epoch is answered at once too (Kafka's hasDivergingEpoch).
+      if (r.errorCode !== ErrorCode.NONE || r.divergingEpoch !== undefined) anyError = true;
     }
     if (
       params.maxWaitMs <= 0 ||
@@ -342,7 +373,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         params,
         bytesReadable,
         (topic, partition) => this.getPartition(topic, partition)?.isLeader === true,
-        (p) => this.readFromLocalLog(p),
+        (p) => this.readFromLocalLog(p, false),
         resolve,
       );
       this.fetchPurgatory.tryCompleteElseWatch(delayed, delayed.keys);
@@ -354,12 +385,16 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
    * Exposed for DelayedFetch and for callers that never long-poll. The records buffers come from
    * `readBuffers` (the fetch pool): a caller that is done with them may give them back; one that
    * keeps them must simply never release them.
+   * A follower's fetch (`params.replicaId` >= 0) reads up to the log end and records the
+   * follower's position (Partition.readRecords), unless `updateFetchState` is false (a DelayedFetch
+   * reading again); a high watermark moved by it wakes what waits on the partition.
    */
-  readFromLocalLog(params: FetchParams): FetchPartitionResult[] {
+  readFromLocalLog(params: FetchParams, updateFetchState = true): FetchPartitionResult[] {
     let remainingBytes = Math.max(0, params.maxBytes);
     let minOneMessage = params.minOneMessage;
-    const fromFollower = (params.replicaId ?? -1) >= 0;
+    const replicaId = params.replicaId ?? -1;
     const results: FetchPartitionResult[] = [];
+    let advanced: Partition<L>[] | undefined;
     for (const request of params.partitions) {
       const { topic, partition: index } = request;
       const partition = this.getPartition(topic, index);
@@ -368,6 +403,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         continue;
       }
       let read: PartitionReadResult;
+      const highWatermarkBefore = replicaId >= 0 ? partition.highWatermark : 0;
       try {
         read = partition.readRecords({
           fetchOffset: request.fetchOffset,
@@ -375,12 +411,16 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
           isolationLevel: params.isolationLevel,
           minOneMessage,
           currentLeaderEpoch: request.currentLeaderEpoch,
-          fromFollower,
+          lastFetchedEpoch: request.lastFetchedEpoch,
+          replicaId,
+          followerLogStartOffset: request.logStartOffset,
+          updateFetchState,
           buffers: this.readBuffers,
         });
       } catch (error) {
         read = readError(this.errorCodeFor(error, topic, index, 'read'));
       }
+      if (replicaId >= 0 && partition.highWatermark > highWatermarkBefore) (advanced ??= []).push(partition);
       if (read.records.length > 0) minOneMessage = false;
       remainingBytes = Math.max(0, remainingBytes - read.records.length);
       // Fields copied by name: cheaper than an object spread on every read.
@@ -392,9 +432,28 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         lastStableOffset: read.lastStableOffset,
         logStartOffset: read.logStartOffset,
         records: read.records,
+        divergingEpoch: read.divergingEpoch,
       });
     }
+    // After the loop: completing waiting operations may read partitions again.
+    if (advanced !== undefined) {
+      for (const partition of advanced) this.onHighWatermarkMaybeAdvanced(partition.topic, partition.partition, partition.lastHighWatermarkAdvanceBytes);
+    }
     return results;
+  }
+
+  /**
+   * Kafka's periodic ISR expiration (ReplicaManager.maybeShrinkIsr, scheduled by the broker's
+   * housekeeping, Kafka every replica.lag.time.max.ms / 2): every partition this broker leads
+   * proposes an ISR without its followers that lag by more than replica.lag.time.max.ms
+   * (Partition.maybeShrinkIsr). Returns how many proposals were sent.
+   */
+  maybeShrinkIsr(): number {
+    let proposed = 0;
+    for (const partition of this.allPartitions()) {
+      if (partition.maybeShrinkIsr()) proposed++;
+    }
+    return proposed;
   }
 
   /**
@@ -464,13 +523,26 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }
 
   /**
-   * Wakes what waits on a partition whose high watermark may have moved (after an append; later
-   * also after a follower fetch): acks=all produces, and long-poll fetches with the byte count.
+   * Wakes what waits on a partition whose high watermark may have moved (after an append, a
+   * follower fetch, an ISR change): acks=all produces, and long-poll fetches with the byte count
+   * newly visible to consumers.
    */
   onHighWatermarkMaybeAdvanced(topic: string, partition: number, newlyVisibleBytes: number): void {
     const key = partitionKey(topic, partition);
     this.producePurgatory.checkAndComplete(key);
-    this.fetchPurgatory.checkAndComplete(key, { newlyVisibleBytes });
+    this.fetchPurgatory.checkAndComplete(key, { newlyVisibleBytes, newlyAppendedBytes: 0 });
+  }
+
+  /**
+   * After a leader append of `result.appendedBytes`: followers' long polls may answer; consumers'
+   * and acks=all produces only when the high watermark covers the append (at once on a single
+   * node; with followers when they have copied it: readFromLocalLog).
+   */
+  private onLeaderAppended(topic: string, partition: number, result: ProducePartitionResult): void {
+    const key = partitionKey(topic, partition);
+    const visible = (this.getPartition(topic, partition)?.highWatermark ?? 0) > result.lastOffset;
+    if (visible) this.producePurgatory.checkAndComplete(key);
+    this.fetchPurgatory.checkAndComplete(key, { newlyVisibleBytes: visible ? result.appendedBytes : 0, newlyAppendedBytes: result.appendedBytes });
   }
 
   /**

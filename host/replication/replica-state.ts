@@ -14,6 +14,11 @@
 
 /** Kafka's UnifiedLog.UnknownOffset: no fetch seen since this broker became leader. */
 export const UNKNOWN_OFFSET = -1;
+/**
+ * "Never" for the times below (Kafka uses 0 on its wall clock; ours is the monotonic clock, which
+ * may start near 0, so 0 could read as "just now").
+ */
+export const NEVER_MS = Number.NEGATIVE_INFINITY;
 
 /** The leader's view of one follower. */
 export class ReplicaState {
@@ -22,11 +27,11 @@ export class ReplicaState {
   /** The follower's log start offset from its last fetch (Fetch's log_start_offset). */
   logStartOffset = UNKNOWN_OFFSET;
   /** The last time (ms) the follower was known to be caught up with the leader. */
-  lastCaughtUpTimeMs = 0;
+  lastCaughtUpTimeMs = NEVER_MS;
   /** The leader's log end offset at the follower's previous fetch. */
   private lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
   /** When the previous fetch happened (ms). */
-  private lastFetchTimeMs = 0;
+  private lastFetchTimeMs = NEVER_MS;
 
   constructor(readonly brokerId: number) {}
 
@@ -54,13 +59,13 @@ export class ReplicaState {
    * previous fetch's leader end (only for an in-sync follower is that fetch "now").
    */
   reset(nowMs: number, leaderLogEndOffset: number, isNewLeader: boolean, inSync: boolean): void {
-    this.lastCaughtUpTimeMs = inSync ? nowMs : 0;
-    this.lastFetchTimeMs = inSync ? nowMs : 0;
+    this.lastCaughtUpTimeMs = inSync ? nowMs : NEVER_MS;
+    this.lastFetchTimeMs = inSync ? nowMs : NEVER_MS;
     if (isNewLeader) {
       this.logEndOffset = UNKNOWN_OFFSET;
       this.logStartOffset = UNKNOWN_OFFSET;
       this.lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
-      this.lastFetchTimeMs = 0;
+      this.lastFetchTimeMs = NEVER_MS;
     } else {
       this.lastFetchLeaderLogEndOffset = leaderLogEndOffset;
     }

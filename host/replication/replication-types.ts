@@ -39,6 +39,10 @@ export interface FetchPartitionRequest {
   partitionMaxBytes: number;
   /** Fetch v9+ current_leader_epoch; -1 or absent = not checked. */
   currentLeaderEpoch?: number;
+  /** Fetch v12+ last_fetched_epoch (KIP-320); -1 or absent = no divergence check. */
+  lastFetchedEpoch?: number;
+  /** Fetch v5+ log_start_offset of a follower; -1 or absent for consumers. */
+  logStartOffset?: number;
 }
 
 /** A Fetch request as the ReplicaManager takes it (fetchMessages): wait, size bounds, isolation. */
@@ -54,7 +58,10 @@ export interface FetchParams {
   /** True for Fetch v3+ (first batch returned even above the limits); false for v0-2. */
   minOneMessage: boolean;
   partitions: readonly FetchPartitionRequest[];
-  /** Replica id of a follower fetch; -1 / absent for consumers. */
+  /**
+   * Replica id of a follower fetch (Fetch replica_id, v15+ ReplicaState.replica_id); -1 / absent
+   * for consumers. A follower reads up to the log end and its fetch offset is recorded.
+   */
   replicaId?: number;
 }
 

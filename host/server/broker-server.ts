@@ -304,7 +304,6 @@ export class BrokerServer {
     });
     const alterPartitions = this.createAlterPartitionManager(controller);
     this.alterPartitions = alterPartitions;
-    // Hook-up for the ReplicaManager's AlterPartitionSink option (repl-leader): `alterPartitionSink: alterPartitions,`
     const replicaManager = new ReplicaManager<UnifiedLog>({
       localBrokerId: config.nodeId,
       scheduler: environment.time,
@@ -312,6 +311,9 @@ export class BrokerServer {
       logger: componentLogger(rootLogger, 'replica-manager'),
       // Each partition's leader epochs in its directory, as Kafka's (OffsetForLeaderEpoch, DivergingEpoch).
       openLeaderEpochCache: (log) => LeaderEpochFileCache.open(environment.disk, log.dir),
+      // Leaders propose ISR changes to the controller (for partitions the publisher gives a topic id).
+      alterPartitionSink: alterPartitions,
+      replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,

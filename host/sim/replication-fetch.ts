@@ -8,9 +8,8 @@
  *   ListOffsets from a replica (earliest = log start, latest = log end);
  * - {@link FetcherReplica}: a follower Partition as the ReplicaFetcher's FetcherPartition.
  *
- * Stand-in until the leader's replica Fetch handling lands on main: the follower's fetch state is
- * written into the partition's ReplicaState (Kafka's updateFollowerFetchState), which the
- * Partition keeps private today.
+ * The leader's side is Partition.readRecords with the follower's replica id (what the Fetch
+ * handler calls through ReplicaManager.readFromLocalLog), answered at once.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { LeaderOffset, ReplicaFetchPartition, ReplicaFetchPartitionData, ReplicaFetchRequest, ReplicaFetchResponse } from '../replication/leader-end-point.js';
@@ -20,20 +19,14 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ReplicaState } from '../replication/replica-state.js';
 import { invalidateBatchIndex } from './replication-batch-index.js';
 
-/** The leader-side state the simulation reads and writes through (private in Partition today). */
-interface LeaderInternals {
-  readonly remoteReplicas: Map<number, ReplicaState>;
-  readonly leaderEpochStartOffset: number;
-}
-
-/** The leader's view of its followers (ReplicaState per assigned replica). */
-export function remoteReplicasOf(partition: Partition): ReadonlyMap<number, ReplicaState> {
-  return (partition as unknown as LeaderInternals).remoteReplicas;
+/** The leader's view of its followers (ReplicaState per assigned replica; Partition.followerState). */
+export function remoteReplicasOf(partition: Partition): { get(brokerId: number): Readonly<ReplicaState> | undefined } {
+  return { get: (brokerId) => partition.followerState(brokerId) };
 }
 
 /** The log end offset when the partition's leader became leader in this epoch. */
 export function leaderEpochStartOffsetOf(partition: Partition): number {
-  return (partition as unknown as LeaderInternals).leaderEpochStartOffset;
+  return partition.leaderEpochStartOffset;
 }
 
 function partitionError(request: ReplicaFetchPartition, errorCode: number): ReplicaFetchPartitionData {
@@ -57,29 +50,22 @@ export function answerReplicaFetch(replicaManager: ReplicaManager, replicaId: nu
 function answerPartition(replicaManager: ReplicaManager, replicaId: number, request: ReplicaFetchPartition, maxBytes: number, nowMs: number): ReplicaFetchPartitionData {
   const partition = replicaManager.getPartition(request.topic, request.partition);
   if (partition === undefined) return partitionError(request, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (request.lastFetchedEpoch >= 0) {
-    const end = partition.lastOffsetForLeaderEpoch(request.currentLeaderEpoch, request.lastFetchedEpoch);
-    if (end.errorCode !== ErrorCode.NONE) return partitionError(request, end.errorCode);
-    if (end.leaderEpoch < request.lastFetchedEpoch || end.endOffset < request.fetchOffset) {
-      return {
-        topic: request.topic, partition: request.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark,
-        logStartOffset: partition.logStartOffset, divergingEpoch: { epoch: end.leaderEpoch, endOffset: end.endOffset }, records: null,
-      };
-    }
-  }
+  // Kafka's Partition.fetchRecords for a follower: epochs, KIP-320 divergence, the read up to the
+  // log end, the follower's fetch state and the high watermark (Partition.readRecords).
+  const highWatermarkBefore = partition.highWatermark;
   const read = partition.readRecords({
     fetchOffset: request.fetchOffset, maxBytes, isolationLevel: 0, minOneMessage: true,
-    currentLeaderEpoch: request.currentLeaderEpoch, fromFollower: true,
+    currentLeaderEpoch: request.currentLeaderEpoch, lastFetchedEpoch: request.lastFetchedEpoch,
+    replicaId, followerLogStartOffset: request.logStartOffset,
   });
   if (read.errorCode !== ErrorCode.NONE) return partitionError(request, read.errorCode);
-  const replica = remoteReplicasOf(partition).get(replicaId);
-  if (replica !== undefined) {
-    replica.updateFetchState(request.fetchOffset, request.logStartOffset, nowMs, partition.logEndOffset);
-    if (partition.maybeIncrementLeaderHighWatermark()) replicaManager.onHighWatermarkMaybeAdvanced(request.topic, request.partition, 0);
+  if (partition.highWatermark > highWatermarkBefore) {
+    replicaManager.onHighWatermarkMaybeAdvanced(request.topic, request.partition, partition.lastHighWatermarkAdvanceBytes);
   }
   return {
-    topic: request.topic, partition: request.partition, errorCode: ErrorCode.NONE, highWatermark: partition.highWatermark,
-    logStartOffset: partition.logStartOffset, divergingEpoch: null, records: Buffer.from(read.records),
+    topic: request.topic, partition: request.partition, errorCode: ErrorCode.NONE, highWatermark: read.highWatermark,
+    logStartOffset: read.logStartOffset, divergingEpoch: read.divergingEpoch ?? null,
+    records: read.divergingEpoch === undefined ? Buffer.from(read.records) : null,
   };
 }
 

@@ -11,7 +11,7 @@ import { RawKafkaClient } from './raw-kafka-client.js';
 
 /** CLIENTS.md "Level A", plus OffsetForLeaderEpoch (23), ElectLeaders (43), IncrementalAlterConfigs (44), DescribeQuorum (55), DescribeCluster (60) and DescribeTopicPartitions (75) for clusters (issues 10, 11): exactly what the broker advertises, by api key. */
 export const LEVEL_A: readonly [number, number, number][] = [
-  [0, 0, 7], [1, 0, 11], [2, 0, 3], [3, 0, 8], [8, 0, 7], [9, 0, 5], [10, 0, 2], [11, 0, 5], [12, 0, 3],
+  [0, 0, 7], [1, 0, 12], [2, 0, 3], [3, 0, 8], [8, 0, 7], [9, 0, 5], [10, 0, 2], [11, 0, 5], [12, 0, 3],
   [13, 0, 3], [14, 0, 3], [15, 0, 4], [16, 0, 2], [18, 0, 4], [19, 0, 4], [20, 0, 3], [21, 0, 1],
   [22, 0, 4], [23, 0, 4], [32, 0, 2], [33, 0, 1], [37, 0, 1], [42, 0, 1], [43, 0, 2], [44, 0, 1], [47, 0, 0], [55, 0, 2], [60, 0, 1], [75, 0, 0],
 ];

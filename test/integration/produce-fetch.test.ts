@@ -43,7 +43,7 @@ describe('Produce, Fetch and ListOffsets', () => {
     await broker.close();
   });
 
-  it('produces with every Produce version 3-7 and reads the records back with every Fetch version 0-11', async () => {
+  it('produces with every Produce version 3-7 and reads the records back with every Fetch version 0-12', async () => {
     expect(await createTopic(client, 'versions')).toBe(ErrorCode.NONE);
     for (let version = 3; version <= 7; version++) {
       const response = await produce(client, version, [{ topic: 'versions', partition: 0, records: batch([`v${version}`]) }]);
@@ -52,7 +52,7 @@ describe('Produce, Fetch and ListOffsets', () => {
       if (version >= 2) expect(partition.logAppendTimeMs).toBe(-1);
       if (version >= 5) expect(partition.logStartOffset).toBe(0);
     }
-    for (let version = 0; version <= 11; version++) {
+    for (let version = 0; version <= 12; version++) {
       const response = await fetch(client, version, fetchRequest([{ topic: 'versions', partition: 0, fetchOffset: 0 }]));
       if (version >= 7) expect(response).toMatchObject({ errorCode: ErrorCode.NONE, sessionId: 0 });
       const partition = response.responses[0]!.partitions[0]!;
@@ -66,6 +66,25 @@ describe('Produce, Fetch and ListOffsets', () => {
       if (version >= 5) expect(partition.logStartOffset).toBe(0);
       if (version >= 11) expect(partition.preferredReadReplica).toBe(-1);
     }
+  });
+
+  it('checks Fetch v12 last_fetched_epoch (KIP-320): a known epoch reads on, an epoch the leader cannot place is OFFSET_OUT_OF_RANGE', async () => {
+    expect(await createTopic(client, 'epochs')).toBe(ErrorCode.NONE);
+    await produce(client, 7, [{ topic: 'epochs', partition: 0, records: batch(['a', 'b']) }]);
+    const leaderEpoch = (await metadata(client, 8, { topics: [{ name: 'epochs' }] })).topics[0]!.partitions[0]!.leaderEpoch;
+    const at = async (fetchOffset: number, lastFetchedEpoch: number) => {
+      const request = fetchRequest([{ topic: 'epochs', partition: 0, fetchOffset }]);
+      request.topics[0]!.partitions[0]!.lastFetchedEpoch = lastFetchedEpoch;
+      request.topics[0]!.partitions[0]!.currentLeaderEpoch = leaderEpoch;
+      return (await fetch(client, 12, request)).responses[0]!.partitions[0]!;
+    };
+    const consistent = await at(1, leaderEpoch);
+    expect(consistent).toMatchObject({ errorCode: ErrorCode.NONE, divergingEpoch: { epoch: -1, endOffset: -1 } });
+    expect(values(consistent.records)).toEqual(['a', 'b']);
+    expect((await at(1, leaderEpoch + 3)).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
+    // A consumer never sends a replica id: a Fetch naming a broker outside the replicas is refused.
+    const replicaRequest = fetchRequest([{ topic: 'epochs', partition: 0, fetchOffset: 0 }], { replicaId: 42 });
+    expect((await fetch(client, 12, replicaRequest)).responses[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   });
 
   it('encodes an empty (not null) aborted-transactions array for read_committed fetches', async () => {
@@ -225,7 +244,7 @@ describe('Produce, Fetch and ListOffsets', () => {
     expect(await createTopic(client, 'large', 2)).toBe(ErrorCode.NONE);
     const big = 'x'.repeat(200_000);
     await produce(client, 7, [{ topic: 'large', partition: 0, records: batch([big]) }, { topic: 'large', partition: 1, records: batch(['small', big]) }]);
-    for (const version of [0, 4, 11]) {
+    for (const version of [0, 4, 11, 12]) {
       const response = await fetch(client, version, fetchRequest([
         { topic: 'large', partition: 0, fetchOffset: 0 },
         { topic: 'large', partition: 1, fetchOffset: 0 },
