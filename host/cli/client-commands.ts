@@ -12,6 +12,7 @@
  * tributary topic delete TOPIC...
  * tributary topic alter-config TOPIC [--set key=value ...] [--delete key ...]
  * tributary topic add-partitions TOPIC --num N
+ * tributary topic elect-leaders TOPIC... [--unclean] [--partition N...]
  * tributary produce TOPIC [-k DELIM] [-p N] [--acks -1|0|1] [-H key=value ...] [-z CODEC]
  * tributary consume TOPIC [-g GROUP] [--from beginning|end|offset:N|timestamp:MS] [-p N ...] [-n COUNT] [-f FORMAT]
  *                         (--from-beginning, -o OFFSET, --timestamp MS are the long spellings of --from)
@@ -105,6 +106,13 @@ export interface GroupSeekOptions extends ClientOptions {
   topic: string[];
 }
 
+export interface TopicElectLeadersOptions extends ClientOptions {
+  /** Elect a live out-of-sync replica where no in-sync one can lead (may lose records); default: the preferred replica. */
+  unclean: boolean;
+  /** Partitions of every named topic; empty = all of them. */
+  partition: number[];
+}
+
 /** One function per command; each prints its result and throws CliError on failure. */
 export interface ClientCommandHandlers {
   topicCreate(topic: string, options: TopicCreateOptions): Promise<void>;
@@ -113,6 +121,7 @@ export interface ClientCommandHandlers {
   topicDelete(topics: string[], options: ClientOptions): Promise<void>;
   topicAlterConfig(topic: string, options: TopicAlterConfigOptions): Promise<void>;
   topicAddPartitions(topic: string, options: TopicAddPartitionsOptions): Promise<void>;
+  topicElectLeaders(topics: string[], options: TopicElectLeadersOptions): Promise<void>;
   produce(topic: string, options: ProduceOptions): Promise<void>;
   consume(topic: string, options: ConsumeOptions): Promise<void>;
   groupList(options: ClientOptions): Promise<void>;
@@ -200,10 +209,10 @@ interface RegistrationContext {
   readonly group: (name: string, description: string, keys: (keyof ClientCommandHandlers)[]) => Command | undefined;
 }
 
-/** `topic create|list|describe|delete|alter-config|add-partitions`. */
+/** `topic create|list|describe|delete|alter-config|add-partitions|elect-leaders`. */
 function registerTopicCommands({ handlers, run, group }: RegistrationContext): void {
   const topic = group('topic', 'create, list, describe, delete and configure topics', [
-    'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions',
+    'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions', 'topicElectLeaders',
   ]);
   const topicCreate: Handler<'topicCreate'> = handlers.topicCreate;
   if (topic && topicCreate) {
@@ -242,6 +251,13 @@ function registerTopicCommands({ handlers, run, group }: RegistrationContext): v
     withClientOptions(topic.command('add-partitions').description('add partitions to a topic').argument('<topic>'))
       .requiredOption('-n, --num <n>', 'how many partitions to add', integerOption(1, 2147483647))
       .action((name: string, options: TopicAddPartitionsOptions) => run(() => topicAddPartitions(name, options)));
+  }
+  const topicElectLeaders: Handler<'topicElectLeaders'> = handlers.topicElectLeaders;
+  if (topic && topicElectLeaders) {
+    withClientOptions(topic.command('elect-leaders').description('move leadership to the preferred replicas (or, --unclean, revive offline partitions)').argument('<topics...>'))
+      .option('--unclean', 'elect a live out-of-sync replica where no in-sync replica can lead (may lose records)', false)
+      .option('--partition <n...>', 'only these partitions', collect(integerOption(0, 2147483647)), [])
+      .action((names: string[], options: TopicElectLeadersOptions) => run(() => topicElectLeaders(names, options)));
   }
 }
 

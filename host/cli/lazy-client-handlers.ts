@@ -8,7 +8,7 @@ import type { CliIo } from './output.js';
 
 /** Every client command, so that all of them are registered before any handler is loaded. */
 const HANDLER_NAMES: readonly (keyof ClientCommandHandlers)[] = [
-  'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions',
+  'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions', 'topicElectLeaders',
   'produce', 'consume', 'groupList', 'groupDescribe', 'groupDelete', 'groupSeek', 'clusterInfo',
 ];
 

@@ -373,6 +373,30 @@ export class Admin {
     this.cluster.invalidate();
   }
 
+  /**
+   * Leader elections (ElectLeaders v1+, KIP-460): `preferred` moves leadership to each partition's
+   * preferred replica, `unclean` elects a live replica outside the ISR for partitions without a
+   * leader (may lose records). `partitions` null: every partition (those that needed nothing are
+   * left out of the answer). Per partition: 0, ELECTION_NOT_NEEDED (84),
+   * PREFERRED_LEADER_NOT_AVAILABLE (80), ELIGIBLE_LEADERS_NOT_AVAILABLE (83),
+   * UNKNOWN_TOPIC_OR_PARTITION (3). @throws KafkaError for a request-wide error
+   */
+  async electLeaders(options: { electionType: 'preferred' | 'unclean'; partitions: { topic: string; partitions: number[] }[] | null; timeoutMs?: number }):
+    Promise<{ topic: string; partition: number; errorCode: number; errorMessage: string | null }[]> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    const response = await this.withController('ElectLeaders', async (connection) => {
+      const r = await connection.request(ApiKey.ElectLeaders, {
+        electionType: options.electionType === 'preferred' ? 0 : 1, topicPartitions: options.partitions, timeoutMs,
+      }, { timeoutMs: timeoutMs + this.cluster.options.requestTimeoutMs });
+      if (r.errorCode !== ErrorCode.NONE) throw new KafkaError(r.errorCode, 'ElectLeaders');
+      return r;
+    });
+    this.cluster.invalidate();
+    return response.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({
+      topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage,
+    })));
+  }
+
   /** Every group on every broker (ListGroups), sorted by id. */
   async listGroups(): Promise<ListedGroup[]> {
     await this.cluster.refreshMetadata([]);

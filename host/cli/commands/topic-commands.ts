@@ -1,16 +1,18 @@
 /**
- * `tributary topic create|list|describe|delete|alter-config|add-partitions`.
+ * `tributary topic create|list|describe|delete|alter-config|add-partitions|elect-leaders`.
  */
 import type { ConfigEntry, TopicDescription } from '../../clients/admin.js';
 import { KafkaError } from '../../clients/errors.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { ErrorCode, errorName } from '../../protocol/generated/error-codes.js';
 import type {
-  ClientCommandHandlers, ClientOptions, TopicAddPartitionsOptions, TopicAlterConfigOptions, TopicCreateOptions, TopicListOptions,
+  ClientCommandHandlers, ClientOptions, TopicAddPartitionsOptions, TopicAlterConfigOptions, TopicCreateOptions, TopicElectLeadersOptions,
+  TopicListOptions,
 } from '../client-commands.js';
 import { CliError, formatJson, formatTable, printResult, type CliIo } from '../output.js';
 import { withAdmin } from './client-session.js';
 
-type TopicHandlers = Pick<ClientCommandHandlers, 'topicCreate' | 'topicList' | 'topicDescribe' | 'topicDelete' | 'topicAlterConfig' | 'topicAddPartitions'>;
+type TopicHandlers = Pick<ClientCommandHandlers,
+  'topicCreate' | 'topicList' | 'topicDescribe' | 'topicDelete' | 'topicAlterConfig' | 'topicAddPartitions' | 'topicElectLeaders'>;
 
 function replicationFactor(topic: TopicDescription): number {
   return topic.partitions[0]?.replicas.length ?? 0;
@@ -146,6 +148,35 @@ async function topicAlterConfig(io: CliIo, topic: string, options: TopicAlterCon
   }, options);
 }
 
+/**
+ * ElectLeaders for the named topics (kafka-leader-election.sh): ELECTED, or why not
+ * (ELECTION_NOT_NEEDED is fine; any other error fails the command).
+ */
+async function topicElectLeaders(io: CliIo, topics: string[], options: TopicElectLeadersOptions): Promise<void> {
+  const results = await withAdmin(options, `elect leaders of ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
+    const partitions = options.partition.length > 0
+      ? topics.map((topic) => ({ topic, partitions: [...options.partition] }))
+      : (await admin.describeTopics({ topics })).map((d) => ({ topic: d.name, partitions: d.partitions.map((p) => p.partition) }));
+    return admin.electLeaders({ electionType: options.unclean ? 'unclean' : 'preferred', partitions });
+  });
+  const rows = results.map((r) => ({
+    topic: r.topic, partition: r.partition,
+    status: r.errorCode === ErrorCode.NONE ? 'ELECTED' : errorName(r.errorCode) ?? `ERROR_${r.errorCode}`,
+  }));
+  printResult(io, {
+    rows,
+    columns: [{ header: 'topic', value: 'topic' }, { header: 'partition', value: 'partition' }, { header: 'status', value: 'status' }],
+    json: rows,
+  }, options);
+  const failed = results.filter((r) => r.errorCode !== ErrorCode.NONE && r.errorCode !== ErrorCode.ELECTION_NOT_NEEDED);
+  if (failed.length > 0) {
+    throw new CliError(
+      `no leader elected for ${failed.map((f) => `${f.topic}-${f.partition}`).join(', ')}`,
+      options.unclean ? 'a live replica is needed: start a broker that holds one' : 'the preferred replica must be alive and in the ISR first (see tributary topic describe)',
+    );
+  }
+}
+
 async function topicAddPartitions(io: CliIo, topic: string, options: TopicAddPartitionsOptions): Promise<void> {
   const result = await withAdmin(options, `add partitions to "${topic}"`, async (admin) => {
     const [before] = await admin.describeTopics({ topics: [topic] });
@@ -168,5 +199,6 @@ export function topicHandlers(io: CliIo): TopicHandlers {
     topicDelete: (topics: string[], options: ClientOptions) => topicDelete(io, topics, options),
     topicAlterConfig: (topic: string, options: TopicAlterConfigOptions) => topicAlterConfig(io, topic, options),
     topicAddPartitions: (topic: string, options: TopicAddPartitionsOptions) => topicAddPartitions(io, topic, options),
+    topicElectLeaders: (topics: string[], options: TopicElectLeadersOptions) => topicElectLeaders(io, topics, options),
   };
 }

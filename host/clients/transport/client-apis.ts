@@ -35,6 +35,7 @@ import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest, type Cre
 import { decodeDeleteGroupsResponse, encodeDeleteGroupsRequest, type DeleteGroupsRequestInit, type DeleteGroupsResponse } from '../../protocol/generated/delete-groups.js';
 import { decodeOffsetDeleteResponse, encodeOffsetDeleteRequest, type OffsetDeleteRequestInit, type OffsetDeleteResponse } from '../../protocol/generated/offset-delete.js';
 import { decodeDescribeQuorumResponse, encodeDescribeQuorumRequest, type DescribeQuorumRequestInit, type DescribeQuorumResponse } from '../../protocol/generated/describe-quorum.js';
+import { decodeElectLeadersResponse, encodeElectLeadersRequest, type ElectLeadersRequestInit, type ElectLeadersResponse } from '../../protocol/generated/elect-leaders.js';
 import { decodeDescribeClusterResponse, encodeDescribeClusterRequest, type DescribeClusterRequestInit, type DescribeClusterResponse } from '../../protocol/generated/describe-cluster.js';
 
 /** Request and response types by api key. */
@@ -61,6 +62,7 @@ export interface ClientApiMap {
   33: { request: AlterConfigsRequestInit; response: AlterConfigsResponse };
   37: { request: CreatePartitionsRequestInit; response: CreatePartitionsResponse };
   42: { request: DeleteGroupsRequestInit; response: DeleteGroupsResponse };
+  43: { request: ElectLeadersRequestInit; response: ElectLeadersResponse };
   47: { request: OffsetDeleteRequestInit; response: OffsetDeleteResponse };
   55: { request: DescribeQuorumRequestInit; response: DescribeQuorumResponse };
   60: { request: DescribeClusterRequestInit; response: DescribeClusterResponse };
@@ -115,6 +117,8 @@ export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
   33: { apiKey: 33, name: 'AlterConfigs', minVersion: 0, maxVersion: 1, encodeRequest: encodeAlterConfigsRequest, decodeResponse: decodeAlterConfigsResponse },
   37: { apiKey: 37, name: 'CreatePartitions', minVersion: 0, maxVersion: 1, encodeRequest: encodeCreatePartitionsRequest, decodeResponse: decodeCreatePartitionsResponse },
   42: { apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 1, encodeRequest: encodeDeleteGroupsRequest, decodeResponse: decodeDeleteGroupsResponse },
+  // v1+: election type (KIP-460) and a top-level error.
+  43: { apiKey: 43, name: 'ElectLeaders', minVersion: 1, maxVersion: 2, encodeRequest: encodeElectLeadersRequest, decodeResponse: decodeElectLeadersResponse },
   47: { apiKey: 47, name: 'OffsetDelete', minVersion: 0, maxVersion: 0, encodeRequest: encodeOffsetDeleteRequest, decodeResponse: decodeOffsetDeleteResponse },
   // v1+: last fetch and caught-up times per replica (KIP-836).
   55: { apiKey: 55, name: 'DescribeQuorum', minVersion: 1, maxVersion: 2, encodeRequest: encodeDescribeQuorumRequest, decodeResponse: decodeDescribeQuorumResponse },

@@ -56,6 +56,13 @@ describe('tributary topic commands', () => {
     expect(human.out).toMatch(/PARTITION\s+LEADER\s+EPOCH\s+REPLICAS\s+ISR\s+OFFLINE\s+LOG-START-OFFSET\s+HIGH-WATERMARK/);
     expect(described[0].partitions[0]).toMatchObject({ leader: expect.any(Number), replicas: [expect.any(Number)], isr: [expect.any(Number)], offlineReplicas: [] });
     expect(human.out).toMatch(/retention\.ms\s+5000\s+DYNAMIC_TOPIC_CONFIG/);
+    // Every partition already has its preferred leader: nothing to elect, not a failure.
+    const elected = await runInProcess(['topic', 'elect-leaders', 'cli-life', ...b]);
+    expect(elected.codes).toEqual([]);
+    expect(elected.out.match(/cli-life\s+\d+\s+ELECTION_NOT_NEEDED/g)).toHaveLength(3);
+    const unknownPartition = await runInProcess(['topic', 'elect-leaders', 'cli-life', '--partition', '7', ...b]);
+    expect(unknownPartition.out).toMatch(/cli-life\s+7\s+UNKNOWN_TOPIC_OR_PARTITION/);
+    expect(unknownPartition.codes).toEqual([1]);
     const removed = await runInProcess(['topic', 'delete', 'cli-life', 'cli-never-was', ...b]);
     expect(removed.out).toMatch(/cli-life\s+DELETED/);
     expect(removed.out).toMatch(/cli-never-was\s+UNKNOWN_TOPIC_OR_PARTITION/);
