@@ -296,6 +296,21 @@ export class MetadataImage {
     return this.featureLevels.get(name);
   }
 
+  /** Every config resource with overrides and its overrides, in `type:name` order. */
+  configResources(): { resource: ConfigResource; configs: ReadonlyMap<string, string> }[] {
+    return [...this.configs.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, configs]) => {
+        const colon = key.indexOf(':');
+        return { resource: { type: Number(key.slice(0, colon)), name: key.slice(colon + 1) }, configs };
+      });
+  }
+
+  /** Every finalized feature level, by name. */
+  featureLevelEntries(): [string, number][] {
+    return [...this.featureLevels.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
   /** The first producer id of the next block the controller hands out (0 before any). */
   get nextProducerId(): number {
     return this.nextProducerIdValue;
