@@ -21,6 +21,10 @@
  * - v0 answers with an offsets array (old_style_offsets); we return the one offset found.
  * - v1 (KIP-79) introduced the timestamp lookup semantics used by `kcat -o s@...` and
  *   offsets_for_times.
+ * - Only the partition leader answers (NOT_LEADER_OR_FOLLOWER, 6, on a follower replica). A
+ *   follower's request (replica_id >= 0, as a ReplicaFetcher sends after OFFSET_OUT_OF_RANGE) gets
+ *   the log end offset for latest, not the high watermark, and no isolation (Kafka's
+ *   isolationLevel None).
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -54,7 +58,7 @@ export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponseI
       topics: request.topics.map((topic) => ({
         name: topic.name,
         partitions: topic.partitions.map((partition) => {
-          const found = lookup(broker, topic.name, partition.partitionIndex, partition.timestamp, isolationLevel);
+          const found = lookup(broker, topic.name, partition.partitionIndex, partition.timestamp, isolationLevel, request.replicaId >= 0);
           const response: ListOffsetsPartitionResponseInit = {
             partitionIndex: partition.partitionIndex,
             errorCode: found.errorCode,
@@ -79,12 +83,16 @@ function lookup(
   index: number,
   timestamp: number,
   isolationLevel: number,
+  fromReplica: boolean,
 ): { errorCode: number; offset: number; timestamp: number } {
   const partition = broker.replicaManager.getPartition(topic, index);
   if (partition === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: -1, timestamp: -1 };
+  if (!partition.isLeader) return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, offset: -1, timestamp: -1 };
   const log = partition.log;
   if (log.isOffline) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, offset: -1, timestamp: -1 };
-  const lastFetchableOffset = isolationLevel === IsolationLevel.READ_COMMITTED ? partition.lastStableOffset : partition.highWatermark;
+  const lastFetchableOffset = fromReplica
+    ? partition.logEndOffset
+    : isolationLevel === IsolationLevel.READ_COMMITTED ? partition.lastStableOffset : partition.highWatermark;
   if (timestamp === LATEST_TIMESTAMP) return { errorCode: ErrorCode.NONE, offset: lastFetchableOffset, timestamp: -1 };
   if (timestamp === EARLIEST_TIMESTAMP) return { errorCode: ErrorCode.NONE, offset: log.logStartOffset, timestamp: -1 };
   if (timestamp < 0) return { errorCode: ErrorCode.INVALID_REQUEST, offset: -1, timestamp: -1 };

@@ -294,3 +294,26 @@ describe('follower fetches on the leader', () => {
     expect(followers.get(2)!.readRecords({ fetchOffset: 0, maxBytes: 100, isolationLevel: 0, minOneMessage: true, replicaId: 3 }).errorCode).toBe(6);
   });
 });
+
+describe('ListOffsets on replicas', () => {
+  it('answers a follower NOT_LEADER_OR_FOLLOWER, and a replica asking the leader for latest gets the log end offset', async () => {
+    const { listOffsetsApi } = await import('../../host/api/list-offsets-api.js');
+    const { replicaManager, produce, followers } = setup();
+    await produce(3);
+    const ask = async (manager: ReplicaManager<UnifiedLog>, replicaId: number) => {
+      const context = { apiVersion: 1, broker: { replicaManager: manager } } as unknown as Parameters<typeof listOffsetsApi.handle>[1];
+      const response = await listOffsetsApi.handle(
+        { replicaId, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1, maxNumOffsets: 1 }] }] },
+        context,
+      );
+      return (response as { topics: { partitions: { errorCode: number; offset?: number }[] }[] }).topics[0]!.partitions[0]!;
+    };
+    expect(await ask(replicaManager, -1)).toMatchObject({ errorCode: 0, offset: 0 });
+    expect(await ask(replicaManager, 2)).toMatchObject({ errorCode: 0, offset: 3 });
+    const followerManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 2 });
+    followerManager.becomeFollower({
+      topic: 't', partition: 0, log: followers.get(2)!.log, leaderId: 1, leaderEpoch: 1, partitionEpoch: 0, replicas: [1, 2, 3], isr: [1, 2, 3],
+    });
+    expect(await ask(followerManager, -1)).toMatchObject({ errorCode: 6 });
+  });
+});
