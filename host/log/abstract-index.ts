@@ -225,9 +225,14 @@ export abstract class AbstractIndex implements EvictableIndex {
     this.maybeEvictable();
   }
 
-  /** Room for one more entry (growing the active index's memory by doubling). */
+  /**
+   * Room for one more entry (growing the active index's memory by doubling). A closed segment's
+   * index gains entries only while recovery rebuilds it: it stops being evictable until flushed
+   * (only an index whose file holds every entry may be dropped, and never while it grows here).
+   */
   protected reserveEntry(): Buffer {
     this.ensureLoaded();
+    if (!this.active) this.memory.forget(this);
     const needed = (this.entryCount + 1) * this.entrySize;
     if (needed > this.store!.view.length) {
       const capacity = Math.min(Math.max(needed, this.store!.view.length * 2), this.maxEntries * this.entrySize);

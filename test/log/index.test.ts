@@ -6,6 +6,7 @@ import { SeededRandom } from '../../host/io/random.js';
 import { FileHandleCache } from '../../host/log/file-handle-cache.js';
 import { type IndexCore, IndexMemory, type IndexRegion } from '../../host/log/index-memory.js';
 import { OffsetIndex } from '../../host/log/offset-index.js';
+import { createStorageContext } from '../../host/log/storage-context.js';
 import { TimeIndex } from '../../host/log/time-index.js';
 import { getCore } from '../../host/wasm/core.js';
 import { expectIndexesMatchRebuild, makeBatch, openLog, readAllBatches, removeTempDirs, tempDir } from './log-test-helpers.js';
@@ -99,6 +100,22 @@ describe('OffsetIndex and TimeIndex', () => {
     for (let i = 0; i < 200; i++) log.appendAsLeader(makeBatch(2, { valueBytes: 50 }), 0);
     expect(readAllBatches(log)).toHaveLength(200);
     expectIndexesMatchRebuild(log);
+  });
+
+  it('recovers closed segments after an unclean stop while the arena is full (regression: evicting unpersisted index)', () => {
+    // Found by the replication simulator (the index arena filled up across broker lives): a closed
+    // segment's index being rebuilt by recovery stayed evictable while it gained unpersisted
+    // entries, and the next eviction threw "evicting unpersisted index".
+    const { log } = openLog({ config: { indexIntervalBytes: 0, segmentBytes: 1024 } });
+    for (let i = 0; i < 60; i++) log.appendAsLeader(makeBatch(2, { valueBytes: 50 }), 0);
+    expect(log.numberOfSegments).toBeGreaterThan(4);
+    log.flush();
+    log.closeWithoutFlush();
+    const context = createStorageContext();
+    Object.assign(context, { indexMemory: new IndexMemory(stingyCore(3)) });
+    const reopened = openLog({ dir: log.dir, context, config: { indexIntervalBytes: 0, segmentBytes: 1024 }, extra: { hadCleanShutdown: false, recoveryPoint: 0 } }).log;
+    expect(readAllBatches(reopened)).toHaveLength(60);
+    expectIndexesMatchRebuild(reopened);
   });
 
   it('rebuilds a closed segment\'s damaged index file when it is first loaded', () => {
