@@ -42,7 +42,7 @@ async function runSeed(which: 'raft' | 'replication', seed: number, trace: boole
     return { steps: r.steps, simulatedMs: r.simulatedMs, progress: r.committed, faults: r.faults, violation: r.violation, header: `SEED=${seed} step ${r.violationStep} (${r.voters} voters)` };
   }
   const r = await runReplicationSimulation({ seed, trace });
-  return { steps: r.steps, simulatedMs: r.simulatedMs, progress: r.acked, faults: r.faults, events: r.events, violation: r.violation, header: `SEED=${seed} step ${r.violationStep} (${r.brokers} brokers)`, trace: r.trace };
+  return { steps: r.steps, simulatedMs: r.simulatedMs, progress: r.acked, faults: r.faults, events: { ...r.events, excusedLosses: r.excusedLosses }, violation: r.violation, header: `SEED=${seed} step ${r.violationStep} (${r.brokers} brokers)`, trace: r.trace };
 }
 
 function add(into: Record<string, number>, from: Record<string, number> | undefined): void {

@@ -16,7 +16,7 @@
 import { FaultDisk } from '../io/fault-disk.js';
 import type { ManualTime } from '../io/time.js';
 import type { SeededRandom } from '../io/random.js';
-import { groupFlusherOn } from '../log/group-flush.js';
+import { GroupFlusher } from '../log/group-flush.js';
 import { defaultLogConfig, type LogConfig } from '../log/log-config.js';
 import { LogManager } from '../log/log-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
@@ -74,6 +74,8 @@ export class SimBroker {
   readonly disk: FaultDisk;
   life: Life | undefined;
   lives = 0;
+  /** Power losses so far (what was written before the last one may be gone unless fsynced). */
+  powerLosses = 0;
   /** What happened here across lives (truncations, ISR proposals, leaderships), for the campaign figures. */
   readonly events: Record<string, number> = {};
   /** Called with what a component reports as a bug (the replica fetcher stopping on an exception). */
@@ -111,7 +113,9 @@ export class SimBroker {
     const number = ++this.lives;
     const logManager = LogManager.open({
       logDirs: [LOG_DIR], disk: this.disk, clock: this.time, random: this.random,
-      groupFlusher: groupFlusherOn(this.time), defaults: this.settings.logConfig,
+      // The turn's group fsync runs only while this life lasts (a crash between turns loses it).
+      groupFlusher: new GroupFlusher((run) => this.time.defer(() => { if (this.lives === number && this.life !== undefined) run(); })),
+      defaults: this.settings.logConfig,
     });
     const disk = this.disk;
     const replicaManager = new ReplicaManager<UnifiedLog>({
@@ -137,6 +141,7 @@ export class SimBroker {
 
   /** Power loss: as a crash, and the disk keeps only what was fsynced (or a torn prefix of more). */
   powerLoss(): void {
+    this.powerLosses++;
     this.stopLife();
     this.disk.powerLoss('torn');
   }
@@ -168,7 +173,11 @@ export class SimBroker {
     const life = this.life;
     if (life === undefined) return;
     life.fetchers.shutdown();
-    for (const log of life.logManager.allLogs()) invalidateBatchIndex(log);
+    // The process is gone: its memory (index arena regions, file handles) with it; nothing is written.
+    for (const log of life.logManager.allLogs()) {
+      invalidateBatchIndex(log);
+      log.closeWithoutFlush();
+    }
     this.life = undefined;
     this.network.attach(this.id, undefined);
   }

@@ -14,6 +14,16 @@
  *    (after its truncations a follower keeps nothing the leader does not have).
  *
  * Batches below a log start offset (DeleteRecords) are out of every comparison.
+ *
+ * Without fsync before acknowledging (flush.messages above 1, Kafka's default) a power loss may
+ * take an acknowledged write with it: Kafka promises it only while some ISR member holding it
+ * keeps its page cache. So, unless `strictDurability`, a write missing from an ISR member is
+ * excused when every broker ever seen holding it has lost power since, or when that member lost
+ * power since holding it and is the last ISR member (counted as `excusedLosses`).
+ * Replicas that still hold batches of the older epochs from the lost offset on (a follower
+ * outside the ISR, which no clean election may choose) then differ from the leader until they
+ * truncate: invariants 5 and 6 pass over those stale batches. With flush.messages=1 nothing is
+ * excused.
  * Comparisons are incremental: a pair of logs is compared from where it was last found equal,
  * unless one of them was truncated since (replication-batch-index.ts versions).
  */
@@ -59,18 +69,57 @@ export class ReplicationInvariants {
   private readonly pairs = new WeakMap<PartitionLog, WeakMap<PartitionLog, PairState>>();
   private readonly ackChecks = new WeakMap<PartitionLog, AckCheckState>();
   ackedCount = 0;
+  /** Writes found missing after every broker holding them lost power (see the file header). */
+  excusedLosses = 0;
+  /** Per write: the brokers seen holding it, with their power-loss count then. */
+  private readonly holders = new WeakMap<AckedWrite, Map<number, number>>();
+  private readonly excused = new WeakSet<AckedWrite>();
+  /** Per partition, after an excused loss: batches from `fromOffset` on with an epoch below `epoch` may differ. */
+  private readonly powerLossCuts = new Map<string, { fromOffset: number; epoch: number }>();
 
   constructor(
     private readonly brokers: readonly SimBroker[],
     private readonly controller: SimController,
+    private readonly strictDurability: boolean,
   ) {}
+
+  private heldBy(write: AckedWrite, brokerId: number): void {
+    let holders = this.holders.get(write);
+    if (holders === undefined) {
+      holders = new Map();
+      this.holders.set(write, holders);
+    }
+    holders.set(brokerId, this.brokers.find((b) => b.id === brokerId)!.powerLosses);
+  }
+
+  /**
+   * True when a write missing on `brokerId` is excused: every holder lost power since it was seen
+   * holding it; or `brokerId` did and is the only ISR member left (the controller keeps the last
+   * one, and only it may lead without an unclean election: Kafka's loss without fsync, KIP-966).
+   */
+  private lostToPowerLoss(write: AckedWrite, brokerId: number, isrSize: number): boolean {
+    if (this.strictDurability) return false;
+    if (this.excused.has(write)) return true;
+    const holders = this.holders.get(write);
+    if (holders === undefined || holders.size === 0) return false;
+    const lostPower = (id: number, then: number | undefined): boolean => then !== undefined && this.brokers.find((b) => b.id === id)!.powerLosses > then;
+    const lastMemberLost = isrSize === 1 && lostPower(brokerId, holders.get(brokerId));
+    if (!lastMemberLost) {
+      for (const [holder, powerLosses] of holders) if (!lostPower(holder, powerLosses)) return false;
+    }
+    this.excused.add(write);
+    this.excusedLosses++;
+    return true;
+  }
 
   /** Records an acknowledged write; the leader that acknowledged it must hold it now. */
   recordAck(write: AckedWrite, leader: Partition | undefined): string | undefined {
     this.ackedListOf(`${write.topic}-${write.partition}`).push(write);
     this.ackedCount++;
     if (leader === undefined || write.lastOffset < leader.logStartOffset) return undefined;
-    return mismatch(write, batchAt(leader.log, write.baseOffset), `the acknowledging leader`);
+    const violation = mismatch(write, batchAt(leader.log, write.baseOffset), `the acknowledging leader`);
+    if (violation === undefined) this.heldBy(write, leader.localBrokerId);
+    return violation;
   }
 
   private ackedListOf(key: string): AckedWrite[] {
@@ -92,7 +141,9 @@ export class ReplicationInvariants {
     for (let i = firstEndingAtOrAfter(batches, from); i < batches.length; i++) {
       const batch = batches[i]!;
       if (batch.lastOffset >= partition.highWatermark) break;
-      list.push({ topic: partition.topic, partition: partition.partition, baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, crc: batch.crc, step, source: 'committed' });
+      const write: AckedWrite = { topic: partition.topic, partition: partition.partition, baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, crc: batch.crc, step, source: 'committed' };
+      list.push(write);
+      this.heldBy(write, partition.localBrokerId);
       this.committedTo.set(key, batch.lastOffset + 1);
     }
   }
@@ -111,7 +162,7 @@ export class ReplicationInvariants {
       for (const registration of topic.partitions) {
         const key = `${topic.name}-${registration.partitionId}`;
         const members = registration.isr.map((id) => replicaOn(serving, id, topic.name, registration.partitionId)).filter((p) => p !== undefined);
-        const violation = this.checkAcked(key, members) ?? this.checkAgreement(key, members)
+        const violation = this.checkAcked(key, members, registration.leaderEpoch, registration.isr.length) ?? this.checkAgreement(key, members)
           ?? this.checkAgainstLeader(key, serving, registration.leader, registration.leaderEpoch, registration.replicas);
         if (violation !== undefined) return violation;
       }
@@ -134,7 +185,7 @@ export class ReplicationInvariants {
   }
 
   /** Invariant 4 on the members whose log changed since their last check. */
-  private checkAcked(key: string, members: readonly { brokerId: number; partition: Partition }[]): string | undefined {
+  private checkAcked(key: string, members: readonly { brokerId: number; partition: Partition }[], leaderEpoch: number, isrSize: number): string | undefined {
     const acked = this.acked.get(key) ?? [];
     for (const { brokerId, partition } of members) {
       const log = partition.log;
@@ -146,7 +197,9 @@ export class ReplicationInvariants {
         // Deleted by DeleteRecords (the log start moved past it): gone on purpose.
         if (write.lastOffset < log.logStartOffset) continue;
         const violation = mismatch(write, batchAt(log, write.baseOffset), `ISR member ${brokerId}`);
-        if (violation !== undefined) return violation;
+        if (violation === undefined) this.heldBy(write, brokerId);
+        else if (!this.lostToPowerLoss(write, brokerId, isrSize)) return violation;
+        else this.cutAfterPowerLoss(key, write.baseOffset, leaderEpoch);
       }
       last.version = version;
       last.logEndOffset = log.logEndOffset;
@@ -164,13 +217,18 @@ export class ReplicationInvariants {
     return state;
   }
 
+  private cutAfterPowerLoss(key: string, fromOffset: number, epoch: number): void {
+    const cut = this.powerLossCuts.get(key);
+    this.powerLossCuts.set(key, { fromOffset: Math.min(fromOffset, cut?.fromOffset ?? fromOffset), epoch: Math.max(epoch, cut?.epoch ?? epoch) });
+  }
+
   /** Invariant 5: below the smallest HW of the serving ISR members, all equal the first one. */
   private checkAgreement(key: string, members: readonly { brokerId: number; partition: Partition }[]): string | undefined {
     if (members.length < 2) return undefined;
     const bound = Math.min(...members.map((m) => m.partition.highWatermark));
     const reference = members[0]!;
     for (const member of members.slice(1)) {
-      const violation = this.comparePrefix(reference.partition.log, member.partition.log, bound);
+      const violation = this.comparePrefix(key, reference.partition.log, member.partition.log, bound);
       if (violation !== undefined) return `${key}: ISR members ${reference.brokerId} and ${member.brokerId} differ below min HW ${bound}: ${violation}`;
     }
     return undefined;
@@ -186,14 +244,15 @@ export class ReplicationInvariants {
       if (id === leaderId) continue;
       const follower = replicaOn(serving, id, topic, index)?.partition;
       if (follower === undefined) continue;
-      const violation = this.comparePrefix(leader.log, follower.log, follower.highWatermark);
+      const violation = this.comparePrefix(key, leader.log, follower.log, follower.highWatermark);
       if (violation !== undefined) return `${key}: broker ${id} holds below its HW ${follower.highWatermark} what leader ${leaderId} (epoch ${leaderEpoch}) does not: ${violation}`;
     }
     return undefined;
   }
 
   /** Every batch of `replica` ending below `bound` equals `reference`'s batch at its offset. */
-  private comparePrefix(reference: PartitionLog, replica: PartitionLog, bound: number): string | undefined {
+  private comparePrefix(key: string, reference: PartitionLog, replica: PartitionLog, bound: number): string | undefined {
+    const cut = this.powerLossCuts.get(key);
     let byReplica = this.pairs.get(reference);
     if (byReplica === undefined) {
       byReplica = new WeakMap();
@@ -213,7 +272,8 @@ export class ReplicationInvariants {
       if (batch.lastOffset >= bound) break;
       if (batch.lastOffset < reference.logStartOffset) continue;
       const other = batchAt(reference, batch.baseOffset);
-      if (!sameBatch(batch, other)) return `batch ${describe(batch)} vs ${other === undefined ? 'none' : describe(other)}`;
+      const stale = cut !== undefined && batch.lastOffset >= cut.fromOffset && (batch.epoch < cut.epoch || (other !== undefined && other.epoch < cut.epoch));
+      if (!sameBatch(batch, other) && !stale) return `batch ${describe(batch)} vs ${other === undefined ? 'none' : describe(other)}`;
       state.checkedTo = batch.lastOffset + 1;
     }
     return undefined;

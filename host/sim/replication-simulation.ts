@@ -5,8 +5,9 @@
  * replica fetches over a {@link SimNetwork} with loss, delay, duplication, reordering and
  * partitions, and producers appending with acks=all (and sometimes acks=1) to whichever broker
  * they believe leads. Faults, all from the seed: broker process crashes (kill -9: the page cache
- * survives) and restarts, power loss (only on seeds whose logs fsync every append,
- * flush.messages=1: without fsync Kafka promises nothing across a power loss of the ISR), network
+ * survives) and restarts, power loss (torn unflushed data; on seeds with flush.messages=1
+ * nothing acknowledged may be lost, on the others only what every broker holding it lost with
+ * its page cache: see replication-invariants.ts), network
  * partitions (random splits, a partition leader cut off, a broker cut from the controller),
  * network weather changes, and controller decisions (a live broker fenced, preferred leader
  * elections). After every step the {@link ReplicationInvariants} run. The run then heals
@@ -39,6 +40,8 @@ export interface ReplicationSimulationResult {
   simulatedMs: number;
   /** Writes acknowledged with acks=all. */
   acked: number;
+  /** Acknowledged or committed writes lost with the page cache of every broker holding them (no fsync; see replication-invariants.ts). */
+  excusedLosses: number;
   faults: Record<string, number>;
   /** What the replication code did: truncations, ISR shrink/expand proposals, leaderships taken. */
   events: Record<string, number>;
@@ -97,7 +100,7 @@ class Simulation {
     this.controller = new SimController(this.time, this.random, this.network, {
       brokerIds: this.brokers.map((b) => b.id), sessionTimeoutMs: [500, 1000, 2000][this.random.int(0, 2)]!, uncleanLeaderElectionEnable: false,
     });
-    this.invariants = new ReplicationInvariants(this.brokers, this.controller);
+    this.invariants = new ReplicationInvariants(this.brokers, this.controller, this.fsyncEveryAppend);
     for (const broker of this.brokers) broker.onBug = (what) => { this.asyncViolation ??= what; };
     this.intensity = [0.5, 1, 1, 2][this.random.int(0, 3)]!;
     this.produceRate = 0.1 + this.random.next() * 0.5;
@@ -131,6 +134,21 @@ class Simulation {
       this.time.advance(1);
       await settle();
     }
+    if (this.keepTrace) this.traceMetadata();
+  }
+
+  private lastMetadata = new Map<string, string>();
+
+  /** Notes every change of a partition's registration or a broker's fencing (trace only). */
+  private traceMetadata(): void {
+    const image = this.controller.controller.image;
+    const now = new Map<string, string>();
+    for (const topic of image.topics()) {
+      for (const p of topic.partitions) now.set(`${topic.name}-${p.partitionId}`, `leader ${p.leader} epoch ${p.leaderEpoch} isr [${p.isr.join(',')}] partition epoch ${p.partitionEpoch}`);
+    }
+    for (const b of image.brokers()) now.set(`broker ${b.brokerId}`, `epoch ${b.brokerEpoch}${b.fenced ? ' fenced' : ''}`);
+    for (const [key, value] of now) if (this.lastMetadata.get(key) !== value) this.note(`metadata: ${key}: ${value}`);
+    this.lastMetadata = now;
   }
 
   /** One batch of 1-3 unique records to a broker a client may believe leads the partition. */
@@ -152,7 +170,7 @@ class Simulation {
     void produced.then((result) => {
       if (result.errorCode !== 0 || acks !== -1) return;
       const write: AckedWrite = { topic: TOPIC, partition: index, baseOffset: result.baseOffset, lastOffset: result.lastOffset, crc, step, source: 'acked' };
-      this.note(`acked ${values.join(',')} at ${result.baseOffset}..${result.lastOffset} by broker ${target.id}`);
+      this.note(`acked ${values.join(',')} to ${TOPIC}-${index} at ${result.baseOffset}..${result.lastOffset} by broker ${target.id}`);
       const leader = target.life === life ? target.replicaManager?.getPartition(TOPIC, index) : undefined;
       this.asyncViolation ??= this.invariants.recordAck(write, leader);
       if (this.healed) this.ackedAfterHeal.add(index);
@@ -194,7 +212,7 @@ function injectFault(sim: Simulation): void {
     broker.crash();
     sim.count('crash');
     sim.note(`crash broker ${broker.id}`);
-  } else if (mayStop && sim.fsyncEveryAppend && sim.chance(FAULT.powerLoss)) {
+  } else if (mayStop && sim.chance(FAULT.powerLoss)) {
     const broker = up[random.int(0, up.length - 1)]!;
     broker.powerLoss();
     sim.count('powerLoss');
@@ -307,6 +325,7 @@ export async function runReplicationSimulation(options: ReplicationSimulationOpt
     steps: sim.step,
     simulatedMs: sim.time.monotonicMs(),
     acked: sim.invariants.ackedCount,
+    excusedLosses: sim.invariants.excusedLosses,
     faults: { ...sim.faults, messageLoss: dropped, duplication: duplicated, reordering: reordered, partitionDrop: partitionDropped, sessionExpiry: sim.controller.sessionExpiries },
     events: sumEvents(sim.brokers),
     violation,
