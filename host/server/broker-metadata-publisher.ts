@@ -244,10 +244,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
       }),
     };
     if (state.leaderId === this.config.nodeId) {
-      // Until the leader learns its followers' log ends from their fetches (the replica Fetch
-      // path), a leader keeps ISR [self], so its high watermark moves with its own appends.
-      const { isr: _isr, ...leaderState } = common;
-      this.replicaManager.becomeLeader(leaderState);
+      this.replicaManager.becomeLeader(common);
       return null;
     }
     const partition = this.replicaManager.becomeFollower({ ...common, leaderId: state.leaderId });

@@ -1,0 +1,131 @@
+/**
+ * Partition replication among three BrokerServers in one process (one Raft quorum, real disk in
+ * temporary directories, loopback TCP, free ports): a topic with replication.factor 3 and
+ * min.insync.replicas 2 takes acks=all produces at its leaders; every follower fetches the
+ * batches (ReplicaFetcher over the inter-broker listener) and holds them byte for byte at the same
+ * offsets, with the leader's high watermark; when a leader's BrokerServer stops, the controller
+ * elects a new leader from the ISR, which serves every acknowledged record.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { libraryBrokerConfig } from '../../host/broker.js';
+import { systemEnvironment } from '../../host/io/environment.js';
+import { createLogger } from '../../host/observability/logger.js';
+import { BrokerServer } from '../../host/server/broker-server.js';
+import { getCore } from '../../host/wasm/core.js';
+import { findFreePort } from '../helpers/broker-process.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { RawKafkaClient } from '../integration/raw-kafka-client.js';
+import { batch, fetch, fetchRequest, produce, values } from '../integration/requests.js';
+
+const dirs = new Map<number, string>();
+const servers: BrokerServer[] = [];
+const clients: RawKafkaClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.socket.destroy();
+  await Promise.all(servers.splice(0).map((server) => server.shutdown()));
+  for (const dir of dirs.values()) rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
+});
+
+async function startCluster(ids: number[]): Promise<BrokerServer[]> {
+  const controllerPorts = new Map<number, number>();
+  for (const id of ids) controllerPorts.set(id, await findFreePort());
+  const voters = ids.map((id) => `${id}@127.0.0.1:${controllerPorts.get(id)}`).join(',');
+  const started = ids.map((id) => {
+    const dir = mkdtempSync(join(tmpdir(), `tributary-replication-${id}-`));
+    dirs.set(id, dir);
+    const config = libraryBrokerConfig({
+      logDirs: [dir],
+      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${controllerPorts.get(id)}`],
+      overrides: {
+        'node.id': id,
+        'process.roles': 'broker,controller',
+        'controller.listener.names': 'CONTROLLER',
+        'controller.quorum.voters': voters,
+        'controller.quorum.election.timeout.ms': 400,
+        'controller.quorum.fetch.timeout.ms': 800,
+        'controller.quorum.election.backoff.max.ms': 200,
+        'replica.fetch.backoff.ms': 100,
+      },
+    });
+    const server = new BrokerServer(config, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.REPLICATION_TEST_LOG ?? 'silent' }) });
+    servers.push(server);
+    return server;
+  });
+  await Promise.all(started.map((server) => server.startup()));
+  return started;
+}
+
+async function connect(server: BrokerServer): Promise<RawKafkaClient> {
+  const client = await RawKafkaClient.connect(server.listeners[0]!.port);
+  clients.push(client);
+  return client;
+}
+
+/** The bytes of every segment of `topic`-`partition` on node `id`'s disk, in offset order. */
+function segmentBytes(id: number, topic: string, partition: number): Buffer {
+  const dir = join(dirs.get(id)!, `${topic}-${partition}`);
+  const segments = readdirSync(dir).filter((name) => name.endsWith('.log')).sort();
+  return Buffer.concat(segments.map((name) => readFileSync(join(dir, name))));
+}
+
+describe('partition replication among three BrokerServers', () => {
+  it('copies every acks=all batch to both followers byte for byte, and a new leader from the ISR serves them after the leader stops', async () => {
+    const nodes = await startCluster([1, 2, 3]);
+    await waitFor('three brokers in every cache', () => (nodes.every((n) => n.metadataCache.aliveBrokerEndpoints('PLAINTEXT').length === 3) ? true : undefined));
+    const active = await waitFor('an active controller', () => nodes.find((n) => n.controller.isActive));
+    const [created] = await active.controller.createTopics([{
+      name: 'replicated', numPartitions: 2, replicationFactor: 3, configs: [{ name: 'min.insync.replicas', value: '2' }],
+    }]);
+    expect(created!.errorCode).toBe(0);
+    await waitFor('every node holding both partitions', () =>
+      (nodes.every((n) => [0, 1].every((p) => n.replicas.getPartition('replicated', p) !== undefined)) ? true : undefined));
+
+    const acknowledged = new Map<number, string[]>([[0, []], [1, []]]);
+    for (const partition of [0, 1]) {
+      const leaderId = nodes[0]!.metadataCache.partition('replicated', partition)!.leaderId;
+      const client = await connect(nodes.find((n) => n.nodeId === leaderId)!);
+      for (let i = 0; i < 10; i++) {
+        const records = [`p${partition}-${i}-a`, `p${partition}-${i}-b`];
+        const response = await produce(client, 7, [{ topic: 'replicated', partition, records: batch(records, { baseTimestamp: 1_000 + i }) }], { acks: -1, timeoutMs: 10_000 });
+        const answer = response.responses[0]!.partitionResponses[0]!;
+        expect([answer.errorCode, Number(answer.baseOffset)]).toEqual([0, 2 * i]);
+        acknowledged.get(partition)!.push(...records);
+      }
+    }
+
+    for (const partition of [0, 1]) {
+      // Every replica reaches the leader's log end and high watermark (20 records).
+      await waitFor(`followers of partition ${partition} caught up`, () => (nodes.every((n) => {
+        const replica = n.replicas.getPartition('replicated', partition)!;
+        return replica.logEndOffset === 20 && replica.highWatermark === 20;
+      }) ? true : undefined));
+      const [first, ...others] = nodes.map((n) => segmentBytes(n.nodeId, 'replicated', partition));
+      expect(first!.length).toBeGreaterThan(0);
+      for (const other of others) expect(other.equals(first!)).toBe(true);
+    }
+
+    // The leader of partition 0 stops: the controller elects another ISR member, which serves
+    // every acknowledged record.
+    const oldLeaderId = nodes[0]!.metadataCache.partition('replicated', 0)!.leaderId;
+    const oldLeader = nodes.find((n) => n.nodeId === oldLeaderId)!;
+    await oldLeader.shutdown();
+    const survivors = nodes.filter((n) => n !== oldLeader);
+    const newLeaderId = await waitFor('a new leader of partition 0 in the survivors\' caches', () => {
+      const leaders = survivors.map((n) => n.metadataCache.partition('replicated', 0)!.leaderId);
+      return leaders.every((id) => id === leaders[0] && id >= 0 && id !== oldLeaderId) ? leaders[0] : undefined;
+    }, 30_000);
+    const newLeader = survivors.find((n) => n.nodeId === newLeaderId)!;
+    await waitFor('the new leader leading', () => (newLeader.replicas.getPartition('replicated', 0)?.isLeader ? true : undefined));
+    const client = await connect(newLeader);
+    const answer = await fetch(client, 11, fetchRequest([{ topic: 'replicated', partition: 0, fetchOffset: 0 }]));
+    const data = answer.responses[0]!.partitions[0]!;
+    expect(data.errorCode).toBe(0);
+    expect(Number(data.highWatermark)).toBe(20);
+    expect(values(data.records)).toEqual(acknowledged.get(0));
+  }, 60_000);
+});
