@@ -13,7 +13,8 @@
  *   truncateTo(o) / full truncation      truncateFromEnd(LEO) / clear
  *   log start offset moved               truncateFromStart(logStartOffset)
  *   open                                 repair(): the cache may run ahead of the log after a crash
- *                                        (truncateFromEnd) or miss the tail's epochs (re-read the tail)
+ *                                        (truncateFromEnd) or miss the tail's epochs (at most the
+ *                                        active segment read again)
  * ```
  * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts),
  * rewritten atomically on every change. A disk failure takes the log directory offline (when the
@@ -92,12 +93,13 @@ export class PartitionLeaderEpochs {
   /**
    * At open (Kafka's LogLoader + recovery): drops epochs starting at or past the log end (the
    * cache ran ahead: an epoch assigned before a write lost in a crash) or before the log start,
-   * then makes sure the latest epoch is the last batch's: when it is not (a crash between a
-   * follower's write and its epoch assignment, or no checkpoint file at all), the batches from the
-   * latest entry's start (or, without entries, from the active segment) are read again and their
-   * epochs assigned. Without any entry the earliest epoch found is taken to start at the log start
-   * offset: an epoch claimed for older offsets only makes a follower truncate (and fetch again)
-   * more than needed, never keep records the leader does not have.
+   * then makes sure the latest epoch is the last batch's. When it is not (a crash between a
+   * follower's write and its epoch assignment, or no checkpoint file at all), at most the active
+   * segment is read again: from the latest entry's start when that lies in it, assigning each
+   * batch's epoch; otherwise the last batch's epoch is taken to start at the latest entry's start
+   * (or the log start, without entries). An epoch claimed for older offsets than it really covers
+   * only makes a follower truncate (and fetch again) more than needed, never keep records the
+   * leader does not have; one claimed later could, so the repair never does that.
    */
   repair(): void {
     const { logStartOffset, logEndOffset } = this.log;
@@ -112,8 +114,13 @@ export class PartitionLeaderEpochs {
     if (lastEpoch < 0 || latest?.epoch === lastEpoch) return;
     if (latest !== undefined && latest.epoch > lastEpoch) this.guard(() => this.cache.clear());
     const kept = this.cache.latestEntry();
-    const from = kept?.startOffset ?? Math.max(logStartOffset, this.log.activeSegment?.baseOffset ?? logStartOffset);
-    this.reassignFrom(from, kept === undefined);
+    const activeSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? logStartOffset;
+    if (kept !== undefined && kept.startOffset >= activeSegmentBaseOffset) {
+      this.reassignFrom(kept.startOffset);
+    } else {
+      const startOffset = kept?.startOffset ?? logStartOffset;
+      this.guard(() => this.cache.assign(lastEpoch, startOffset));
+    }
   }
 
   /** The partition leader epoch of the log's last batch (-1 when unreadable). */
@@ -131,10 +138,9 @@ export class PartitionLeaderEpochs {
   }
 
   /** Assigns the epochs of every batch from `fromOffset` to the log end (see {@link repair}). */
-  private reassignFrom(fromOffset: number, firstStartsAtLogStart: boolean): void {
+  private reassignFrom(fromOffset: number): void {
     const logEndOffset = this.log.logEndOffset;
     let offset = fromOffset;
-    let first = firstStartsAtLogStart;
     while (offset < logEndOffset) {
       const read = this.log.read(offset, REPAIR_READ_BYTES, logEndOffset, true);
       if (read.errorCode !== 0 || read.records.length < BatchLayout.RECORDS) return;
@@ -143,14 +149,9 @@ export class PartitionLeaderEpochs {
       while (position + BatchLayout.RECORDS <= records.length) {
         const baseOffset = Number(records.readBigInt64BE(position + BatchLayout.BASE_OFFSET));
         const epoch = records.readInt32BE(position + BatchLayout.PARTITION_LEADER_EPOCH);
-        const lastOffset = baseOffset + records.readInt32BE(position + BatchLayout.LAST_OFFSET_DELTA);
-        if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) {
-          const startOffset = first ? this.log.logStartOffset : baseOffset;
-          this.guard(() => this.cache.assign(epoch, startOffset));
-          first = false;
-        }
+        if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) this.guard(() => this.cache.assign(epoch, baseOffset));
+        offset = baseOffset + records.readInt32BE(position + BatchLayout.LAST_OFFSET_DELTA) + 1;
         position += BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH);
-        offset = lastOffset + 1;
       }
     }
   }

@@ -100,12 +100,14 @@ describe('leader-epoch-checkpoint of a data partition', () => {
     partition = partitionOver(log, { leaderEpoch: 3 });
     expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
 
-    // No checkpoint at all (a log written before epochs were kept).
+    // No checkpoint at all (a log written before epochs were kept): the last batch's epoch is
+    // claimed from the log start (a follower of an older epoch truncates to the start: safe).
     log = reopen(log);
     fs.rmSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE));
     partition = partitionOver(log, { leaderEpoch: 3 });
-    expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
-    expect(partition.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 2 });
+    expect(checkpointText(log)).toBe('0\n1\n3 0\n');
+    expect(partition.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 0 });
+    expect(partition.endOffsetForEpoch(3)).toEqual({ leaderEpoch: 3, endOffset: 4 });
   });
 
   it('drops the epochs below a log start offset moved by DeleteRecords, keeping the one that covers it', () => {
