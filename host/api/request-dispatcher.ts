@@ -25,6 +25,7 @@ import type { Time } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
 import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
+import { type EventLoopWatchdog, requestPartitionCount } from '../observability/event-loop-watchdog.js';
 import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
 import { ApiKey, apiKeyName, isFlexibleVersion } from '../protocol/generated/api-keys.js';
 import { encodeApiVersionsResponse } from '../protocol/generated/api-versions.js';
@@ -48,6 +49,8 @@ export interface RequestDispatcherOptions {
   time?: Pick<Time, 'monotonicMs'>;
   /** The broker's fetch buffer pool, where encoded responses give small read buffers back; default the process's. */
   readBuffers?: ReadBuffers;
+  /** Times each request's synchronous work (decode, handler, encode); a long one is logged as a stall. */
+  watchdog?: EventLoopWatchdog;
 }
 
 export class RequestDispatcher {
@@ -56,6 +59,7 @@ export class RequestDispatcher {
   private readonly logger: Logger;
   private readonly time: Pick<Time, 'monotonicMs'>;
   private readonly readBuffers: ReadBuffers;
+  private readonly watchdog: EventLoopWatchdog | undefined;
   /** Api keys whose failed import was logged. */
   private readonly loadFailuresLogged = new Set<number>();
 
@@ -65,6 +69,7 @@ export class RequestDispatcher {
     this.logger = options.logger;
     this.time = options.time ?? new SystemTime();
     this.readBuffers = options.readBuffers ?? fetchReadBuffers;
+    this.watchdog = options.watchdog;
   }
 
   /** The SocketServer's RequestHandler. */
@@ -118,7 +123,14 @@ export class RequestDispatcher {
       return null;
     }
     const fields = { ...baseFields, clientId };
+    const watchdog = this.watchdog?.enabled === true ? this.watchdog : undefined;
+    let syncStartMs = watchdog?.nowMs() ?? 0;
     const request: unknown = definition.decode(reader, apiVersion);
+    const noteSyncWork = (): void => {
+      if (watchdog === undefined) return;
+      const endMs = watchdog.nowMs();
+      watchdog.noteWork(() => ({ api, apiKey, clientId, partitions: requestPartitionCount(request) }), endMs - syncStartMs);
+    };
     if (reader.error !== null) {
       return this.answerError(connection, definition, fields, ErrorCode.INVALID_REQUEST, `body does not decode: ${reader.error}`);
     }
@@ -138,7 +150,9 @@ export class RequestDispatcher {
         traceRequest(this.logger, { ...fields, durationMs: this.time.monotonicMs() - startedMs });
         return null;
       }
+      syncStartMs = watchdog?.nowMs() ?? 0;
       const bytes = this.encode(definition, apiVersion, correlationId, response);
+      noteSyncWork();
       traceRequest(this.logger, { ...fields, durationMs: this.time.monotonicMs() - startedMs });
       return bytes;
     };
@@ -151,6 +165,8 @@ export class RequestDispatcher {
       result = definition.handle(request, context);
     } catch (error) {
       return failed(error);
+    } finally {
+      noteSyncWork();
     }
     if (result instanceof Promise) return result.then(finish, failed);
     return finish(result);

@@ -23,6 +23,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Open client connections from one IP address; further ones from it are closed as soon as they are accepted (Tributary default 1000; Kafka 2147483647).' },
   { name: 'socket.partial.request.timeout.ms', type: 'INT', defaultValue: '30000', min: 0,
     doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection (slow senders cannot hold request memory); 0 disables.' },
+  { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
+    doc: 'Tributary-only: a request whose synchronous work, or any event-loop turn, takes this many milliseconds or more logs one event_loop.stall line at warn naming what ran (API, client id, partition count) and is counted in the event-loop metrics; 0 disables the watchdog.' },
 ];
 
 /** The parsed limits (part of BrokerConfig). */
@@ -36,6 +38,7 @@ export interface LimitConfigs {
   readonly queuedMaxRequestBytes: number;
   readonly maxConnectionsPerIp: number;
   readonly socketPartialRequestTimeoutMs: number;
+  readonly eventLoopStallThresholdMs: number;
 }
 
 /** Reads the limits from the validated values (`get` returns a config's parsed value by name). */
@@ -49,5 +52,6 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     queuedMaxRequestBytes: get('queued.max.request.bytes'),
     maxConnectionsPerIp: get('max.connections.per.ip'),
     socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),
+    eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
   };
 }

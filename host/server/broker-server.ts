@@ -24,6 +24,8 @@ import { createApiRegistry } from '../api/api-handlers.js';
 import { ControllerMutationQuotaManager } from '../api/controller-mutation-quota.js';
 import type { BrokerServices } from '../api/broker-services.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
+import { systemEventLoopDelayMonitor } from '../io/event-loop-delay.js';
+import { type EventLoopMetrics, EventLoopWatchdog } from '../observability/event-loop-watchdog.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
@@ -113,6 +115,7 @@ export class BrokerServer {
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
+  private watchdog: EventLoopWatchdog | null = null;
   /** The controller's periodic unclean elections and preferred leader balancing. */
   private leaderBalancer: LeaderBalancer | null = null;
   private advertised: Listener[] = [];
@@ -134,6 +137,11 @@ export class BrokerServer {
   }
 
   /** This broker's node.id. */
+  /** The event-loop watchdog's counters (stalls, worst delay; zeros before start-up). */
+  get eventLoopMetrics(): EventLoopMetrics {
+    return this.watchdog?.metrics() ?? { stallCount: 0, maxStallMs: 0, maxDelayMs: 0, p99DelayMs: 0 };
+  }
+
   get nodeId(): number {
     return this.config.nodeId;
   }
@@ -250,6 +258,7 @@ export class BrokerServer {
       logger,
     });
     this.housekeeping.start();
+    this.watchdog?.start();
     if (config.processRoles.includes('controller')) {
       const controllerLogger = componentLogger(rootLogger, 'controller');
       this.leaderBalancer = startLeaderBalancer(controller, environment.time, config, ({ unclean, balanced }) =>
@@ -269,6 +278,7 @@ export class BrokerServer {
     this.stopping ??= (async () => {
       this.logger.info({ event: LogEvent.BrokerStopping }, 'broker stopping');
       this.housekeeping?.stop();
+      this.watchdog?.stop();
       this.leaderBalancer?.stop();
       await this.closeEverything();
       this.logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
@@ -349,7 +359,14 @@ export class BrokerServer {
     this.replicaManager = replicaManager;
     this.replicaFetching = replicaFetching;
     this.groupCoordinator = groupCoordinator;
+    this.watchdog = new EventLoopWatchdog({
+      time: environment.time,
+      thresholdMs: config.eventLoopStallThresholdMs,
+      logger: componentLogger(rootLogger, 'event-loop'),
+      ...(config.eventLoopStallThresholdMs > 0 ? { delayMonitor: systemEventLoopDelayMonitor() } : {}),
+    });
     this.dispatcher = new RequestDispatcher({
+      watchdog: this.watchdog,
       registry: createApiRegistry(),
       broker: services,
       logger: componentLogger(rootLogger, 'api'),

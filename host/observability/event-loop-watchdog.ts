@@ -1,0 +1,158 @@
+/**
+ * The event-loop watchdog (issue 15): a stall is explained, not guessed. Node runs every client's
+ * requests on one thread, so one long synchronous piece of work delays everybody.
+ *
+ * Two views of the same thing:
+ * - Work the broker knows it is doing is timed where it runs (the dispatcher's decode + handler +
+ *   encode of one request): a piece that takes `event.loop.stall.threshold.ms` or more logs one
+ *   `event_loop.stall` line at warn naming what ran (API, api key, client id, partition count,
+ *   duration) and counts it.
+ * - A tick every half threshold (on the environment's timers) measures how late it runs: a turn
+ *   late by the threshold or more with no known work to blame (housekeeping, a metadata slice,
+ *   GC) logs the same event with `cause: "unattributed"` and the last request seen.
+ * Together with the process's event-loop delay histogram (io/event-loop-delay.ts) this is
+ * {@link EventLoopWatchdog.metrics}: stalls counted, the worst delay and the p99 since start.
+ */
+import type { Time, TimerHandle } from '../io/environment.js';
+import type { EventLoopDelayMonitor } from '../io/event-loop-delay.js';
+import type { Logger } from './logger.js';
+
+/** What a piece of work was, for the stall line. */
+export interface StallWork {
+  readonly api: string;
+  readonly apiKey: number;
+  readonly clientId: string | null;
+  /** Partitions the request names (or creates), 0 when it names none. */
+  readonly partitions: number;
+}
+
+/** The watchdog's counters, for metrics. */
+export interface EventLoopMetrics {
+  /** Stalls at or over the threshold since start (attributed or not). */
+  readonly stallCount: number;
+  /** The longest stall seen, ms. */
+  readonly maxStallMs: number;
+  /** From the delay histogram (0 without one): worst and 99th percentile delay since start, ms. */
+  readonly maxDelayMs: number;
+  readonly p99DelayMs: number;
+}
+
+export interface EventLoopWatchdogOptions {
+  readonly time: Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'>;
+  /** event.loop.stall.threshold.ms; 0 disables the watchdog. */
+  readonly thresholdMs: number;
+  readonly logger: Logger;
+  readonly delayMonitor?: EventLoopDelayMonitor;
+}
+
+export class EventLoopWatchdog {
+  private readonly time: EventLoopWatchdogOptions['time'];
+  private readonly thresholdMs: number;
+  private readonly logger: Logger;
+  private readonly delayMonitor: EventLoopDelayMonitor | undefined;
+  private stalls = 0;
+  private maxStall = 0;
+  /** The last request seen, described only when a stall needs it. */
+  private lastWork: (() => StallWork) | null = null;
+  /** When the last attributed stall ended (monotonic ms). */
+  private lastAttributedEndMs = Number.NEGATIVE_INFINITY;
+  private timer: TimerHandle | null = null;
+
+  constructor(options: EventLoopWatchdogOptions) {
+    this.time = options.time;
+    this.thresholdMs = options.thresholdMs;
+    this.logger = options.logger;
+    this.delayMonitor = options.delayMonitor;
+  }
+
+  /** Whether work should be timed at all. */
+  get enabled(): boolean {
+    return this.thresholdMs > 0;
+  }
+
+  /** The environment's monotonic clock, ms (what {@link noteWork} durations are measured on). */
+  nowMs(): number {
+    return this.time.monotonicMs();
+  }
+
+  /**
+   * `work` ran synchronously for `durationMs`: remembered as the last request, and logged and
+   * counted as a stall when it reached the threshold (`work` is only called when a line needs it).
+   */
+  noteWork(work: () => StallWork, durationMs: number): void {
+    if (!this.enabled) return;
+    this.lastWork = work;
+    if (durationMs < this.thresholdMs) return;
+    const described = work();
+    this.lastAttributedEndMs = this.time.monotonicMs();
+    this.stall(durationMs, { cause: 'request', ...described });
+  }
+
+  /** Starts the late-tick check (idempotent). */
+  start(): void {
+    if (!this.enabled || this.timer !== null) return;
+    const intervalMs = Math.max(1, Math.floor(this.thresholdMs / 2));
+    const schedule = (expectedMs: number): void => {
+      this.timer = this.time.setTimeout(() => {
+        const now = this.time.monotonicMs();
+        const lateMs = now - expectedMs;
+        if (lateMs >= this.thresholdMs && this.lastAttributedEndMs < expectedMs) {
+          this.stall(lateMs, { cause: 'unattributed', lastRequest: this.lastWork?.() ?? null });
+        }
+        schedule(now + intervalMs);
+      }, intervalMs);
+    };
+    schedule(this.time.monotonicMs() + intervalMs);
+  }
+
+  /** Stops the tick and the delay histogram. */
+  stop(): void {
+    if (this.timer !== null) this.time.clearTimeout(this.timer);
+    this.timer = null;
+    this.delayMonitor?.stop();
+  }
+
+  /** The counters (see {@link EventLoopMetrics}). */
+  metrics(): EventLoopMetrics {
+    return {
+      stallCount: this.stalls,
+      maxStallMs: this.maxStall,
+      maxDelayMs: this.delayMonitor?.maxMs() ?? 0,
+      p99DelayMs: this.delayMonitor?.percentileMs(99) ?? 0,
+    };
+  }
+
+  private stall(durationMs: number, fields: Record<string, unknown>): void {
+    this.stalls++;
+    this.maxStall = Math.max(this.maxStall, durationMs);
+    const what = fields.cause === 'request'
+      ? `${String(fields.api)} from client ${JSON.stringify(fields.clientId)} (${String(fields.partitions)} partition(s))`
+      : 'no known request';
+    this.logger.warn(
+      { event: 'event_loop.stall', durationMs: Math.round(durationMs), thresholdMs: this.thresholdMs, ...fields },
+      `the event loop was blocked for ${Math.round(durationMs)} ms by ${what} (event.loop.stall.threshold.ms ${this.thresholdMs})`,
+    );
+  }
+}
+
+/**
+ * Partitions a decoded request names, for the stall line: its `topics` (or `topicData`) entries'
+ * `partitions` / `partitionIndexes` lengths, or their `numPartitions` / `count` (CreateTopics,
+ * CreatePartitions); 0 when it has none of these.
+ */
+export function requestPartitionCount(request: unknown): number {
+  if (typeof request !== 'object' || request === null) return 0;
+  const record = request as Record<string, unknown>;
+  const topics = record.topics ?? record.topicData;
+  if (!Array.isArray(topics)) return 0;
+  let total = 0;
+  for (const topic of topics as unknown[]) {
+    if (typeof topic !== 'object' || topic === null) continue;
+    const t = topic as Record<string, unknown>;
+    if (Array.isArray(t.partitions)) total += t.partitions.length;
+    else if (Array.isArray(t.partitionIndexes)) total += t.partitionIndexes.length;
+    else if (typeof t.numPartitions === 'number') total += Math.max(0, t.numPartitions);
+    else if (typeof t.count === 'number') total += Math.max(0, t.count);
+  }
+  return total;
+}

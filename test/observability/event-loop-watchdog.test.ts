@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { EventLoopWatchdog, requestPartitionCount } from '../../host/observability/event-loop-watchdog.js';
+import { createLogger } from '../../host/observability/logger.js';
+
+function capture(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  return { logger, lines };
+}
+
+/** A clock the test moves by hand, with one pending timer it fires late on purpose. */
+function lateClock() {
+  const clock = { now: 0, task: null as (() => void) | null, dueMs: 0 };
+  return {
+    clock,
+    time: {
+      monotonicMs: () => clock.now,
+      setTimeout: (task: () => void, delayMs: number) => {
+        clock.task = task;
+        clock.dueMs = clock.now + delayMs;
+        return { id: 1 };
+      },
+      clearTimeout: () => { clock.task = null; },
+    },
+  };
+}
+
+describe('EventLoopWatchdog (event.loop.stall.threshold.ms)', () => {
+  it('logs one structured line naming the API, client id and partition count of a request that blocked past the threshold, and counts it', () => {
+    const { logger, lines } = capture();
+    const { time } = lateClock();
+    const watchdog = new EventLoopWatchdog({ time, thresholdMs: 100, logger });
+    const work = () => ({ api: 'CreatePartitions', apiKey: 37, clientId: 'typo-script', partitions: 30_000 });
+    watchdog.noteWork(work, 99);
+    expect(lines).toHaveLength(0);
+    watchdog.noteWork(work, 2_500);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      event: 'event_loop.stall', cause: 'request', api: 'CreatePartitions', apiKey: 37, clientId: 'typo-script', partitions: 30_000, durationMs: 2_500,
+    });
+    expect(watchdog.metrics()).toMatchObject({ stallCount: 1, maxStallMs: 2_500 });
+  });
+
+  it('logs a late turn with no request to blame as unattributed, naming the last request seen', () => {
+    const { logger, lines } = capture();
+    const { clock, time } = lateClock();
+    const watchdog = new EventLoopWatchdog({ time, thresholdMs: 100, logger });
+    watchdog.start();
+    watchdog.noteWork(() => ({ api: 'Metadata', apiKey: 3, clientId: 'c', partitions: 0 }), 1);
+    clock.now = clock.dueMs + 10; // 10 ms late: noise
+    clock.task!();
+    expect(lines).toHaveLength(0);
+    clock.now = clock.dueMs + 400; // 400 ms late: a stall
+    clock.task!();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ event: 'event_loop.stall', cause: 'unattributed', lastRequest: { api: 'Metadata' } });
+    expect(watchdog.metrics().stallCount).toBe(1);
+    watchdog.stop();
+  });
+
+  it('counts the partitions a request names', () => {
+    expect(requestPartitionCount({ topics: [{ partitions: [1, 2, 3] }, { partitions: [4] }] })).toBe(4);
+    expect(requestPartitionCount({ topics: [{ name: 't', numPartitions: 65_536 }] })).toBe(65_536);
+    expect(requestPartitionCount({ topics: [{ name: 't', count: 100 }] })).toBe(100);
+    expect(requestPartitionCount({ topicData: [{ partitionData: [] , partitions: [0, 1] }] })).toBe(2);
+    expect(requestPartitionCount({ groupId: 'g' })).toBe(0);
+  });
+});
