@@ -96,9 +96,11 @@ export class PartitionIsr {
    * the followers in the maximal ISR, or, with `waitForJoiners` (the leader can expand its ISR),
    * outside it but caught up (they are about to join: Kafka holds the high watermark for them too).
    */
-  highWatermarkCandidate(leaderLogEndOffset: number, nowMs: number, replicaLagTimeMaxMs: number, waitForJoiners: boolean): number {
+  highWatermarkCandidate(leaderLogEndOffset: number, time: { monotonicMs(): number }, replicaLagTimeMaxMs: number, waitForJoiners: boolean): number {
     let candidate = leaderLogEndOffset;
+    // The single-node path (every append): no clock read, no loop.
     if (this.maximal.size <= 1 && (this.remoteReplicas.size === 0 || !waitForJoiners)) return candidate;
+    const nowMs = time.monotonicMs();
     for (const replica of this.remoteReplicas.values()) {
       if (replica.logEndOffset >= candidate) continue;
       if (this.maximal.has(replica.brokerId) || (waitForJoiners && isCaughtUp(replica, leaderLogEndOffset, nowMs, replicaLagTimeMaxMs))) {

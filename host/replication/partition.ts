@@ -518,7 +518,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     if (this.leaderIdValue !== this.localBrokerId) return false;
     const logEndOffset = this.log.logEndOffset;
     const previous = this.log.highWatermark;
-    const candidate = this.isrState.highWatermarkCandidate(logEndOffset, this.time.monotonicMs(), this.replicaLagTimeMaxMs, this.canAlterIsr);
+    const candidate = this.isrState.highWatermarkCandidate(logEndOffset, this.time, this.replicaLagTimeMaxMs, this.canAlterIsr);
     if (candidate <= previous) return false;
     this.log.updateHighWatermark(candidate);
     const highWatermark = this.log.highWatermark;

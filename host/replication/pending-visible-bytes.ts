@@ -44,6 +44,7 @@ export class PendingVisibleBytes {
       if (highWatermark >= logEndOffset) this.overflowed = false;
       return UNKNOWN_VISIBLE_BYTES;
     }
+    if (this.endOffsets.length === 0) return 0;
     let bytes = 0;
     while (this.head < this.endOffsets.length && this.endOffsets[this.head]! <= highWatermark) {
       bytes += this.sizes[this.head]!;
