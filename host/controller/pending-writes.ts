@@ -49,6 +49,11 @@ export class PendingWrites {
     return this.queue;
   }
 
+  /** The last queued write's offset, -1 when none is queued. */
+  get lastOffset(): number {
+    return this.queue[this.queue.length - 1]?.lastOffset ?? -1;
+  }
+
   get size(): number {
     return this.queue.length;
   }

@@ -518,9 +518,12 @@ export class QuorumController implements MetadataLogListener {
     const { records, response } = operation();
     if (!this.isActive) return failed(response, this.notController(), true);
     if (records.length === 0) {
-      // The answer may describe records appended before (the latest state): wait for their commit (Kafka does for every write event).
-      if (options.readAfterWrites !== true || this.nextWriteOffset - 1 <= this.lastCommitted) return response;
-      const outcome = await this.awaitCommit(this.nextWriteOffset - 1, []);
+      // The answer may describe the records of writes still pending (the latest state): wait for
+      // their commit (Kafka does for every write event). Only our pending writes count: the log's
+      // end may be a record the controller never sees committed (Raft's leader-change record).
+      const lastPending = this.pending.lastOffset;
+      if (options.readAfterWrites !== true || lastPending <= this.lastCommitted) return response;
+      const outcome = await this.awaitCommit(lastPending, []);
       return outcome.errorCode === ErrorCode.NONE ? response : failed(response, outcome, true);
     }
     const appended = this.append(records);
