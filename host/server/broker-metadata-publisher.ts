@@ -201,7 +201,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
     const notFetched: { topic: string; partition: number }[] = [];
     const fetched: FollowerFetchTarget[] = [];
     for (const state of hosted) {
-      const followed = this.applyPartition(topic.name, state, logConfig);
+      const followed = this.applyPartition(topic.name, topic.topicId, state, logConfig);
       if (followed === null) notFetched.push({ topic: topic.name, partition: state.partition });
       else fetched.push(followed);
     }
@@ -220,12 +220,14 @@ export class BrokerMetadataPublisher implements MetadataListener {
    * Becomes leader or follower of one hosted partition; returns what to fetch (a follower with a
    * live leader and this epoch applied), else null.
    */
-  private applyPartition(topic: string, state: PartitionState, logConfig: ReturnType<typeof toLogConfig>): FollowerFetchTarget | null {
+  private applyPartition(topic: string, topicId: string, state: PartitionState, logConfig: ReturnType<typeof toLogConfig>): FollowerFetchTarget | null {
     const log = this.logManager.getOrCreateLog(topic, state.partition, logConfig);
     log.updateConfig(logConfig);
     const existing = this.replicaManager.getPartition(topic, state.partition);
     const common = {
       topic,
+      // A leader proposes ISR changes by topic id (AlterPartition); without it none are sent.
+      topicId,
       partition: state.partition,
       log,
       leaderEpoch: state.leaderEpoch,
