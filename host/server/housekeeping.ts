@@ -5,7 +5,10 @@
  *   (cleanup.policy=compact) and the recovery-point / log-start-offset / high-watermark
  *   checkpoints, with the checkpoint fsyncs on the thread pool (LogManager.tickInBackground);
  * - producer state: Partitions forget producers whose batches retention removed, and idle
- *   producer ids expire (producer.id.expiration.ms).
+ *   producer ids expire (producer.id.expiration.ms);
+ * - ISR expiration: partition leaders propose ISRs without followers that lag by more than
+ *   replica.lag.time.max.ms (ReplicaManager.maybeShrinkIsr; Kafka's "isr-expiration" task runs
+ *   every replica.lag.time.max.ms / 2, this one every period).
  * Group and offset expiry run on the group coordinator's own timers
  * (offsets.retention.check.interval.ms). A failing task is logged as a bug; the others still run.
  */
@@ -79,6 +82,12 @@ export class Housekeeping {
       if (expired > 0) logger.debug({ event: 'producers.expired', count: expired }, `${expired} idle producer id(s) expired`);
     } catch (error) {
       logger.error({ event: 'housekeeping.failed', err: error }, 'producer-state housekeeping failed (bug)');
+    }
+    try {
+      const proposed = replicaManager.maybeShrinkIsr();
+      if (proposed > 0) logger.debug({ event: 'isr.shrink_proposed', count: proposed }, `${proposed} ISR shrink(s) proposed`);
+    } catch (error) {
+      logger.error({ event: 'housekeeping.failed', err: error }, 'ISR expiration failed (bug)');
     }
   }
 

@@ -22,6 +22,10 @@ function fixture(logRetentionCheckIntervalMs: number, options: { logPassThrows?:
       calls.push(`producers@${nowMs}`);
       return 0;
     },
+    maybeShrinkIsr: () => {
+      calls.push('isr');
+      return 0;
+    },
   } as unknown as ReplicaManager<UnifiedLog>;
   const housekeeping = new Housekeeping({
     time, logRetentionCheckIntervalMs, logManager, replicaManager, logger: createLogger({ level: 'silent' }),
@@ -42,19 +46,19 @@ describe('Housekeeping', () => {
     time.advance(999);
     expect(calls).toEqual([]);
     time.advance(1);
-    expect(calls).toEqual(['logs@1001000', 'log-start', 'producers@1001000']);
+    expect(calls).toEqual(['logs@1001000', 'log-start', 'producers@1001000', 'isr']);
     time.advance(2_000);
     expect(calls.filter((call) => call.startsWith('logs@'))).toEqual(['logs@1001000', 'logs@1002000', 'logs@1003000']);
     housekeeping.stop();
     time.advance(10_000);
-    expect(calls).toHaveLength(9);
+    expect(calls).toHaveLength(12);
   });
 
   it('still expires producers when the log pass throws (a bug is logged, not fatal)', () => {
     const { time, calls, housekeeping } = fixture(1_000, { logPassThrows: true });
     housekeeping.start();
     time.advance(1_000);
-    expect(calls).toEqual(['log-start', 'producers@1001000']);
+    expect(calls).toEqual(['log-start', 'producers@1001000', 'isr']);
     housekeeping.stop();
   });
 });
