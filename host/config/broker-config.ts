@@ -37,6 +37,7 @@ import {
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
 import { NO_EFFECT_CONFIG_DEFS } from './no-effect-configs.js';
+import { RAFT_CONFIG_DEFS, raftSettings } from './raft-configs.js';
 import { assembleListeners, inconsistent } from './listener-assembly.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
 import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
@@ -95,16 +96,7 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'controller.quorum.voters', type: 'LIST', defaultValue: '',
     check: listCheck(parseQuorumVoter), accepted: 'a comma-separated list of id@host:port, or empty',
     doc: 'The KRaft voter set as id@host:port; empty runs a single-node embedded controller.' },
-  { name: 'controller.quorum.election.timeout.ms', type: 'INT', defaultValue: '1000', min: 1,
-    doc: 'Raft: a voter that hears no leader this long (randomised up to twice) starts an election.' },
-  { name: 'controller.quorum.fetch.timeout.ms', type: 'INT', defaultValue: '2000', min: 1,
-    doc: 'Raft: a follower that cannot fetch from the leader this long looks for a new one.' },
-  { name: 'controller.quorum.election.backoff.max.ms', type: 'INT', defaultValue: '1000', min: 1,
-    doc: 'Raft: the longest random wait before a lost election is retried.' },
-  { name: 'controller.quorum.append.linger.ms', type: 'INT', defaultValue: '25', min: 0,
-    doc: 'Raft: how long the leader lets metadata appends gather before it flushes them.' },
-  { name: 'controller.quorum.request.timeout.ms', type: 'INT', defaultValue: '2000', min: 1,
-    doc: 'Raft: a request to another voter without an answer this long is given up.' },
+  ...RAFT_CONFIG_DEFS,
   { name: 'controller.listener.names', type: 'LIST', defaultValue: '',
     doc: 'Names of the listeners used by the controller; they are not advertised to clients.' },
   { name: 'broker.heartbeat.interval.ms', type: 'INT', defaultValue: '2000', min: 1,
@@ -280,6 +272,10 @@ export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs {
   readonly controllerQuorumFetchTimeoutMs: number;
   readonly controllerQuorumElectionBackoffMaxMs: number;
   readonly controllerQuorumAppendLingerMs: number;
+  /** metadata.log.max.record.bytes.between.snapshots: metadata record bytes committed between two controller snapshots. */
+  readonly metadataLogMaxRecordBytesBetweenSnapshots: number;
+  /** metadata.log.segment.bytes: segment size of a quorum's metadata log. */
+  readonly metadataLogSegmentBytes: number;
   readonly controllerQuorumRequestTimeoutMs: number;
   readonly brokerRack: string | null;
   /** Kafka protocol listeners; port 0 = let the OS pick. */
@@ -480,11 +476,7 @@ function assemble(
     httpAllowedOrigins: get<string[]>('http.allowed.origins').map(parseAllowedOrigin),
     socketRequestMaxBytes: get('socket.request.max.bytes'),
     connectionsMaxIdleMs: get('connections.max.idle.ms'),
-    controllerQuorumElectionTimeoutMs: get('controller.quorum.election.timeout.ms'),
-    controllerQuorumFetchTimeoutMs: get('controller.quorum.fetch.timeout.ms'),
-    controllerQuorumElectionBackoffMaxMs: get('controller.quorum.election.backoff.max.ms'),
-    controllerQuorumAppendLingerMs: get('controller.quorum.append.linger.ms'),
-    controllerQuorumRequestTimeoutMs: get('controller.quorum.request.timeout.ms'),
+    ...raftSettings(get),
     maxConnections: get('max.connections'),
     queuedMaxRequests: get('queued.max.requests'),
     messageMaxBytes: get('message.max.bytes'),

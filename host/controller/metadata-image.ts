@@ -145,6 +145,20 @@ export class MetadataImage {
     return image;
   }
 
+  /** Makes this image hold what `other` holds (a loaded snapshot replaces the replayed image in place). */
+  assign(other: MetadataImage): void {
+    const copy = other.copy();
+    for (const map of [this.brokersById, this.topicsById, this.topicIdsByName, this.topicNamesByCollisionKey, this.configs, this.featureLevels] as Map<unknown, unknown>[]) map.clear();
+    for (const [id, broker] of copy.brokersById) this.brokersById.set(id, broker);
+    for (const [id, topic] of copy.topicsById) this.topicsById.set(id, topic);
+    for (const [name, id] of copy.topicIdsByName) this.topicIdsByName.set(name, id);
+    for (const [key, name] of copy.topicNamesByCollisionKey) this.topicNamesByCollisionKey.set(key, name);
+    for (const [key, configs] of copy.configs) this.configs.set(key, configs);
+    for (const [name, level] of copy.featureLevels) this.featureLevels.set(name, level);
+    this.nextProducerIdValue = copy.nextProducerIdValue;
+    this.partitionCount = copy.partitionCount;
+  }
+
   /** Applies one record. @throws MetadataReplayError when the record contradicts the image */
   replay(record: MetadataRecord): void {
     switch (record.type) {

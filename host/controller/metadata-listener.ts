@@ -100,6 +100,35 @@ export class BatchChanges {
   }
 
   /**
+   * What replacing the image `before` by `after` changed (a metadata snapshot loaded over what was
+   * replayed), told as one batch's changes: topics gone and new (by topic id), partitions that
+   * differ, config resources whose overrides differ (not those of new topics), brokers that differ.
+   */
+  static between(before: MetadataImage, after: MetadataImage): BatchChanges {
+    const changes = new BatchChanges();
+    const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+    for (const topic of before.topics()) if (after.topicById(topic.topicId) === undefined) changes.deleted.push(topic);
+    for (const topic of after.topics()) {
+      const old = before.topicById(topic.topicId);
+      if (old === undefined) {
+        changes.created.add(topic.topicId);
+        continue;
+      }
+      const changed = new Set(topic.partitions.filter((p, i) => !same(p, old.partitions[i])).map((p) => p.partitionId));
+      if (changed.size > 0) changes.partitions.set(topic.topicId, { previousPartitionCount: old.partitions.length, changed });
+    }
+    for (const { resource } of [...before.configResources(), ...after.configResources()]) {
+      const createdTopic = resource.type === ConfigResourceType.TOPIC && changes.created.has(after.topic(resource.name)?.topicId ?? '');
+      const key = `${resource.type}:${resource.name}`;
+      if (createdTopic || changes.configs.has(key)) continue;
+      if (!same([...before.resourceConfigs(resource)], [...after.resourceConfigs(resource)])) changes.configs.set(key, resource);
+    }
+    const brokerIds = new Set([...before.brokers(), ...after.brokers()].map((b) => b.brokerId));
+    for (const id of brokerIds) if (!same(before.broker(id), after.broker(id))) changes.brokers.add(id);
+    return changes;
+  }
+
+  /**
    * Tells `listeners` what the batch changed; `image` is the published image with the whole batch.
    * @throws the first listener exception, after every listener was called
    */

@@ -55,6 +55,12 @@ export interface MetadataLogListener {
    * leader starts from the whole committed state.
    */
   handleLeaderChange(leader: LeaderAndEpoch): void;
+  /**
+   * The log starts at a snapshot (start-up from the latest `.checkpoint`, or a follower so far
+   * behind that the leader sent its snapshot): the state becomes the snapshot's `records` (each an
+   * encoded metadata record) and commits continue at `endOffset`. Logs without snapshots never call it.
+   */
+  handleLoadSnapshot?(endOffset: number, records: readonly Uint8Array[]): void;
 }
 
 export interface MetadataLog {
@@ -90,6 +96,11 @@ export interface MetadataLog {
    * @throws MetadataLogError (56) when the log cannot be read
    */
   readCommitted(fromOffset: number): Iterable<MetadataBatch>;
+  /**
+   * Stores a snapshot of the state after every record below `endOffset` (committed) and deletes
+   * the log before it; absent where the log keeps everything (the single-node logs).
+   */
+  createSnapshot?(endOffset: number, records: readonly Uint8Array[]): void;
 }
 
 /**

@@ -84,6 +84,7 @@ import {
   encodeMetadataRecord,
   metadataRecord,
 } from './metadata-records.js';
+import { imageRecords } from './metadata-snapshot.js';
 import { PendingWrites } from './pending-writes.js';
 import { ProducerIdControlManager, type ProducerIdBlockResult } from './producer-id-control-manager.js';
 import { type ReplicaPlacer, RoundRobinReplicaPlacer } from './replica-placer.js';
@@ -128,6 +129,8 @@ export interface ControllerConfig extends ControllerLimitsConfig {
   readonly deleteTopicEnable: boolean;
   /** unclean.leader.election.enable: topics without an override may elect outside the ISR; default false. */
   readonly uncleanLeaderElectionEnable?: boolean;
+  /** metadata.log.max.record.bytes.between.snapshots; absent: no snapshots (logs that cannot store them ignore it). */
+  readonly metadataLogMaxRecordBytesBetweenSnapshots?: number;
 }
 
 export interface QuorumControllerOptions {
@@ -181,6 +184,8 @@ export class QuorumController implements MetadataLogListener {
   private readonly producerIds: ProducerIdControlManager;
   /** Offset of the last committed record replayed, -1 before any. */
   private lastCommitted = -1;
+  /** Bytes of records committed since the last snapshot (written or loaded). */
+  private bytesSinceSnapshot = 0;
   /** The epoch this controller writes in while active; -1 while not. */
   private writeEpoch = -1;
   /** The offset the next appended record gets (while active). */
@@ -485,11 +490,33 @@ export class QuorumController implements MetadataLogListener {
       }
     });
     this.lastCommitted = batch.lastOffset;
+    this.bytesSinceSnapshot += batch.records.reduce((sum, value) => sum + value.length, 0);
+    this.maybeSnapshot();
     // Our own batches are in the latest state since their append; another leader's are not (the
     // log promises none arrive while we lead, but rebuilding keeps the states consistent anyway).
     if (this.isActive && batch.epoch !== this.writeEpoch) this.revertToCommitted();
     try {
       changes.publish(this.listeners, this.committed);
+    } finally {
+      this.pending.completeUpTo(this.lastCommitted);
+    }
+  }
+
+  /**
+   * The log starts at a snapshot (Kafka's MetadataLoader handling a snapshot): the committed image
+   * becomes the snapshot's, listeners hear what differs from the replayed one, and commits go on at
+   * `endOffset`. @throws MetadataRecordError / MetadataReplayError for a corrupt snapshot
+   */
+  handleLoadSnapshot(endOffset: number, records: readonly Uint8Array[]): void {
+    const image = new MetadataImage();
+    for (const value of records) image.replay(decodeMetadataRecord(value));
+    const before = this.committed.copy();
+    this.committed.assign(image);
+    this.lastCommitted = endOffset - 1;
+    this.bytesSinceSnapshot = 0;
+    this.revertToCommitted();
+    try {
+      BatchChanges.between(before, this.committed).publish(this.listeners, this.committed);
     } finally {
       this.pending.completeUpTo(this.lastCommitted);
     }
@@ -594,6 +621,14 @@ export class QuorumController implements MetadataLogListener {
    * Rebuilds the latest state from the committed image: while inactive it is the committed image
    * itself; while active, a copy with the still pending writes' records replayed on top.
    */
+  /** Writes the committed image as a snapshot once `metadataLogMaxRecordBytesBetweenSnapshots` were committed since the last. */
+  private maybeSnapshot(): void {
+    const limit = this.config.metadataLogMaxRecordBytesBetweenSnapshots;
+    if (limit === undefined || this.log.createSnapshot === undefined || this.bytesSinceSnapshot < limit) return;
+    this.bytesSinceSnapshot = 0;
+    this.log.createSnapshot(this.lastCommitted + 1, imageRecords(this.committed).map(encodeMetadataRecord));
+  }
+
   private revertToCommitted(): void {
     if (!this.isActive) {
       this.latest = this.committed;

@@ -69,7 +69,7 @@ export class ControllerQuorum {
     this.options = options;
     const { config, environment, logManager, clusterId } = options;
     this.logger = componentLogger(options.rootLogger, 'raft');
-    const log = FileRaftLog.openInLogManager(logManager, { clock: environment.time });
+    const log = FileRaftLog.openInLogManager(logManager, { clock: environment.time, logConfig: { segmentBytes: config.metadataLogSegmentBytes } });
     const store = FileQuorumStateStore.open(logManager.context.disk, log.unifiedLog.dir);
     this.raft = new RaftClient({
       config: raftConfig({

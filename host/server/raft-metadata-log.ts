@@ -11,8 +11,9 @@
  * It lives in server/ (the wiring) rather than controller/, which must not depend on raft/ (raft/
  * serves its requests through api/, which reads controller/).
  *
- * Not yet: snapshots. A Raft log that starts at a snapshot cannot feed a QuorumController (the
- * controller neither writes nor loads metadata snapshots), so loading one throws.
+ * Snapshots: the controller writes its image as a snapshot every
+ * `metadata.log.max.record.bytes.between.snapshots` (createSnapshot), and a log that starts at one
+ * (at start-up, or sent by the leader with FetchSnapshot) hands it to the controller to load.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { RaftClient } from '../raft/raft-client.js';
@@ -28,8 +29,9 @@ export class RaftMetadataLog implements MetadataLog {
     this.raft.register({
       handleCommit: (batch) => listener.handleCommit(batch),
       handleLeaderChange: (leader) => listener.handleLeaderChange(leader),
-      handleLoadSnapshot: () => {
-        throw new MetadataLogError('the metadata log starts at a snapshot, which the controller cannot load yet');
+      handleLoadSnapshot: (snapshot) => {
+        if (listener.handleLoadSnapshot === undefined) throw new MetadataLogError('the metadata log starts at a snapshot, which this listener cannot load');
+        listener.handleLoadSnapshot(snapshot.snapshotId.endOffset, snapshot.records);
       },
     });
   }
@@ -59,6 +61,11 @@ export class RaftMetadataLog implements MetadataLog {
 
   leaderAndEpoch(): LeaderAndEpoch {
     return this.raft.leaderAndEpoch();
+  }
+
+  /** {@link RaftClient.createSnapshot}: the `.checkpoint` file, then the log before it is deleted. */
+  createSnapshot(endOffset: number, records: readonly Uint8Array[]): void {
+    this.raft.createSnapshot(endOffset, records);
   }
 
   /** None: {@link register} replays the committed log from its start. */

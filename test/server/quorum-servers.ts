@@ -30,7 +30,7 @@ export class QuorumServers {
   private constructor(readonly environment: ManualEnvironment) {}
 
   /** Builds (not starts) one server per node; the controller-role nodes are the voters. */
-  static async create(nodes: readonly QuorumNodeSpec[], seed = 9): Promise<QuorumServers> {
+  static async create(nodes: readonly QuorumNodeSpec[], seed = 9, overrides: Record<string, string | number> = {}): Promise<QuorumServers> {
     const cluster = new QuorumServers(manualEnvironment({ seed, disk: new NodeDisk(), network: new NodeNetwork() }));
     const ports = new Map<number, number>();
     const controllers = nodes.filter((node) => (node.roles ?? 'broker,controller').includes('controller'));
@@ -47,11 +47,31 @@ export class QuorumServers {
       const config = libraryBrokerConfig({
         logDirs: [dir],
         listeners,
-        overrides: { 'node.id': node.id, 'process.roles': roles, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters },
+        overrides: { 'node.id': node.id, 'process.roles': roles, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters, ...overrides },
       });
       cluster.servers.push(new BrokerServer(config, cluster.environment, { core: getCore(), logger: createLogger({ level: 'silent' }) }));
     }
     return cluster;
+  }
+
+  /** The log directory of the server at `index`. */
+  dirOf(index: number): string {
+    return this.dirs[index]!;
+  }
+
+  /** Shuts the server at `index` down (cleanly). */
+  stop(index: number): Promise<void> {
+    return this.advanceUntil(this.servers[index]!.shutdown());
+  }
+
+  /** Starts the server at `index` again, a new BrokerServer on the same config and directory. */
+  async restart(index: number): Promise<BrokerServer> {
+    const old = this.servers[index]!;
+    await this.advanceUntil(old.shutdown());
+    const server = new BrokerServer(old.config, this.environment, { core: getCore(), logger: createLogger({ level: 'silent' }) });
+    this.servers[index] = server;
+    await this.advanceUntil(server.startup());
+    return server;
   }
 
   /** Starts every server. */
