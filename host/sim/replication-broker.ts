@@ -10,13 +10,14 @@
  * becomeFollower for the partitions whose leader or partition epoch moved), follow the leaders
  * with the real ReplicaFetcherManager / ReplicaFetcher over {@link SimLeaderEndPoint}s, answer
  * other brokers' replica Fetches as a leader (replication-fetch.ts), and, as each
- * partition's leader, propose ISR shrinks and expansions (replication-isr.ts). Messages and
+ * partition's leader, let the Partition propose ISR shrinks and expansions through the real
+ * AlterPartitionManager ({@link SimControllerTransport}). Messages and
  * timers of an earlier life are ignored.
  */
 import { FaultDisk } from '../io/fault-disk.js';
 import type { ManualTime } from '../io/time.js';
 import type { SeededRandom } from '../io/random.js';
-import { GroupFlusher } from '../log/group-flush.js';
+import { groupFlusherOn } from '../log/group-flush.js';
 import { defaultLogConfig, type LogConfig } from '../log/log-config.js';
 import { LogManager } from '../log/log-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
@@ -29,7 +30,10 @@ import type { Partition } from '../replication/partition.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
 import { invalidateBatchIndex } from './replication-batch-index.js';
 import { FetcherReplica, answerReplicaFetch, answerReplicaListOffsets, isEmptyAnswer } from './replication-fetch.js';
-import { IsrProposer } from './replication-isr.js';
+import { AlterPartitionManager } from '../replication/alter-partition-manager.js';
+import type { AlterPartitionSink } from '../replication/alter-partition-sink.js';
+import { LifeTime } from './life-time.js';
+import { SimControllerTransport } from './sim-controller-transport.js';
 import { CONTROLLER_NODE_ID, type MetadataResponseBody, type ReplicaFetchBody, type ReplicationBody, type ReplicationEnvelope } from './replication-messages.js';
 import { PendingRequests, SimLeaderEndPoint } from './sim-leader-end-point.js';
 import type { SimNetwork } from './sim-network.js';
@@ -57,7 +61,8 @@ interface Life {
   readonly incarnationId: string;
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
-  readonly isr: IsrProposer;
+  readonly alterPartitions: AlterPartitionManager;
+  readonly time: LifeTime;
   readonly fetchers: ReplicaFetcherManager;
   readonly pending: PendingRequests;
   brokerEpoch: number;
@@ -68,6 +73,7 @@ interface Life {
   lastMetadataMs: number;
   lastRegisterMs: number;
   lastCheckpointMs: number;
+  lastIsrCheckMs: number;
 }
 
 export class SimBroker {
@@ -111,23 +117,32 @@ export class SimBroker {
   /** Starts a life from what the disk holds; `brokerEpoch` >= 0 when already registered (first start). */
   start(brokerEpoch = -1): void {
     const number = ++this.lives;
+    // Everything of this life runs on its own view of the clock: nothing of it runs after a crash.
+    const time = new LifeTime(this.time, () => this.life !== undefined && this.lives === number);
     const logManager = LogManager.open({
-      logDirs: [LOG_DIR], disk: this.disk, clock: this.time, random: this.random,
-      // The turn's group fsync runs only while this life lasts (a crash between turns loses it).
-      groupFlusher: new GroupFlusher((run) => this.time.defer(() => { if (this.lives === number && this.life !== undefined) run(); })),
+      logDirs: [LOG_DIR], disk: this.disk, clock: time, random: this.random,
+      groupFlusher: groupFlusherOn(time),
       defaults: this.settings.logConfig,
     });
     const disk = this.disk;
-    const replicaManager = new ReplicaManager<UnifiedLog>({
-      localBrokerId: this.id, scheduler: this.time, openLeaderEpochCache: (log) => LeaderEpochFileCache.open(disk, log.dir),
-    });
     const pending = new PendingRequests();
+    const alterPartitions = new AlterPartitionManager({
+      time, brokerId: this.id, brokerEpoch: () => (this.life === life ? life.brokerEpoch : -1),
+      remote: {
+        transport: new SimControllerTransport(time, pending, (requestId, request) => this.sendToController(life, { kind: 'alterPartition', requestId, request }), 500),
+        activeControllerId: () => CONTROLLER_NODE_ID,
+      },
+      requestTimeoutMs: 500,
+    });
+    const replicaManager: ReplicaManager<UnifiedLog> = new ReplicaManager<UnifiedLog>({
+      localBrokerId: this.id, scheduler: time, openLeaderEpochCache: (log) => LeaderEpochFileCache.open(disk, log.dir),
+      alterPartitionSink: this.countingSink(alterPartitions, (): ReplicaManager<UnifiedLog> => replicaManager), replicaLagTimeMaxMs: this.settings.replicaLagTimeMaxMs,
+    });
     const life: Life = {
       number, incarnationId: hex32(this.random), logManager, replicaManager, pending,
-      fetchers: this.fetcherManager(pending),
-      isr: new IsrProposer(this.events, this.id, this.time, this.settings.replicaLagTimeMaxMs, (body) => this.sendToController(life, body)),
+      fetchers: this.fetcherManager(pending, time), alterPartitions, time,
       brokerEpoch, metadataOffset: -1, topicIds: new Map(), nextSequence: 0,
-      lastHeartbeatMs: -Infinity, lastMetadataMs: -Infinity, lastRegisterMs: -Infinity, lastCheckpointMs: this.time.monotonicMs(),
+      lastHeartbeatMs: -Infinity, lastMetadataMs: -Infinity, lastRegisterMs: -Infinity, lastCheckpointMs: this.time.monotonicMs(), lastIsrCheckMs: this.time.monotonicMs(),
     };
     this.life = life;
     this.network.attach(this.id, (envelope) => { if (this.life === life) this.receive(life, envelope); });
@@ -146,7 +161,19 @@ export class SimBroker {
     this.disk.powerLoss('torn');
   }
 
-  private fetcherManager(pending: PendingRequests): ReplicaFetcherManager {
+  /** The sink the partitions propose through, counting shrinks and expansions for the figures. */
+  private countingSink(sink: AlterPartitionSink, replicaManager: () => ReplicaManager<UnifiedLog>): AlterPartitionSink {
+    return {
+      submit: (item) => {
+        const current = replicaManager().getPartition(item.topic, item.partition)?.isr.length ?? 0;
+        const kind = item.newIsr.length > current ? 'isrExpand' : 'isrShrink';
+        this.events[kind] = (this.events[kind] ?? 0) + 1;
+        return sink.submit(item);
+      },
+    };
+  }
+
+  private fetcherManager(pending: PendingRequests, time: LifeTime): ReplicaFetcherManager {
     const s = this.settings;
     const events = this.events;
     const count = (kind: string) => { events[kind] = (events[kind] ?? 0) + 1; };
@@ -156,8 +183,8 @@ export class SimBroker {
         numReplicaFetchers: s.numReplicaFetchers, replicaFetchWaitMaxMs: s.replicaFetchWaitMaxMs, replicaFetchMinBytes: 1,
         replicaFetchMaxBytes: s.replicaFetchMaxBytes, replicaFetchResponseMaxBytes: 10 * 1024 * 1024, replicaFetchBackoffMs: s.replicaFetchBackoffMs,
       },
-      time: this.time,
-      leaderEndPoint: (leaderId) => new SimLeaderEndPoint(leaderId, this.id, this.time, this.network, pending, s.replicaSocketTimeoutMs),
+      time,
+      leaderEndPoint: (leaderId) => new SimLeaderEndPoint(leaderId, this.id, time, this.network, pending, s.replicaSocketTimeoutMs),
       logger: {
         info: (_fields: object, message: string) => { if (message.includes('truncating') || message.includes('afresh')) count('truncation'); },
         warn: () => {},
@@ -173,6 +200,7 @@ export class SimBroker {
     const life = this.life;
     if (life === undefined) return;
     life.fetchers.shutdown();
+    life.alterPartitions.shutdown();
     // The process is gone: its memory (index arena regions, file handles) with it; nothing is written.
     for (const log of life.logManager.allLogs()) {
       invalidateBatchIndex(log);
@@ -215,8 +243,10 @@ export class SimBroker {
       life.lastMetadataMs = nowMs;
       this.sendToController(life, { kind: 'metadata' });
     }
-    for (const partition of life.replicaManager.allPartitions()) {
-      if (partition.isLeader) life.isr.maybeProposeIsrChange(partition, life.brokerEpoch, life.topicIds.get(partition.topic) ?? '');
+    if (nowMs - life.lastIsrCheckMs >= s.replicaLagTimeMaxMs / 2) {
+      // Kafka's isr-expiration task, every replica.lag.time.max.ms / 2.
+      life.lastIsrCheckMs = nowMs;
+      life.replicaManager.maybeShrinkIsr();
     }
     if (nowMs - life.lastCheckpointMs >= 500) {
       life.lastCheckpointMs = nowMs;
@@ -255,7 +285,7 @@ export class SimBroker {
         if (life.brokerEpoch >= 0 && body.offset > life.metadataOffset) this.applyMetadata(life, body);
         return;
       case 'alterPartitionResponse':
-        life.isr.onResponse(life.replicaManager, body.request, body.response);
+        life.pending.settle(body.requestId, body);
         return;
       default:
         return;
@@ -289,7 +319,10 @@ export class SimBroker {
     const existing = replicaManager.getPartition(topic, index);
     if (existing !== undefined && existing.leaderEpoch === registration.leaderEpoch && existing.partitionEpoch === registration.partitionEpoch) return;
     const log = life.logManager.getOrCreateLog(topic, index, this.settings.logConfig);
-    const state = { topic, partition: index, log, leaderEpoch: registration.leaderEpoch, partitionEpoch: registration.partitionEpoch, replicas: registration.replicas, isr: registration.isr };
+    const state = {
+      topic, partition: index, log, leaderEpoch: registration.leaderEpoch, partitionEpoch: registration.partitionEpoch,
+      replicas: registration.replicas, isr: registration.isr, topicId: life.topicIds.get(topic) ?? '',
+    };
     if (registration.leader === this.id && existing?.isLeader !== true) this.events.becameLeader = (this.events.becameLeader ?? 0) + 1;
     if (registration.leader === this.id) {
       replicaManager.becomeLeader(state);
@@ -302,7 +335,6 @@ export class SimBroker {
         life.fetchers.addFetcherForPartitions([{ replica: this.fetcherReplicaOf(partition), leaderId: registration.leader, leaderEpoch: registration.leaderEpoch }]);
       }
     }
-    life.isr.onMetadata(topic, index, registration);
   }
 
   private fetcherReplicaOf(partition: Partition): FetcherReplica {

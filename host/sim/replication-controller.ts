@@ -96,7 +96,7 @@ export class SimController {
         return;
       case 'alterPartition':
         void controller.alterPartition(body.request, 3)
-          .then((response) => this.reply(source, { kind: 'alterPartitionResponse', request: body.request, response }));
+          .then((response) => this.reply(source, { kind: 'alterPartitionResponse', requestId: body.requestId, response }));
         return;
       case 'metadata':
         this.reply(source, this.metadata());

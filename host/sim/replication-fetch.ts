@@ -16,18 +16,7 @@ import type { LeaderOffset, ReplicaFetchPartition, ReplicaFetchPartitionData, Re
 import type { Partition } from '../replication/partition.js';
 import type { FetcherPartition } from '../replication/partition-fetch-state.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
-import type { ReplicaState } from '../replication/replica-state.js';
 import { invalidateBatchIndex } from './replication-batch-index.js';
-
-/** The leader's view of its followers (ReplicaState per assigned replica; Partition.followerState). */
-export function remoteReplicasOf(partition: Partition): { get(brokerId: number): Readonly<ReplicaState> | undefined } {
-  return { get: (brokerId) => partition.followerState(brokerId) };
-}
-
-/** The log end offset when the partition's leader became leader in this epoch. */
-export function leaderEpochStartOffsetOf(partition: Partition): number {
-  return partition.leaderEpochStartOffset;
-}
 
 function partitionError(request: ReplicaFetchPartition, errorCode: number): ReplicaFetchPartitionData {
   return { topic: request.topic, partition: request.partition, errorCode, highWatermark: -1, logStartOffset: -1, divergingEpoch: null, records: null };

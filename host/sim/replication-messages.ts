@@ -83,12 +83,14 @@ export interface MetadataResponseBody {
 
 export interface AlterPartitionBody {
   readonly kind: 'alterPartition';
+  readonly requestId: number;
+  /** As the controller decodes it (AlterPartition v3). */
   readonly request: AlterPartitionRequest;
 }
 
 export interface AlterPartitionResponseBody {
   readonly kind: 'alterPartitionResponse';
-  readonly request: AlterPartitionRequest;
+  readonly requestId: number;
   readonly response: AlterPartitionResponseInit;
 }
 

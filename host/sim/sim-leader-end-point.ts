@@ -5,7 +5,7 @@
  * a timeout after `requestTimeoutMs` (replica.socket.timeout.ms) when the request or its answer
  * was lost, cut by a partition, or the leader is down.
  */
-import type { ManualTime } from '../io/time.js';
+import type { Time } from '../io/environment.js';
 import type { LeaderEndPoint, LeaderOffset, LeaderResult, ReplicaFetchRequest, ReplicaFetchResponse } from '../replication/leader-end-point.js';
 import type { ReplicationBody, ReplicationEnvelope } from './replication-messages.js';
 import type { SimNetwork } from './sim-network.js';
@@ -18,7 +18,7 @@ export class PendingRequests {
   private readonly waiting = new Map<number, Waiting>();
 
   /** A fresh request id and the promise of its answer body (undefined: timed out). */
-  open(time: ManualTime, timeoutMs: number): { requestId: number; answer: Promise<ReplicationBody | undefined> } {
+  open(time: Time, timeoutMs: number): { requestId: number; answer: Promise<ReplicationBody | undefined> } {
     const requestId = this.nextId++;
     const answer = new Promise<ReplicationBody | undefined>((resolve) => {
       const timer = time.setTimeout(() => this.settle(requestId, undefined), timeoutMs);
@@ -43,7 +43,7 @@ export class SimLeaderEndPoint implements LeaderEndPoint {
   constructor(
     readonly brokerId: number,
     private readonly replicaId: number,
-    private readonly time: ManualTime,
+    private readonly time: Time,
     private readonly network: SimNetwork<ReplicationEnvelope>,
     private readonly pending: PendingRequests,
     private readonly requestTimeoutMs: number,

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runReplicationSimulation } from '../../host/sim/replication-simulation.js';
 
-/** Seeds of bugs the replication simulator found; each must stay green. */
-const REGRESSION_SEEDS: readonly number[] = [];
+/** Seeds of bugs the replication simulator found (in itself so far); each must stay green. */
+const REGRESSION_SEEDS: readonly number[] = [
+  // The last ISR member lost power without fsync and led again: Kafka's allowed loss, once flagged.
+  1014, 1164,
+  // A dead broker life's purgatory timer answered an acks=all produce after a power loss.
+  275, 5038,
+];
 
 /** The short campaign of `npm test`. */
 const FIRST_SEED = 1;
