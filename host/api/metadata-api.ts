@@ -81,7 +81,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
           let errorCode: number = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           if (topicNameProblem(name) !== null) errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
           else if (allowAutoCreation && broker.config.autoCreateTopicsEnable) {
-            const created = await autoCreateTopic(broker, name);
+            const created = await autoCreateTopic(broker, name, context);
             topic = broker.metadata.topic(name);
             errorCode = created === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : created;
           }

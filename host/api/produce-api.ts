@@ -73,7 +73,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
       let topicError: number = ErrorCode.NONE;
       // Internal topics are never created by a client's Produce (the broker would refuse the append anyway).
       if (broker.metadata.topic(topic) === undefined) {
-        topicError = INTERNAL_TOPIC_NAMES.has(topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : await autoCreateTopic(broker, topic);
+        topicError = INTERNAL_TOPIC_NAMES.has(topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : await autoCreateTopic(broker, topic, context);
       }
       for (const partitionData of topicData.partitionData) {
         const slot: Slot = { topic, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1 };

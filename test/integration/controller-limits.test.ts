@@ -51,4 +51,13 @@ describe('One client cannot make the controller do unbounded work (issue 15)', (
     expect(response.throttleTimeMs).toBeGreaterThan(0);
     expect(order).toEqual(['metadata', 'create-topics']);
   });
+
+  it('counts topics auto-created by Metadata against the client\'s quota (permissively, as Kafka), so its next CreateTopics is throttled longer', async () => {
+    const auto = await metadata(client, 1, { topics: [{ name: 'auto-1' }, { name: 'auto-2' }, { name: 'auto-3' }] });
+    expect(auto.topics.map((t) => [t.name, t.errorCode])).toEqual([['auto-1', 0], ['auto-2', 0], ['auto-3', 0]]);
+    const response = await createTopic(client, 'after-auto', 1);
+    expect(response.topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    // About 0 tokens left by the previous test, 3 auto-created + 1 partition at 2 per second: ~2 s.
+    expect(response.throttleTimeMs).toBeGreaterThan(1_200);
+  });
 });
