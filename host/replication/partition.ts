@@ -290,14 +290,20 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   /**
    * Kafka's truncateTo on a follower: removes the records from the batch holding `offset` on
    * (the divergent tail found with OffsetForLeaderEpoch / a Fetch's DivergingEpoch), then reloads
-   * the producer state for the shorter log. Nothing happens when `offset` >= the log end offset.
+   * the producer state for the shorter log. When `offset` >= the log end offset the log stays,
+   * but epochs starting at or past its end still go (Kafka's UnifiedLog.truncateTo): a replica
+   * that was elected leader and assigned its epoch at the log end, then lost leadership before
+   * appending, holds an epoch the new leader never had, and every Fetch would diverge on it again.
    * The log clamps the high watermark to its new end. A disk failure takes the log directory
    * offline (every later call answers KAFKA_STORAGE_ERROR, 56).
    */
   truncateTo(offset: number): void {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'truncation offset >= 0');
     assert(this.leaderIdValue !== this.localBrokerId, 'only a follower truncates');
-    if (offset >= this.log.logEndOffset) return;
+    if (offset >= this.log.logEndOffset) {
+      this.epochs.afterTruncation();
+      return;
+    }
     this.log.truncateTo(offset);
     this.afterTruncation();
   }

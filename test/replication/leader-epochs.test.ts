@@ -81,6 +81,20 @@ describe('leader-epoch-checkpoint of a data partition', () => {
     expect(checkpointText(followerLog)).toBe('0\n0\n');
   });
 
+  it('a truncation at the log end still drops an epoch assigned there by a leadership that appended nothing (else every Fetch diverges again)', () => {
+    const log = openReplicaLog();
+    const partition = partitionOver(log, { leaderEpoch: 1 });
+    partition.appendRecordsToLeader(recordsBatch(2), 1);
+    partition.makeLeader({ leaderEpoch: 2 });
+    expect(checkpointText(log)).toBe('0\n2\n1 0\n2 2\n');
+    partition.makeFollower({ leaderId: 2, leaderEpoch: 3 });
+    // The new leader never had epoch 2: its DivergingEpoch answer is epoch 1 ending at 2, our log end.
+    partition.truncateTo(2);
+    expect(partition.logEndOffset).toBe(2);
+    expect(partition.latestEpoch).toBe(1);
+    expect(checkpointText(log)).toBe('0\n1\n1 0\n');
+  });
+
   it('is repaired at open: epochs past the log end dropped, missing tail epochs read back from the batches', () => {
     const leaderLog = openReplicaLog();
     const leader = partitionOver(leaderLog, { leaderEpoch: 1 });
