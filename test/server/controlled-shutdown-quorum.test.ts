@@ -23,7 +23,8 @@ afterEach(async () => {
 
 describe('controlled shutdown in a three-voter quorum', () => {
   it('moves leadership off a stopping broker and out of every ISR before the broker stops', async () => {
-    const nodes = await quorum.start([1, 2, 3]);
+    // A long session timeout: a heartbeat delayed by a loaded machine must not fence a broker mid-test.
+    const nodes = await quorum.start([1, 2, 3], { 'broker.session.timeout.ms': 30_000 });
     const active = await waitFor('an active controller', () => quorum.active(nodes));
     await waitFor('three unfenced brokers', () => (active.controller.image.usableBrokerIds().length === 3 ? true : undefined));
     const [created] = await active.controller.createTopics([{ name: 'roll', numPartitions: 6, replicationFactor: 3 }]);
