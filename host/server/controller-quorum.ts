@@ -84,7 +84,7 @@ export class ControllerQuorum {
       }),
       log, store, time: environment.time, random: environment.random,
     });
-    this.metadataLog = new RaftMetadataLog(this.raft);
+    this.metadataLog = new RaftMetadataLog(this.raft, () => environment.time.nowMs());
     this.channels = new NodeChannels({
       clientId: `raft-client-${config.nodeId}`,
       time: environment.time,

@@ -16,13 +16,20 @@
  * (at start-up, or sent by the leader with FetchSnapshot) hands it to the controller to load.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { decodeSnapshotFooterRecord, encodeSnapshotFooterRecord } from '../protocol/generated/snapshot-footer-record.js';
+import { decodeSnapshotHeaderRecord, encodeSnapshotHeaderRecord } from '../protocol/generated/snapshot-header-record.js';
+import { Reader } from '../protocol/reader.js';
+import { Writer } from '../protocol/writer.js';
 import type { RaftClient } from '../raft/raft-client.js';
 import { LeaderEpochError, NotLeaderError } from '../raft/raft-errors.js';
 import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from '../controller/metadata-log.js';
 
 export class RaftMetadataLog implements MetadataLog {
-  /** @param raft this node's Raft client (started or not; register before it starts to hear everything) */
-  constructor(private readonly raft: RaftClient) {}
+  /**
+   * @param raft this node's Raft client (started or not; register before it starts to hear everything)
+   * @param nowMs wall clock for the snapshot header's last-contained-log timestamp
+   */
+  constructor(private readonly raft: RaftClient, private readonly nowMs: () => number = () => -1) {}
 
   /** Registers `listener` with the Raft client: every committed batch from the log's start, then the leader changes. */
   register(listener: MetadataLogListener): void {
@@ -31,7 +38,7 @@ export class RaftMetadataLog implements MetadataLog {
       handleLeaderChange: (leader) => listener.handleLeaderChange(leader),
       handleLoadSnapshot: (snapshot) => {
         if (listener.handleLoadSnapshot === undefined) throw new MetadataLogError('the metadata log starts at a snapshot, which this listener cannot load');
-        listener.handleLoadSnapshot(snapshot.snapshotId.endOffset, snapshot.records);
+        listener.handleLoadSnapshot(snapshot.snapshotId.endOffset, unframeSnapshot(snapshot.records));
       },
     });
   }
@@ -65,11 +72,39 @@ export class RaftMetadataLog implements MetadataLog {
 
   /** {@link RaftClient.createSnapshot}: the `.checkpoint` file, then the log before it is deleted. */
   createSnapshot(endOffset: number, records: readonly Uint8Array[]): void {
-    this.raft.createSnapshot(endOffset, records);
+    this.raft.createSnapshot(endOffset, frameSnapshot(records, this.nowMs()));
   }
 
   /** None: {@link register} replays the committed log from its start. */
   readCommitted(_fromOffset: number): Iterable<MetadataBatch> {
     return [];
   }
+}
+
+/**
+ * A snapshot's records between Kafka's SnapshotHeader (version 0, the last contained log
+ * timestamp) and SnapshotFooter (version 0) records, as Kafka's `.checkpoint` files frame them.
+ */
+export function frameSnapshot(records: readonly Uint8Array[], lastContainedLogTimestamp: number): Uint8Array[] {
+  const header = new Writer(16);
+  encodeSnapshotHeaderRecord(header, 0, { version: 0, lastContainedLogTimestamp });
+  const footer = new Writer(8);
+  encodeSnapshotFooterRecord(footer, 0, { version: 0 });
+  return [new Uint8Array(header.toBuffer()), ...records, new Uint8Array(footer.toBuffer())];
+}
+
+/**
+ * The records of a snapshot {@link frameSnapshot} framed.
+ * @throws MetadataLogError when the header or footer is missing or malformed (a corrupt snapshot)
+ */
+export function unframeSnapshot(records: readonly Uint8Array[]): Uint8Array[] {
+  const check = (value: Uint8Array | undefined, what: string, decode: (r: Reader) => { version: number }): void => {
+    if (value === undefined) throw new MetadataLogError(`the metadata snapshot has no ${what}`);
+    const reader = new Reader(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    const decoded = decode(reader);
+    if (reader.error !== null || reader.remaining !== 0 || decoded.version !== 0) throw new MetadataLogError(`the metadata snapshot's ${what} is malformed`);
+  };
+  check(records[0], 'SnapshotHeader', (r) => decodeSnapshotHeaderRecord(r, 0));
+  check(records.length > 1 ? records[records.length - 1] : undefined, 'SnapshotFooter', (r) => decodeSnapshotFooterRecord(r, 0));
+  return records.slice(1, -1);
 }
