@@ -94,16 +94,20 @@ export class PartitionIsr {
   /**
    * Kafka's maybeIncrementLeaderHW candidate: the smallest log end offset among the leader and
    * the followers in the maximal ISR, or, with `waitForJoiners` (the leader can expand its ISR),
-   * outside it but caught up (they are about to join: Kafka holds the high watermark for them too).
+   * outside it but caught up and eligible (they are about to join: Kafka holds the high watermark
+   * for them too, but not for a fenced or shutting-down broker: `isEligible`).
    */
-  highWatermarkCandidate(leaderLogEndOffset: number, time: { monotonicMs(): number }, replicaLagTimeMaxMs: number, waitForJoiners: boolean): number {
+  highWatermarkCandidate(
+    leaderLogEndOffset: number, time: { monotonicMs(): number }, replicaLagTimeMaxMs: number, waitForJoiners: boolean,
+    isEligible: (brokerId: number) => boolean = () => true,
+  ): number {
     let candidate = leaderLogEndOffset;
     // The single-node path (every append): no clock read, no loop.
     if (this.maximal.size <= 1 && (this.remoteReplicas.size === 0 || !waitForJoiners)) return candidate;
     const nowMs = time.monotonicMs();
     for (const replica of this.remoteReplicas.values()) {
       if (replica.logEndOffset >= candidate) continue;
-      if (this.maximal.has(replica.brokerId) || (waitForJoiners && isCaughtUp(replica, leaderLogEndOffset, nowMs, replicaLagTimeMaxMs))) {
+      if (this.maximal.has(replica.brokerId) || (waitForJoiners && isCaughtUp(replica, leaderLogEndOffset, nowMs, replicaLagTimeMaxMs) && isEligible(replica.brokerId))) {
         candidate = replica.logEndOffset;
       }
     }

@@ -116,6 +116,12 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
   alterPartitionSink?: AlterPartitionSink;
   /** replica.lag.time.max.ms: an ISR follower not caught up for longer is proposed for removal. Default 30000. */
   replicaLagTimeMaxMs?: number;
+  /**
+   * Kafka's isReplicaIsrEligible: false for a broker that is fenced, in controlled shutdown or
+   * unknown (the metadata cache). Such a follower is neither added to the ISR nor waited for by
+   * the high watermark while outside it. Default: every broker is eligible.
+   */
+  isReplicaIsrEligible?: (brokerId: number) => boolean;
   /** Called after an ISR change committed by the controller was adopted (the high watermark may have moved). */
   onIsrCommitted?: (partition: IsrCommittedEvent) => void;
 }

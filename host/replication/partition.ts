@@ -74,6 +74,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private readonly time: { monotonicMs(): number };
   private readonly alterPartitionSink: AlterPartitionSink | null;
   private readonly replicaLagTimeMaxMs: number;
+  private readonly isReplicaIsrEligible: (brokerId: number) => boolean;
   private readonly onIsrCommitted: ((partition: IsrCommittedEvent) => void) | undefined;
   private topicIdValue: string | null;
   /** Bytes of leader appends above the high watermark (wake-ups of consumers' long polls). */
@@ -99,6 +100,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.isrState = new PartitionIsr(options.localBrokerId, options.isr ?? (leads ? [options.localBrokerId] : this.replicasValue));
     this.alterPartitionSink = options.alterPartitionSink ?? null;
     this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
+    this.isReplicaIsrEligible = options.isReplicaIsrEligible ?? (() => true);
     this.onIsrCommitted = options.onIsrCommitted;
     this.topicIdValue = options.topicId ?? null;
     this.logger = options.logger;
@@ -524,7 +526,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     if (this.leaderIdValue !== this.localBrokerId) return false;
     const logEndOffset = this.log.logEndOffset;
     const previous = this.log.highWatermark;
-    const candidate = this.isrState.highWatermarkCandidate(logEndOffset, this.time, this.replicaLagTimeMaxMs, this.canAlterIsr);
+    const candidate = this.isrState.highWatermarkCandidate(logEndOffset, this.time, this.replicaLagTimeMaxMs, this.canAlterIsr, this.isReplicaIsrEligible);
     if (candidate <= previous) return false;
     this.log.updateHighWatermark(candidate);
     const highWatermark = this.log.highWatermark;
@@ -552,7 +554,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private maybeExpandIsr(follower: ReplicaState): void {
     if (!this.canAlterIsr) return;
     const newIsr = this.isrState.expandCandidate(follower, this.log.highWatermark, this.leaderEpochStartOffsetValue);
-    if (newIsr !== null) this.submitIsrChange({ kind: 'expand', newIsr });
+    if (newIsr !== null && this.isReplicaIsrEligible(follower.brokerId)) this.submitIsrChange({ kind: 'expand', newIsr });
   }
 
   /** ISR changes need the controller (a sink) and the topic's id (AlterPartition v2+ names topics by id). */

@@ -88,6 +88,8 @@ export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
   alterPartitionSink?: AlterPartitionSink;
   /** replica.lag.time.max.ms (default 30000): see Partition.maybeShrinkIsr. */
   replicaLagTimeMaxMs?: number;
+  /** See PartitionOptions.isReplicaIsrEligible (the broker: from its metadata cache). */
+  isReplicaIsrEligible?: (brokerId: number) => boolean;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -105,6 +107,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly epochCaches: { open(log: L): LeaderEpochFileCache } | undefined;
   private readonly alterPartitionSink: AlterPartitionSink | undefined;
   private readonly replicaLagTimeMaxMs: number;
+  private readonly isReplicaIsrEligible: ((brokerId: number) => boolean) | undefined;
 
   constructor(options: ReplicaManagerOptions<L>) {
     this.localBrokerId = options.localBrokerId;
@@ -118,6 +121,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.epochCaches = open === undefined ? undefined : { open: (log) => open(log) };
     this.alterPartitionSink = options.alterPartitionSink;
     this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
+    this.isReplicaIsrEligible = options.isReplicaIsrEligible;
   }
 
   /** Long-poll fetches waiting now. */
@@ -207,6 +211,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       time: this.time,
       ...(this.alterPartitionSink === undefined ? {} : { alterPartitionSink: this.alterPartitionSink }),
       replicaLagTimeMaxMs: this.replicaLagTimeMaxMs,
+      ...(this.isReplicaIsrEligible === undefined ? {} : { isReplicaIsrEligible: this.isReplicaIsrEligible }),
       onIsrCommitted: (event: IsrCommittedEvent) => this.onHighWatermarkMaybeAdvanced(event.topic, event.partition, event.lastHighWatermarkAdvanceBytes),
     };
     if (this.epochCaches === undefined) return new Partition<L>(base);

@@ -323,6 +323,11 @@ export class BrokerServer {
       openLeaderEpochCache: (log) => LeaderEpochFileCache.open(environment.disk, log.dir),
       // Leaders propose ISR changes to the controller (for partitions the publisher gives a topic id).
       alterPartitionSink: alterPartitions,
+      // Kafka's isReplicaIsrEligible: a fenced or shutting-down broker neither joins the ISR nor holds the high watermark.
+      isReplicaIsrEligible: (brokerId) => {
+        const broker = cache.broker(brokerId);
+        return broker !== undefined && !broker.fenced && !broker.inControlledShutdown;
+      },
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
