@@ -21,6 +21,7 @@ import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { batch, fetch, fetchRequest, produce, values } from '../integration/requests.js';
 
 const dirs = new Map<number, string>();
+const configs = new Map<number, ReturnType<typeof libraryBrokerConfig>>();
 const servers: BrokerServer[] = [];
 const clients: RawKafkaClient[] = [];
 
@@ -52,12 +53,17 @@ async function startCluster(ids: number[]): Promise<BrokerServer[]> {
         'replica.fetch.backoff.ms': 100,
       },
     });
-    const server = new BrokerServer(config, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.REPLICATION_TEST_LOG ?? 'silent' }) });
-    servers.push(server);
-    return server;
+    configs.set(id, config);
+    return newServer(id);
   });
   await Promise.all(started.map((server) => server.startup()));
   return started;
+}
+
+function newServer(id: number): BrokerServer {
+  const server = new BrokerServer(configs.get(id)!, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.REPLICATION_TEST_LOG ?? 'silent' }) });
+  servers.push(server);
+  return server;
 }
 
 async function connect(server: BrokerServer): Promise<RawKafkaClient> {
@@ -127,5 +133,37 @@ describe('partition replication among three BrokerServers', () => {
     expect(data.errorCode).toBe(0);
     expect(Number(data.highWatermark)).toBe(20);
     expect(values(data.records)).toEqual(acknowledged.get(0));
+  }, 60_000);
+
+  it('takes a restarted follower back into the ISR once it caught up with what was written without it', async () => {
+    const nodes = await startCluster([1, 2, 3]);
+    await waitFor('three brokers in every cache', () => (nodes.every((n) => n.metadataCache.aliveBrokerEndpoints('PLAINTEXT').length === 3) ? true : undefined));
+    const active = await waitFor('an active controller', () => nodes.find((n) => n.controller.isActive));
+    const [created] = await active.controller.createTopics([{
+      name: 'rejoin', numPartitions: 1, replicationFactor: 3, configs: [{ name: 'min.insync.replicas', value: '2' }],
+    }]);
+    expect(created!.errorCode).toBe(0);
+    await waitFor('every node holding the partition', () => (nodes.every((n) => n.replicas.getPartition('rejoin', 0) !== undefined) ? true : undefined));
+    const leaderId = nodes[0]!.metadataCache.partition('rejoin', 0)!.leaderId;
+    const follower = nodes.find((n) => n.nodeId !== leaderId && !n.controller.isActive)!;
+    await follower.shutdown();
+    const others = nodes.filter((n) => n !== follower);
+    await waitFor('the ISR without the stopped follower', () =>
+      (others.every((n) => !n.metadataCache.partition('rejoin', 0)!.isr.includes(follower.nodeId)) ? true : undefined), 30_000);
+    const leader = others.find((n) => n.nodeId === others[0]!.metadataCache.partition('rejoin', 0)!.leaderId)!;
+    const client = await connect(leader);
+    for (let i = 0; i < 5; i++) {
+      const response = await produce(client, 7, [{ topic: 'rejoin', partition: 0, records: batch([`r${i}`], { baseTimestamp: 1_000 + i }) }], { acks: -1, timeoutMs: 10_000 });
+      expect(response.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    }
+    const restarted = newServer(follower.nodeId);
+    await restarted.startup();
+    await waitFor('the restarted follower back in the ISR', () =>
+      (others.every((n) => n.metadataCache.partition('rejoin', 0)!.isr.includes(follower.nodeId)) ? true : undefined), 30_000).catch((error: Error) => {
+      const replica = restarted.replicas.getPartition('rejoin', 0);
+      const lead = leader.replicas.getPartition('rejoin', 0)!;
+      throw new Error(`${error.message}: follower LEO ${replica?.logEndOffset} HW ${replica?.highWatermark} epoch ${replica?.leaderEpoch} leader ${replica?.leaderId}; leader LEO ${lead.logEndOffset} HW ${lead.highWatermark} epoch ${lead.leaderEpoch} isr ${JSON.stringify(lead.isr)}; cache ${JSON.stringify(leader.metadataCache.partition('rejoin', 0))}`);
+    });
+    expect(segmentBytes(follower.nodeId, 'rejoin', 0).equals(segmentBytes(leader.nodeId, 'rejoin', 0))).toBe(true);
   }, 60_000);
 });
