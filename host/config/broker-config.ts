@@ -8,7 +8,8 @@
  *   node with an embedded controller runs with no config at all;
  * - `log.dir` ./.tributary-data (Kafka: /tmp/kafka-logs);
  * - `max.connections` 10000 (Kafka: 2147483647): every limit is bounded here;
- * - `offsets.topic.replication.factor` 1 (Kafka: 3, which a single node cannot satisfy).
+ * - `offsets.topic.replication.factor` 3 as Kafka, but capped by the live brokers when the topic
+ *   is created (Kafka refuses to create it until enough brokers are registered).
  *
  * Unknown keys are refused (Kafka only warns): a typo in a config name would otherwise silently
  * run with the default. Kafka configs that have no meaning in Tributary (thread counts, socket
@@ -218,8 +219,8 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   // Group coordinator and offsets
   { name: 'offsets.topic.num.partitions', type: 'INT', defaultValue: '50', min: 1,
     doc: 'Partitions of __consumer_offsets (fixed once the topic exists).' },
-  { name: 'offsets.topic.replication.factor', type: 'SHORT', defaultValue: '1', min: 1,
-    doc: 'Replication factor of __consumer_offsets (Tributary default 1 for a single node; Kafka 3).' },
+  { name: 'offsets.topic.replication.factor', type: 'SHORT', defaultValue: '3', min: 1,
+    doc: 'Replication factor of __consumer_offsets, capped by the brokers alive when it is created (Kafka refuses instead).' },
   { name: 'offsets.topic.segment.bytes', type: 'INT', defaultValue: '104857600', min: 1,
     doc: 'segment.bytes of __consumer_offsets.' },
   { name: 'offsets.retention.minutes', type: 'INT', defaultValue: '10080', min: 1,

@@ -332,6 +332,7 @@ export class BrokerServer {
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
+      liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
     });
     const replicaFetching = createReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
     const publisher = new BrokerMetadataPublisher({

@@ -23,6 +23,8 @@ export interface GroupCoordinatorSetupOptions {
   readonly replicaManager: ReplicaManager<UnifiedLog>;
   readonly environment: Environment;
   readonly rootLogger: Logger;
+  /** How many unfenced brokers the metadata lists now (caps the offsets topic's replication factor). */
+  readonly liveBrokerCount: () => number;
 }
 
 /** The coordinator and the offsets-topic creation it shares with the API handlers. */
@@ -38,10 +40,12 @@ export function createGroupCoordinator(options: GroupCoordinatorSetupOptions): G
   let offsetsTopicCreation: Promise<number> | null = null;
   const ensureOffsetsTopic = (): Promise<number> => {
     if (metadata.topic(OFFSETS_TOPIC_NAME) !== undefined) return Promise.resolve(ErrorCode.NONE);
+    // offsets.topic.replication.factor (Kafka's 3) capped by the live brokers, so a single node
+    // and a small cluster get their groups working (Kafka refuses until enough brokers register).
     offsetsTopicCreation ??= metadata.createTopic({
       name: OFFSETS_TOPIC_NAME,
       numPartitions: config.offsetsTopicNumPartitions,
-      replicationFactor: config.offsetsTopicReplicationFactor,
+      replicationFactor: Math.max(1, Math.min(config.offsetsTopicReplicationFactor, options.liveBrokerCount())),
       configs: { 'cleanup.policy': 'compact', 'segment.bytes': String(config.offsetsTopicSegmentBytes) },
     }, false).then((result) => {
       offsetsTopicCreation = null;

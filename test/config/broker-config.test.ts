@@ -60,7 +60,7 @@ describe('loadBrokerConfig defaults', () => {
   it('bounds what Kafka leaves unbounded or sizes for a cluster, and holds Long.MAX as MAX_SAFE_INTEGER', () => {
     const config = loadBrokerConfig();
     expect(config.maxConnections).toBe(10000);
-    expect(config.offsetsTopicReplicationFactor).toBe(1);
+    expect(config.offsetsTopicReplicationFactor).toBe(3);
     expect(config.logFlushIntervalMessages).toBe(Number.MAX_SAFE_INTEGER);
     expect(config.logFlushIntervalMs).toBe(Number.MAX_SAFE_INTEGER);
   });
