@@ -52,13 +52,14 @@ async function settled<T>(promise: Promise<T>): Promise<{ done: boolean; value?:
   return state;
 }
 
-function setup(options: { isr?: number[]; minInsyncReplicas?: number; sink?: FakeSink; leaderEpoch?: number } = {}) {
+function setup(options: { isr?: number[]; minInsyncReplicas?: number; sink?: FakeSink; leaderEpoch?: number; eligible?: (brokerId: number) => boolean } = {}) {
   const time = new ManualTime({ startMs: 1_000_000, monotonicStartMs: 0 });
   const replicaManager = new ReplicaManager<UnifiedLog>({
     localBrokerId: 1,
     scheduler: time,
     replicaLagTimeMaxMs: LAG_MS,
     ...(options.sink === undefined ? {} : { alterPartitionSink: options.sink }),
+    ...(options.eligible === undefined ? {} : { isReplicaIsrEligible: options.eligible }),
   });
   const leaderLog = openReplicaLog({ minInsyncReplicas: options.minInsyncReplicas ?? 1 });
   const leader = replicaManager.becomeLeader({
@@ -182,6 +183,23 @@ describe('ISR changes through the AlterPartitionSink', () => {
     await replicate(2);
     await replicate(2);
     expect(leader.highWatermark).toBe(3);
+  });
+
+  it('neither waits for nor proposes a caught-up follower whose broker is not ISR-eligible (fenced, shutting down)', async () => {
+    const run = async (eligible: boolean) => {
+      const sink = new FakeSink();
+      const { leader, produce, replicate } = setup({ isr: [1], sink, eligible: (brokerId) => eligible || brokerId !== 2 });
+      await replicate(2);
+      await produce(2);
+      const highWatermark = leader.highWatermark;
+      await replicate(2);
+      await replicate(2);
+      return { highWatermark, proposals: sink.items.length };
+    };
+    // Eligible: the caught-up joiner holds the high watermark and is proposed for the ISR.
+    expect(await run(true)).toEqual({ highWatermark: 0, proposals: 1 });
+    // Not eligible (Kafka's isReplicaIsrEligible): the leader's appends are committed alone, no proposal.
+    expect(await run(false)).toEqual({ highWatermark: 2, proposals: 0 });
   });
 
   it('shrinks out a follower that has not caught up for replica.lag.time.max.ms, and answers waiting acks=all with 20 when the ISR fell below min.insync.replicas', async () => {
