@@ -82,6 +82,8 @@ export class SimBroker {
   lives = 0;
   /** Power losses so far (what was written before the last one may be gone unless fsynced). */
   powerLosses = 0;
+  /** The simulation step of the last power loss, -1 for none (set by the simulation). */
+  lastPowerLossStep = -1;
   /** What happened here across lives (truncations, ISR proposals, leaderships), for the campaign figures. */
   readonly events: Record<string, number> = {};
   /** Called with what a component reports as a bug (the replica fetcher stopping on an exception). */

@@ -19,7 +19,7 @@
  * take an acknowledged write with it: Kafka promises it only while some ISR member holding it
  * keeps its page cache. So, unless `strictDurability`, a write missing from an ISR member is
  * excused when every broker ever seen holding it has lost power since, or when that member lost
- * power since holding it and is the last ISR member (counted as `excusedLosses`).
+ * power since the write was produced and is the last ISR member (counted as `excusedLosses`).
  * Replicas that still hold batches of the older epochs from the lost offset on (a follower
  * outside the ISR, which no clean election may choose) then differ from the leader until they
  * truncate: invariants 5 and 6 pass over those stale batches. With flush.messages=1 nothing is
@@ -62,7 +62,7 @@ interface AckCheckState {
 export class ReplicationInvariants {
   /** "topic-partition@epoch" -> the broker that led it. */
   private readonly leaders = new Map<string, number>();
-  private readonly leaderHighWatermarks = new WeakMap<Partition, number>();
+  private readonly leaderHighWatermarks = new WeakMap<Partition, { epoch: number; highWatermark: number }>();
   private readonly acked = new Map<string, AckedWrite[]>();
   /** Per partition: the highest offset any leader's high watermark reached (all below is in `acked`). */
   private readonly committedTo = new Map<string, number>();
@@ -94,22 +94,31 @@ export class ReplicationInvariants {
 
   /**
    * True when a write missing on `brokerId` is excused: every holder lost power since it was seen
-   * holding it; or `brokerId` did and is the only ISR member left (the controller keeps the last
+   * holding it; or `brokerId` lost power since the write was produced and is the only ISR member
+   * left (the controller keeps the last
    * one, and only it may lead without an unclean election: Kafka's loss without fsync, KIP-966).
    */
   private lostToPowerLoss(write: AckedWrite, brokerId: number, isrSize: number): boolean {
     if (this.strictDurability) return false;
     if (this.excused.has(write)) return true;
-    const holders = this.holders.get(write);
-    if (holders === undefined || holders.size === 0) return false;
-    const lostPower = (id: number, then: number | undefined): boolean => then !== undefined && this.brokers.find((b) => b.id === id)!.powerLosses > then;
-    const lastMemberLost = isrSize === 1 && lostPower(brokerId, holders.get(brokerId));
+    // The last member may have fetched it unseen between two checks: any power loss since the write was produced counts.
+    const lastMemberLost = isrSize === 1 && this.brokers.find((b) => b.id === brokerId)!.lastPowerLossStep >= write.step;
     if (!lastMemberLost) {
-      for (const [holder, powerLosses] of holders) if (!lostPower(holder, powerLosses)) return false;
+      const holders = this.holders.get(write);
+      if (holders === undefined || holders.size === 0) return false;
+      for (const [holder, powerLosses] of holders) if (this.brokers.find((b) => b.id === holder)!.powerLosses <= powerLosses) return false;
     }
     this.excused.add(write);
     this.excusedLosses++;
     return true;
+  }
+
+  /** The step each batch was produced at, by CRC (the step of a committed write is its produce step). */
+  private readonly producedSteps = new Map<number, number>();
+
+  /** A batch with this CRC was sent to a broker at `step`. */
+  noteProduced(crc: number, step: number): void {
+    if (!this.producedSteps.has(crc)) this.producedSteps.set(crc, step);
   }
 
   /** Records an acknowledged write; the leader that acknowledged it must hold it now. */
@@ -141,7 +150,8 @@ export class ReplicationInvariants {
     for (let i = firstEndingAtOrAfter(batches, from); i < batches.length; i++) {
       const batch = batches[i]!;
       if (batch.lastOffset >= partition.highWatermark) break;
-      const write: AckedWrite = { topic: partition.topic, partition: partition.partition, baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, crc: batch.crc, step, source: 'committed' };
+      const producedStep = this.producedSteps.get(batch.crc) ?? step;
+      const write: AckedWrite = { topic: partition.topic, partition: partition.partition, baseOffset: batch.baseOffset, lastOffset: batch.lastOffset, crc: batch.crc, step: producedStep, source: 'committed' };
       list.push(write);
       this.heldBy(write, partition.localBrokerId);
       this.committedTo.set(key, batch.lastOffset + 1);
@@ -178,9 +188,11 @@ export class ReplicationInvariants {
     const leader = this.leaders.get(epochKey);
     if (leader === undefined) this.leaders.set(epochKey, brokerId);
     else if (leader !== brokerId) return `${partition.key}: two leaders in epoch ${partition.leaderEpoch}: brokers ${leader} and ${brokerId}`;
-    const before = this.leaderHighWatermarks.get(partition) ?? -1;
-    if (partition.highWatermark < before) return `${where}: leader HW went back from ${before} to ${partition.highWatermark}`;
-    this.leaderHighWatermarks.set(partition, partition.highWatermark);
+    // Across this replica's leaderships too, unless an excused power loss cut the partition's log.
+    const last = this.leaderHighWatermarks.get(partition);
+    const comparable = last !== undefined && (last.epoch === partition.leaderEpoch || !this.powerLossCuts.has(partition.key));
+    if (comparable && partition.highWatermark < last.highWatermark) return `${where}: leader HW went back from ${last.highWatermark} to ${partition.highWatermark}`;
+    this.leaderHighWatermarks.set(partition, { epoch: partition.leaderEpoch, highWatermark: partition.highWatermark });
     return undefined;
   }
 

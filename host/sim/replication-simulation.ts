@@ -164,6 +164,7 @@ class Simulation {
     const batch = buildRecordBatch({ records: values.map((value) => ({ value, timestamp: 1_700_000_000_000 + this.step })) });
     const crc = batch.readUInt32BE(17);
     const step = this.step;
+    this.invariants.noteProduced(crc, step);
     const produced = target.produce(TOPIC, index, batch, acks, this.random.int(500, 3000));
     if (produced === undefined) return;
     const life = target.life;
@@ -215,6 +216,7 @@ function injectFault(sim: Simulation): void {
   } else if (mayStop && sim.chance(FAULT.powerLoss)) {
     const broker = up[random.int(0, up.length - 1)]!;
     broker.powerLoss();
+    broker.lastPowerLossStep = sim.step;
     sim.count('powerLoss');
     sim.note(`power loss on broker ${broker.id}`);
   }

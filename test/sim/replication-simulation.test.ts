@@ -5,6 +5,8 @@ import { runReplicationSimulation } from '../../host/sim/replication-simulation.
 const REGRESSION_SEEDS: readonly number[] = [
   // The last ISR member lost power without fsync and led again: Kafka's allowed loss, once flagged.
   1014, 1164,
+  // ... also when it lost power right before the ack (its fetch counted, then its page cache went).
+  4421, 4258,
   // A dead broker life's purgatory timer answered an acks=all produce after a power loss.
   275, 5038,
 ];
