@@ -158,7 +158,12 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }): Partition<L> {
     const existing = this.getPartition(options.topic, options.partition);
     if (existing !== undefined && existing.log === options.log) {
+      const highWatermarkBefore = existing.highWatermark;
       existing.makeLeader(options);
+      // A smaller ISR (the controller fenced a follower) may move the HW: answer what it completes.
+      if (existing.highWatermark > highWatermarkBefore) {
+        this.onHighWatermarkMaybeAdvanced(options.topic, options.partition, existing.lastHighWatermarkAdvanceBytes);
+      }
       return existing;
     }
     return this.addPartition(this.createPartition(options));
