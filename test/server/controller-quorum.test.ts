@@ -7,22 +7,19 @@
  * NOT_CONTROLLER (41), carry on under a new active controller when the first one stops, and refuse
  * every change once a majority is gone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { libraryBrokerConfig } from '../../host/broker.js';
 import { systemEnvironment } from '../../host/io/environment.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { BrokerServer } from '../../host/server/broker-server.js';
 import { getCore } from '../../host/wasm/core.js';
-import { findFreePort } from '../helpers/broker-process.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { metadata } from '../integration/requests.js';
 import { OFFSETS_TOPIC_NAME, partitionForGroup } from '../../host/coordinator/offsets-topic.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeFindCoordinatorResponse, encodeFindCoordinatorRequest } from '../../host/protocol/generated/find-coordinator.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { quorumNodeConfigs } from './real-clock-quorum.js';
 
 const dirs: string[] = [];
 const servers: BrokerServer[] = [];
@@ -35,25 +32,10 @@ afterEach(async () => {
 });
 
 async function startQuorum(ids: number[]): Promise<BrokerServer[]> {
-  const controllerPorts = new Map<number, number>();
-  for (const id of ids) controllerPorts.set(id, await findFreePort());
-  const voters = ids.map((id) => `${id}@127.0.0.1:${controllerPorts.get(id)}`).join(',');
+  const configs = await quorumNodeConfigs(ids, 'tributary-quorum');
   const started = ids.map((id) => {
-    const dir = mkdtempSync(join(tmpdir(), `tributary-quorum-${id}-`));
-    dirs.push(dir);
-    const config = libraryBrokerConfig({
-      logDirs: [dir],
-      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${controllerPorts.get(id)}`],
-      overrides: {
-        'node.id': id,
-        'process.roles': 'broker,controller',
-        'controller.listener.names': 'CONTROLLER',
-        'controller.quorum.voters': voters,
-        'controller.quorum.election.timeout.ms': 400,
-        'controller.quorum.fetch.timeout.ms': 800,
-        'controller.quorum.election.backoff.max.ms': 200,
-      },
-    });
+    const config = configs.get(id)!;
+    dirs.push(config.logDirs[0]!);
     const server = new BrokerServer(config, systemEnvironment(), { core: getCore(), logger: createLogger({ level: process.env.QUORUM_TEST_LOG ?? 'silent' }) });
     servers.push(server);
     return server;

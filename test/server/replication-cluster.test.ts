@@ -6,8 +6,7 @@
  * offsets, with the leader's high watermark; when a leader's BrokerServer stops, the controller
  * elects a new leader from the ISR, which serves every acknowledged record.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { libraryBrokerConfig } from '../../host/broker.js';
@@ -15,8 +14,8 @@ import { systemEnvironment } from '../../host/io/environment.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { BrokerServer } from '../../host/server/broker-server.js';
 import { getCore } from '../../host/wasm/core.js';
-import { findFreePort } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { quorumNodeConfigs } from './real-clock-quorum.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { batch, fetch, fetchRequest, produce, values } from '../integration/requests.js';
 
@@ -33,29 +32,11 @@ afterEach(async () => {
 });
 
 async function startCluster(ids: number[]): Promise<BrokerServer[]> {
-  const controllerPorts = new Map<number, number>();
-  for (const id of ids) controllerPorts.set(id, await findFreePort());
-  const voters = ids.map((id) => `${id}@127.0.0.1:${controllerPorts.get(id)}`).join(',');
-  const started = ids.map((id) => {
-    const dir = mkdtempSync(join(tmpdir(), `tributary-replication-${id}-`));
-    dirs.set(id, dir);
-    const config = libraryBrokerConfig({
-      logDirs: [dir],
-      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${controllerPorts.get(id)}`],
-      overrides: {
-        'node.id': id,
-        'process.roles': 'broker,controller',
-        'controller.listener.names': 'CONTROLLER',
-        'controller.quorum.voters': voters,
-        'controller.quorum.election.timeout.ms': 400,
-        'controller.quorum.fetch.timeout.ms': 800,
-        'controller.quorum.election.backoff.max.ms': 200,
-        'replica.fetch.backoff.ms': 100,
-      },
-    });
+  for (const [id, config] of await quorumNodeConfigs(ids, 'tributary-replication', { 'replica.fetch.backoff.ms': 100 })) {
+    dirs.set(id, config.logDirs[0]!);
     configs.set(id, config);
-    return newServer(id);
-  });
+  }
+  const started = ids.map((id) => newServer(id));
   await Promise.all(started.map((server) => server.startup()));
   return started;
 }
