@@ -221,6 +221,25 @@ export class LeaderEpochFileCache {
     this.replace(kept);
   }
 
+  /**
+   * Puts `head` before the entries: the epochs of records below the earliest entry, read back
+   * from the log's batches at open (PartitionLeaderEpochs.repair). A head entry with the earliest
+   * entry's epoch moves that entry's start down to it. Durable when it returns.
+   * @throws Error when the result would not have increasing epochs and start offsets (a bug);
+   *   DiskError when the file write fails
+   */
+  prepend(head: readonly EpochEntry[]): void {
+    if (head.length === 0) return;
+    const merged: EpochEntry[] = [];
+    for (const entry of [...head, ...this.entriesValue]) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && last.epoch === entry.epoch) continue;
+      assert(last === undefined || (entry.epoch > last.epoch && entry.startOffset > last.startOffset), `epoch ${entry.epoch} at ${entry.startOffset}`);
+      merged.push({ epoch: entry.epoch, startOffset: entry.startOffset });
+    }
+    this.replace(merged);
+  }
+
   /** Forgets every epoch (the log was replaced whole, Kafka's clearAndFlush). @throws DiskError */
   clear(): void {
     if (this.entriesValue.length > 0) this.replace([]);

@@ -14,7 +14,8 @@
  *   log start offset moved               truncateFromStart(logStartOffset)
  *   open                                 repair(): the cache may run ahead of the log after a crash
  *                                        (truncateFromEnd) or miss the tail's epochs (at most the
- *                                        active segment read again)
+ *                                        active segment read again), or miss the head's epochs
+ *                                        (truncated from a log start lost in a crash: read again)
  * ```
  * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts),
  * rewritten atomically on every change. A disk failure takes the log directory offline (when the
@@ -22,7 +23,7 @@
  * KAFKA_STORAGE_ERROR, 56).
  */
 import { isDiskError } from '../io/disk.js';
-import { type EpochEndOffset, LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import { type EpochEndOffset, type EpochEntry, LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import { BatchLayout } from '../wasm/batch-layout.js';
 import type { PartitionLog } from './partition-log.js';
 
@@ -109,6 +110,7 @@ export class PartitionLeaderEpochs {
       if (logEndOffset === logStartOffset) this.cache.clear();
     });
     if (logEndOffset === logStartOffset) return;
+    this.repairHead();
     const lastEpoch = this.lastBatchEpoch();
     const latest = this.cache.latestEntry();
     if (lastEpoch < 0 || latest?.epoch === lastEpoch) return;
@@ -121,6 +123,56 @@ export class PartitionLeaderEpochs {
       const startOffset = kept?.startOffset ?? logStartOffset;
       this.guard(() => this.cache.assign(lastEpoch, startOffset));
     }
+  }
+
+  /**
+   * The records between the log start and the earliest entry have no epoch: the cache was
+   * truncated from the start (DeleteRecords, retention) at a log start offset that did not survive
+   * a crash (the checkpoint is rewritten at once, the log start offset checkpoint later). The
+   * earliest epoch then claims later offsets than it covers and the older epochs are gone, so a
+   * follower of an older epoch would not be told where it diverged. Kafka's rule, the cache
+   * rebuilt from the batches: the head's epochs are read back from its batches; when they
+   * contradict the cache (or cannot be read), the earliest epoch is claimed from the log start
+   * (older offsets than it covers: safe, see {@link repair}).
+   */
+  private repairHead(): void {
+    const logStartOffset = this.log.logStartOffset;
+    const earliest = this.cache.earliestEntry();
+    if (earliest === undefined || earliest.startOffset <= logStartOffset) return;
+    const head: EpochEntry[] = [];
+    let consistent = true;
+    const complete = this.forEachBatch(logStartOffset, (baseOffset, epoch) => {
+      if (baseOffset >= earliest.startOffset) return false;
+      const last = head[head.length - 1];
+      if (epoch < 0 || (last !== undefined && epoch === last.epoch)) return true;
+      consistent = epoch <= earliest.epoch && (last === undefined || epoch > last.epoch);
+      if (consistent) head.push({ epoch, startOffset: Math.max(baseOffset, logStartOffset) });
+      return consistent && epoch < earliest.epoch;
+    });
+    const rebuilt = complete && consistent ? head : [{ epoch: earliest.epoch, startOffset: logStartOffset }];
+    this.guard(() => this.cache.prepend(rebuilt));
+  }
+
+  /**
+   * Calls `visit(baseOffset, partitionLeaderEpoch)` for each batch from the one holding
+   * `fromOffset` to the log end, until it answers false; false when the log could not be read.
+   */
+  private forEachBatch(fromOffset: number, visit: (baseOffset: number, epoch: number) => boolean): boolean {
+    const logEndOffset = this.log.logEndOffset;
+    let offset = fromOffset;
+    while (offset < logEndOffset) {
+      const read = this.log.read(offset, REPAIR_READ_BYTES, logEndOffset, true);
+      if (read.errorCode !== 0 || read.records.length < BatchLayout.RECORDS) return false;
+      const records = read.records;
+      let position = 0;
+      while (position + BatchLayout.RECORDS <= records.length) {
+        const baseOffset = Number(records.readBigInt64BE(position + BatchLayout.BASE_OFFSET));
+        if (!visit(baseOffset, records.readInt32BE(position + BatchLayout.PARTITION_LEADER_EPOCH))) return true;
+        offset = baseOffset + records.readInt32BE(position + BatchLayout.LAST_OFFSET_DELTA) + 1;
+        position += BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH);
+      }
+    }
+    return true;
   }
 
   /** The partition leader epoch of the log's last batch (-1 when unreadable). */
@@ -139,21 +191,10 @@ export class PartitionLeaderEpochs {
 
   /** Assigns the epochs of every batch from `fromOffset` to the log end (see {@link repair}). */
   private reassignFrom(fromOffset: number): void {
-    const logEndOffset = this.log.logEndOffset;
-    let offset = fromOffset;
-    while (offset < logEndOffset) {
-      const read = this.log.read(offset, REPAIR_READ_BYTES, logEndOffset, true);
-      if (read.errorCode !== 0 || read.records.length < BatchLayout.RECORDS) return;
-      const records = read.records;
-      let position = 0;
-      while (position + BatchLayout.RECORDS <= records.length) {
-        const baseOffset = Number(records.readBigInt64BE(position + BatchLayout.BASE_OFFSET));
-        const epoch = records.readInt32BE(position + BatchLayout.PARTITION_LEADER_EPOCH);
-        if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) this.guard(() => this.cache.assign(epoch, baseOffset));
-        offset = baseOffset + records.readInt32BE(position + BatchLayout.LAST_OFFSET_DELTA) + 1;
-        position += BatchLayout.LOG_OVERHEAD + records.readInt32BE(position + BatchLayout.BATCH_LENGTH);
-      }
-    }
+    this.forEachBatch(fromOffset, (baseOffset, epoch) => {
+      if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) this.guard(() => this.cache.assign(epoch, baseOffset));
+      return true;
+    });
   }
 
   private guard(run: () => unknown): void {

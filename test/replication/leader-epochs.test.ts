@@ -136,6 +136,38 @@ describe('leader-epoch-checkpoint of a data partition', () => {
     expect(checkpointText(log)).toBe('0\n2\n2 3\n3 4\n');
   });
 
+  it('is repaired at open when DeleteRecords moved the epochs up and the log start offset was lost in a crash (sim seed 2553)', () => {
+    const log = openReplicaLog();
+    const leader = partitionOver(log, { leaderEpoch: 0, replicas: [1] });
+    leader.appendRecordsToLeader(recordsBatch(3), 1);
+    leader.makeLeader({ leaderEpoch: 4 });
+    leader.appendRecordsToLeader(recordsBatch(3), 1);
+    expect(leader.deleteRecordsOnLeader(5).errorCode).toBe(0);
+    expect(checkpointText(log)).toBe('0\n1\n4 5\n');
+
+    // The crash loses the log start offset (checkpointed later): the log starts at 0 again, with
+    // epoch 0 in [0..2] and epoch 4 in [3..5], while the cache says epoch 4 starts at 5.
+    const reopened = reopen(log);
+    expect(reopened.logStartOffset).toBe(0);
+    const partition = partitionOver(reopened, { leaderEpoch: 6, replicas: [1] });
+    expect(checkpointText(reopened)).toBe('0\n3\n0 0\n4 3\n6 6\n');
+    // A follower whose epoch-0 batch ends at offset 3 is told where it diverged (was 0 → 5: none).
+    expect(partition.endOffsetForEpoch(0)).toEqual({ leaderEpoch: 0, endOffset: 3 });
+  });
+
+  it('is repaired at open by claiming the earliest epoch from the log start when the head contradicts the cache', () => {
+    const log = openReplicaLog();
+    const leader = partitionOver(log, { leaderEpoch: 5, replicas: [1] });
+    leader.appendRecordsToLeader(recordsBatch(3), 1);
+    leader.appendRecordsToLeader(recordsBatch(3), 1);
+    const reopened = reopen(log);
+    fs.writeFileSync(path.join(reopened.dir, LEADER_EPOCH_CHECKPOINT_FILE), '0\n1\n2 4\n');
+    partitionOver(reopened, { leaderEpoch: 5, replicas: [1] });
+    // The head's epoch 5 is above the cache's earliest 2: the head is not trusted, epoch 2 is
+    // claimed from the log start, and the tail repair then reads epoch 5 back from offset 0.
+    expect(checkpointText(reopened)).toBe('0\n1\n5 0\n');
+  });
+
   it('an empty single-replica log writes no checkpoint until its first append', () => {
     const log = openReplicaLog();
     const leader = partitionOver(log, { leaderEpoch: 0, replicas: [1] });

@@ -9,6 +9,9 @@ const REGRESSION_SEEDS: readonly number[] = [
   4421, 4258,
   // A dead broker life's purgatory timer answered an acks=all produce after a power loss.
   275, 5038,
+  // DeleteRecords moved the leader epochs up durably, a crash lost the log start offset: the head
+  // had no epochs, so a follower of an older epoch was never told where it diverged.
+  964, 2553, 8173, 9309,
 ];
 
 /** The short campaign of `npm test`. */
