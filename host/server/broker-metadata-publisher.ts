@@ -44,7 +44,8 @@ import { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { Logger } from '../observability/logger.js';
 import type { PartitionState } from '../api/cluster-metadata.js';
-import type { FollowerFetchTarget, ReplicaFetcherManager } from '../replication/replica-fetcher-manager.js';
+import type { FollowerFetchTarget } from '../replication/replica-fetcher-manager.js';
+import type { ReplicaFetchers } from './lazy-replica-fetching.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { MetadataCache } from './metadata-cache.js';
 import { SlicedWorkQueue } from './sliced-work-queue.js';
@@ -68,7 +69,7 @@ export interface BrokerMetadataPublisherOptions {
   readonly replicaManager: ReplicaManager<UnifiedLog>;
   readonly groupCoordinator: GroupCoordinator;
   /** Follower partitions are fetched from their leaders through it. */
-  readonly replicaFetcherManager: ReplicaFetcherManager;
+  readonly replicaFetcherManager: ReplicaFetchers;
   /** Where the Partitions' producer-state snapshots are read and written. */
   readonly producerStateDisk: Disk;
   readonly logger: Logger;
@@ -86,7 +87,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly logManager: LogManager;
   private readonly replicaManager: ReplicaManager<UnifiedLog>;
   private readonly groupCoordinator: GroupCoordinator;
-  private readonly fetchers: ReplicaFetcherManager;
+  private readonly fetchers: ReplicaFetchers;
   private readonly producerStateDisk: Disk;
   private readonly logger: Logger;
   private readonly work: SlicedWorkQueue;

@@ -54,7 +54,7 @@ import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
 import { MetadataCache } from './metadata-cache.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
-import { createReplicaFetching, type ReplicaFetching } from './replica-fetching.js';
+import { LazyReplicaFetching } from './lazy-replica-fetching.js';
 
 /** A bound listener as clients reach it (advertised host, real port). */
 export interface BoundListener {
@@ -110,7 +110,7 @@ export class BrokerServer {
   /** Where this broker's partition leaders send ISR proposals (AlterPartition to the active controller). */
   private alterPartitions: AlterPartitionManager | null = null;
   /** Follower partitions' fetchers (ReplicaFetcherManager) and their connections. */
-  private replicaFetching: ReplicaFetching | null = null;
+  private replicaFetching: LazyReplicaFetching | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
@@ -334,14 +334,14 @@ export class BrokerServer {
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
       liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
     });
-    const replicaFetching = createReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
+    const replicaFetching = new LazyReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
     const publisher = new BrokerMetadataPublisher({
       config,
       cache,
       logManager: storage.logManager,
       replicaManager,
       groupCoordinator,
-      replicaFetcherManager: replicaFetching.manager,
+      replicaFetcherManager: replicaFetching,
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
       defer: (task) => environment.time.defer(task),
