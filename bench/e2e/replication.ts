@@ -9,7 +9,7 @@
  */
 import { Command } from 'commander';
 import { Admin } from '../../host/clients/admin.js';
-import { takeBuildSnapshot } from './build-snapshot.js';
+import { takeBuildSnapshot, type BuildSnapshot } from './build-snapshot.js';
 import { BENCH_HOST, BenchBroker } from './broker.js';
 import { kcatProduce, kcatVersion, PayloadFiles } from './kcat.js';
 import { freePort } from './server-process.js';
@@ -23,7 +23,7 @@ interface Options {
 const NODES = 3;
 
 /** Starts `NODES` combined nodes forming one quorum; resolves when each answers Metadata. */
-async function startCluster(snapshot: Awaited<ReturnType<typeof takeBuildSnapshot>>): Promise<BenchBroker[]> {
+async function startCluster(snapshot: BuildSnapshot): Promise<BenchBroker[]> {
   const ids = Array.from({ length: NODES }, (_, i) => i + 1);
   const ports = await Promise.all(ids.map(async () => ({ client: await freePort(), controller: await freePort() })));
   const voters = ids.map((id, i) => `${id}@${BENCH_HOST}:${ports[i]!.controller}`).join(',');
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const size = Number(options.size);
   const runs = Number(options.runs);
   if (kcatVersion() === null) throw new Error('kcat is not on PATH (Debian: apt-get install kcat)');
-  const snapshot = await takeBuildSnapshot();
+  const snapshot = takeBuildSnapshot();
   const payloads = new PayloadFiles();
   const brokers = await startCluster(snapshot);
   const bootstrap = brokers.map((b) => b.bootstrap);
