@@ -35,17 +35,12 @@
  * answers the same: the log may no longer match what this process believes, so only a restart
  * (replaying the log) may continue.
  */
-import type { Clock } from '../io/clock.js';
-import { SystemClock } from '../io/clock.js';
+import { type Clock, SystemClock } from '../io/clock.js';
 import type { Time } from '../io/environment.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { BrokerHeartbeatManager, DEFAULT_BROKER_SESSION_TIMEOUT_MS } from './broker-heartbeat-manager.js';
 import {
-  type BrokerHeartbeat,
-  type BrokerHeartbeatReply,
-  ClusterControlManager,
-  type RegisterBrokerRequest,
-  type RegisterBrokerResult,
+  type BrokerHeartbeat, type BrokerHeartbeatReply, ClusterControlManager, type RegisterBrokerRequest, type RegisterBrokerResult,
 } from './cluster-control-manager.js';
 import {
   type AlterConfigsRequest,
@@ -54,54 +49,35 @@ import {
   type IncrementalAlterConfigsRequest,
 } from './configuration-control-manager.js';
 import {
-  type ApiError,
-  type ControllerResult,
-  type FailedResponse,
-  METADATA_VERSION_LEVEL,
-  NONE,
-  controllerAssert as assert,
-  emptyRecord,
-  fail,
-  failedResult,
-  failedResults,
+  type ApiError, type ControllerResult, type FailedResponse, METADATA_VERSION_LEVEL, NONE, controllerAssert as assert, fail, failedResults,
 } from './controller-result.js';
 import {
-  type BrokerEndpoint,
-  type BrokerRegistration,
-  type ConfigResource,
-  MetadataImage,
-  MetadataReplayError,
-  type PartitionRegistration,
-  type TopicImage,
+  failedAlterPartition, failedAlterPartitionReassignments, failedCreateTopics, failedDeleteTopics, failedElectLeaders,
+  failedHeartbeat, failedPlain, failedProducerIds, failedRegistration,
+} from './failed-responses.js';
+import {
+  type BrokerEndpoint, type BrokerRegistration, type ConfigResource, MetadataImage, MetadataReplayError, type PartitionRegistration, type TopicImage,
 } from './metadata-image.js';
 import type { ControllerLimitsConfig } from './controller-limits.js';
 import { BatchChanges, type MetadataListener } from './metadata-listener.js';
 import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from './metadata-log.js';
-import {
-  type MetadataRecord,
-  MetadataRecordError,
-  decodeMetadataRecord,
-  encodeMetadataRecord,
-  metadataRecord,
-} from './metadata-records.js';
+import { type MetadataRecord, MetadataRecordError, decodeMetadataRecord, encodeMetadataRecord, metadataRecord } from './metadata-records.js';
 import { imageRecords } from './metadata-snapshot.js';
 import { PendingWrites } from './pending-writes.js';
 import { ProducerIdControlManager, type ProducerIdBlockResult } from './producer-id-control-manager.js';
 import { type ReplicaPlacer, RoundRobinReplicaPlacer } from './replica-placer.js';
 import {
-  type ControllerLogger,
-  type CreatePartitionsRequest,
-  type CreatePartitionsResult,
-  type CreateTopicRequest,
-  type CreateTopicResult,
-  type DeleteTopicResult,
-  ReplicationControlManager,
+  type ControllerLogger, type CreatePartitionsRequest, type CreatePartitionsResult, type CreateTopicRequest, type CreateTopicResult,
+  type DeleteTopicResult, ReplicationControlManager,
 } from './replication-control-manager.js';
 import { alterPartition } from './alter-partition-control.js';
 import { type ElectLeadersTopic, balancePartitionLeaders, electLeaders, electUncleanLeaders } from './leader-election-control.js';
+import { listPartitionReassignments } from './reassignment-control.js';
 import type { AlterPartitionRequest, AlterPartitionResponseInit } from '../protocol/generated/alter-partition.js';
+import type { AlterPartitionReassignmentsResponseInit, ReassignableTopic } from '../protocol/generated/alter-partition-reassignments.js';
 import type { ElectLeadersResponseInit } from '../protocol/generated/elect-leaders.js';
-import { type RandomSource, ZERO_TOPIC_ID, cryptoRandomSource } from './topic-id.js';
+import type { ListPartitionReassignmentsResponseInit, ListPartitionReassignmentsTopics } from '../protocol/generated/list-partition-reassignments.js';
+import { type RandomSource, cryptoRandomSource } from './topic-id.js';
 
 export { AlterConfigOp } from './configuration-control-manager.js';
 export { METADATA_VERSION_LEVEL } from './controller-result.js';
@@ -151,22 +127,6 @@ export interface QuorumControllerOptions {
   /** Where unclean leader elections are reported; default silent. */
   readonly logger?: ControllerLogger;
 }
-
-/** The failed form of a CreateTopics item: no id, no partitions, no configs. */
-const failedCreateTopics = failedResults<CreateTopicResult>((r, error) => ({
-  ...r, ...error, topicId: ZERO_TOPIC_ID, numPartitions: -1, replicationFactor: -1, configs: emptyRecord(),
-}));
-const failedDeleteTopics = failedResults<DeleteTopicResult>((r, error) => ({ ...r, ...error, topicId: ZERO_TOPIC_ID }));
-const failedRegistration = failedResult<RegisterBrokerResult>((r, error) => ({ ...r, ...error, brokerEpoch: -1 }));
-const failedProducerIds = failedResult<ProducerIdBlockResult>((r, error) => ({ ...r, ...error, producerIdStart: -1, producerIdLen: 0 }));
-const failedPlain = failedResult<ApiError>((r, error) => ({ ...r, ...error }));
-/** AlterPartition and ElectLeaders fail as a whole: the top-level error code, nothing per partition. */
-const failedAlterPartition = (response: AlterPartitionResponseInit, error: ApiError): AlterPartitionResponseInit =>
-  ({ ...response, errorCode: error.errorCode, topics: [] });
-const failedElectLeaders = (response: ElectLeadersResponseInit, error: ApiError): ElectLeadersResponseInit =>
-  ({ ...response, errorCode: error.errorCode, replicaElectionResults: [] });
-const failedHeartbeat = failedResult<BrokerHeartbeatReply>((r, error) => ({ ...r, ...error, isCaughtUp: false, isFenced: true, shouldShutDown: false }));
-
 
 export class QuorumController implements MetadataLogListener {
   private readonly config: ControllerConfig;
@@ -454,6 +414,23 @@ export class QuorumController implements MetadataLogListener {
     return this.perform(() => electUncleanLeaders(this.replication.electionContext()), () => 0);
   }
 
+  /**
+   * AlterPartitionReassignments (api key 45, KIP-455): rules in reassignment-control.ts; the
+   * changes are one batch, answered once committed (NOT_CONTROLLER 41 at the top level when not).
+   */
+  alterPartitionReassignments(topics: readonly ReassignableTopic[]): Promise<AlterPartitionReassignmentsResponseInit> {
+    return this.perform(() => this.replication.alterPartitionReassignments(topics), failedAlterPartitionReassignments);
+  }
+
+  /**
+   * ListPartitionReassignments (api key 46) from the committed image; NOT_CONTROLLER (41) at the
+   * top level on a controller that is not active (the broker asks the active one).
+   */
+  listPartitionReassignments(topics: readonly ListPartitionReassignmentsTopics[] | null): ListPartitionReassignmentsResponseInit {
+    if (!this.isActive) return { throttleTimeMs: 0, ...this.notController(), topics: [] };
+    return listPartitionReassignments(this.committed, topics);
+  }
+
   /** {@link ProducerIdControlManager.allocateProducerIds}. */
   allocateProducerIds(brokerId: number, brokerEpoch: number): Promise<ProducerIdBlockResult> {
     return this.perform(() => this.producerIds.allocateProducerIds(brokerId, brokerEpoch), failedProducerIds);
@@ -617,10 +594,6 @@ export class QuorumController implements MetadataLogListener {
     this.pending.failAll();
   }
 
-  /**
-   * Rebuilds the latest state from the committed image: while inactive it is the committed image
-   * itself; while active, a copy with the still pending writes' records replayed on top.
-   */
   /** Writes the committed image as a snapshot once `metadataLogMaxRecordBytesBetweenSnapshots` were committed since the last. */
   private maybeSnapshot(): void {
     const limit = this.config.metadataLogMaxRecordBytesBetweenSnapshots;
@@ -629,6 +602,10 @@ export class QuorumController implements MetadataLogListener {
     this.log.createSnapshot(this.lastCommitted + 1, imageRecords(this.committed).map(encodeMetadataRecord));
   }
 
+  /**
+   * Rebuilds the latest state from the committed image: while inactive it is the committed image
+   * itself; while active, a copy with the still pending writes' records replayed on top.
+   */
   private revertToCommitted(): void {
     if (!this.isActive) {
       this.latest = this.committed;

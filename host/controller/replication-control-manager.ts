@@ -31,6 +31,8 @@ import { buildPartitionChange } from './partition-change-builder.js';
 import { ControllerLimits, type ControllerLimitsConfig } from './controller-limits.js';
 import { ConfigResourceType, type MetadataRecord, metadataRecord } from './metadata-records.js';
 import type { ReplicaPlacer } from './replica-placer.js';
+import { alterPartitionReassignments } from './reassignment-control.js';
+import type { AlterPartitionReassignmentsResponseInit, ReassignableTopic } from '../protocol/generated/alter-partition-reassignments.js';
 import { type RandomSource, ZERO_TOPIC_ID, randomTopicId } from './topic-id.js';
 import { CLUSTER_METADATA_TOPIC_NAME, topicCollisionKey, topicNameProblem } from './topic-name.js';
 
@@ -462,6 +464,14 @@ export class ReplicationControlManager {
    */
   removeFromIsrOnFence(brokerId: number): MetadataRecord[] {
     return this.generateLeaderAndIsrUpdates(`fence broker ${brokerId}`, brokerId, NO_LEADER, (p) => p.isr.includes(brokerId));
+  }
+
+  /**
+   * Kafka's alterPartitionReassignments (KIP-455): reassignment-control.ts has the rules; the
+   * changes are one batch within controller.max.records.per.user.op.
+   */
+  alterPartitionReassignments(topics: readonly ReassignableTopic[]): ControllerResult<AlterPartitionReassignmentsResponseInit> {
+    return alterPartitionReassignments(this.electionContext(), this.limits, topics);
   }
 
   /** This manager as AlterPartition and the elections see it (alter-partition-control.ts, leader-election-control.ts). */
