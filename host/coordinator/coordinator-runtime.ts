@@ -85,6 +85,12 @@ export interface CoordinatorTimer {
 export interface CoordinatorShardContext {
   /** The internal topic partition this shard coordinates. */
   partition: number;
+  /**
+   * The coordinator epoch: the leader epoch of the partition when this broker took it up (0 when
+   * not known). The transaction coordinator stamps it on its markers so a partition leader can
+   * refuse those of a coordinator that lost the partition (Kafka's coordinatorEpoch).
+   */
+  epoch: number;
   time: Pick<Time, 'nowMs'>;
   timer: CoordinatorTimer;
   writes: CoordinatorWriteQueue;
@@ -146,14 +152,15 @@ export class CoordinatorRuntime<S extends CoordinatorShard> {
   }
 
   /**
-   * Becomes coordinator of `partition`: builds a shard, replays `records` (default: the whole
-   * partition from the log) and calls onLoaded. @throws Error when the partition is loaded.
+   * Becomes coordinator of `partition` at coordinator `epoch` (default 0): builds a shard, replays
+   * `records` (default: the whole partition from the log) and calls onLoaded. @throws Error when
+   * the partition is loaded.
    */
-  load(partition: number, records?: Iterable<CoordinatorRecord>): ShardLoad<S> {
+  load(partition: number, records?: Iterable<CoordinatorRecord>, epoch = 0): ShardLoad<S> {
     if (this.shards.has(partition)) throw new Error(`coordinator partition ${partition} is already loaded`);
     const writes = new CoordinatorWriteQueue();
     const loaded: LoadedShard<S> = { shard: undefined as unknown as S, writes, timers: new Set() };
-    loaded.shard = this.options.buildShard({ partition, time: this.options.time, timer: this.timerFor(partition, loaded), writes });
+    loaded.shard = this.options.buildShard({ partition, epoch, time: this.options.time, timer: this.timerFor(partition, loaded), writes });
     let recordsReplayed = 0;
     let recordsSkipped = 0;
     for (const record of records ?? this.options.log.readAll(partition)) {

@@ -34,7 +34,7 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'DeleteTopics', maxVersion: 3 },
   { name: 'DeleteRecords', maxVersion: 1 },
   { name: 'InitProducerId', maxVersion: 4 },
-  { name: 'AddPartitionsToTxn', maxVersion: 3 },
+  { name: 'AddPartitionsToTxn', maxVersion: 'all' },
   { name: 'AddOffsetsToTxn', maxVersion: 2 },
   { name: 'EndTxn', maxVersion: 2 },
   { name: 'WriteTxnMarkers', maxVersion: 'all' },
@@ -66,6 +66,9 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'AllocateProducerIds', maxVersion: 'all' },
   { name: 'IncrementalAlterConfigs', maxVersion: 'all' },
   { name: 'DescribeTopicPartitions', maxVersion: 'all' },
+  // The transaction coordinator's admin APIs (KIP-664).
+  { name: 'DescribeTransactions', maxVersion: 'all' },
+  { name: 'ListTransactions', maxVersion: 'all' },
 ];
 
 /** Schemas that are not wire APIs but byte layouts inside records or group protocol metadata. */
@@ -86,6 +89,8 @@ export const STANDALONE_SCHEMAS: readonly StandaloneSchema[] = [
   { folder: 'coordinator-records', name: 'OffsetCommitValue', readNewerAsLatest: false },
   { folder: 'coordinator-records', name: 'GroupMetadataKey', readNewerAsLatest: false },
   { folder: 'coordinator-records', name: 'GroupMetadataValue', readNewerAsLatest: false },
+  { folder: 'coordinator-records', name: 'TransactionLogKey', readNewerAsLatest: false },
+  { folder: 'coordinator-records', name: 'TransactionLogValue', readNewerAsLatest: false },
   { folder: 'metadata-records', name: 'RegisterBrokerRecord', readNewerAsLatest: false },
   { folder: 'metadata-records', name: 'UnregisterBrokerRecord', readNewerAsLatest: false },
   { folder: 'metadata-records', name: 'TopicRecord', readNewerAsLatest: false },

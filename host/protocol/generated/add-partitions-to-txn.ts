@@ -3,36 +3,65 @@
 // Regenerate with `npm run generate:protocol`.
 /* eslint-disable */
 
-// AddPartitionsToTxn (api key 24): versions 0-3 generated; flexible 3+.
+// AddPartitionsToTxn (api key 24): versions 0-5 generated; flexible 3+.
 
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
 /**
- * AddPartitionsToTxnRequest (api key 24): versions 0-3 generated (schema 0-5, flexible 3+).
+ * AddPartitionsToTxnRequest (api key 24): versions 0-5 generated (schema 0-5, flexible 3+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface AddPartitionsToTxnRequest {
-  /** The transactional id corresponding to the transaction. Versions 0-3. */
+  /** List of transactions to add partitions to. Versions 4+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  transactions: AddPartitionsToTxnTransaction[];
+  /** The transactional id corresponding to the transaction. Versions 0-3; default ""; absent in other versions (decoded as the default; ignored when encoding). */
   v3AndBelowTransactionalId: string;
-  /** Current producer id in use by the transactional id. Versions 0-3. int64 as a number (exact up to 2^53 - 1). */
+  /** Current producer id in use by the transactional id. Versions 0-3; default 0; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
   v3AndBelowProducerId: number;
-  /** Current epoch associated with the producer id. Versions 0-3. */
+  /** Current epoch associated with the producer id. Versions 0-3; default 0; absent in other versions (decoded as the default; ignored when encoding). */
   v3AndBelowProducerEpoch: number;
-  /** The partitions to add to the transaction. Versions 0-3. */
+  /** The partitions to add to the transaction. Versions 0-3; default []; absent in other versions (decoded as the default; ignored when encoding). */
   v3AndBelowTopics: AddPartitionsToTxnTopic[];
 }
 
 /** AddPartitionsToTxnRequest as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface AddPartitionsToTxnRequestInit {
-  v3AndBelowTransactionalId: string;
-  v3AndBelowProducerId: number;
-  v3AndBelowProducerEpoch: number;
-  v3AndBelowTopics: AddPartitionsToTxnTopicInit[];
+  transactions?: AddPartitionsToTxnTransactionInit[];
+  v3AndBelowTransactionalId?: string;
+  v3AndBelowProducerId?: number;
+  v3AndBelowProducerEpoch?: number;
+  v3AndBelowTopics?: AddPartitionsToTxnTopicInit[];
 }
 
 /**
- * AddPartitionsToTxnTopic (a struct of AddPartitionsToTxnRequest), versions 0-3.
+ * AddPartitionsToTxnTransaction (a struct of AddPartitionsToTxnRequest), versions 4-5.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface AddPartitionsToTxnTransaction {
+  /** The transactional id corresponding to the transaction. Versions 4+; default ""; absent in other versions (decoded as the default; ignored when encoding). */
+  transactionalId: string;
+  /** Current producer id in use by the transactional id. Versions 4+; default 0; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
+  producerId: number;
+  /** Current epoch associated with the producer id. Versions 4+; default 0; absent in other versions (decoded as the default; ignored when encoding). */
+  producerEpoch: number;
+  /** Boolean to signify if we want to check if the partition is in the transaction rather than add it. Versions 4+; default false; absent in other versions (decoded as the default; ignored when encoding). */
+  verifyOnly: boolean;
+  /** The partitions to add to the transaction. Versions 4+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  topics: AddPartitionsToTxnTopic[];
+}
+
+/** AddPartitionsToTxnTransaction as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface AddPartitionsToTxnTransactionInit {
+  transactionalId?: string;
+  producerId?: number;
+  producerEpoch?: number;
+  verifyOnly?: boolean;
+  topics?: AddPartitionsToTxnTopicInit[];
+}
+
+/**
+ * AddPartitionsToTxnTopic (a struct of AddPartitionsToTxnRequest), versions 0-5.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface AddPartitionsToTxnTopic {
@@ -49,32 +78,81 @@ export interface AddPartitionsToTxnTopicInit {
 }
 
 /**
- * Decodes a AddPartitionsToTxnRequest body of `version` (0-3). Never throws: malformed or short
+ * Decodes a AddPartitionsToTxnRequest body of `version` (0-5). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeAddPartitionsToTxnRequest(r: Reader, version: number): AddPartitionsToTxnRequest {
-  if (version < 0 || version > 3) r.fail(`AddPartitionsToTxnRequest version ${version} is not supported (0-3)`);
-  const $v3AndBelowTransactionalId: string = (version >= 3 ? r.compactString() : r.string());
-  const $v3AndBelowProducerId: number = r.int64();
-  const $v3AndBelowProducerEpoch: number = r.int16();
-  let $v3AndBelowTopics: AddPartitionsToTxnTopic[];
-  {
-    const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
-    if (n < 0) $v3AndBelowTopics = [];
-    else {
-      const a: AddPartitionsToTxnTopic[] = [];
-      for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTopic(r, version));
-      $v3AndBelowTopics = a;
+  if (version < 0 || version > 5) r.fail(`AddPartitionsToTxnRequest version ${version} is not supported (0-5)`);
+  let $transactions: AddPartitionsToTxnTransaction[];
+  if (version >= 4) {
+    {
+      const n = r.compactArrayLength();
+      if (n < 0) $transactions = [];
+      else {
+        const a: AddPartitionsToTxnTransaction[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTransaction(r, version));
+        $transactions = a;
+      }
     }
-  }
+  } else $transactions = [];
+  let $v3AndBelowTransactionalId: string;
+  if (version <= 3) {
+    $v3AndBelowTransactionalId = (version >= 3 ? r.compactString() : r.string());
+  } else $v3AndBelowTransactionalId = "";
+  let $v3AndBelowProducerId: number;
+  if (version <= 3) {
+    $v3AndBelowProducerId = r.int64();
+  } else $v3AndBelowProducerId = 0;
+  let $v3AndBelowProducerEpoch: number;
+  if (version <= 3) {
+    $v3AndBelowProducerEpoch = r.int16();
+  } else $v3AndBelowProducerEpoch = 0;
+  let $v3AndBelowTopics: AddPartitionsToTxnTopic[];
+  if (version <= 3) {
+    {
+      const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
+      if (n < 0) $v3AndBelowTopics = [];
+      else {
+        const a: AddPartitionsToTxnTopic[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTopic(r, version));
+        $v3AndBelowTopics = a;
+      }
+    }
+  } else $v3AndBelowTopics = [];
   if (version >= 3) {
     r.skipTaggedFields();
   }
   return {
+    transactions: $transactions,
     v3AndBelowTransactionalId: $v3AndBelowTransactionalId,
     v3AndBelowProducerId: $v3AndBelowProducerId,
     v3AndBelowProducerEpoch: $v3AndBelowProducerEpoch,
     v3AndBelowTopics: $v3AndBelowTopics,
+  };
+}
+
+function decodeAddPartitionsToTxnTransaction(r: Reader, version: number): AddPartitionsToTxnTransaction {
+  const $transactionalId: string = r.compactString();
+  const $producerId: number = r.int64();
+  const $producerEpoch: number = r.int16();
+  const $verifyOnly: boolean = r.bool();
+  let $topics: AddPartitionsToTxnTopic[];
+  {
+    const n = r.compactArrayLength();
+    if (n < 0) $topics = [];
+    else {
+      const a: AddPartitionsToTxnTopic[] = [];
+      for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTopic(r, version));
+      $topics = a;
+    }
+  }
+  r.skipTaggedFields();
+  return {
+    transactionalId: $transactionalId,
+    producerId: $producerId,
+    producerEpoch: $producerEpoch,
+    verifyOnly: $verifyOnly,
+    topics: $topics,
   };
 }
 
@@ -100,24 +178,54 @@ function decodeAddPartitionsToTxnTopic(r: Reader, version: number): AddPartition
 }
 
 /**
- * Encodes a AddPartitionsToTxnRequest body as `version` (0-3). Fields absent in that version are
+ * Encodes a AddPartitionsToTxnRequest body as `version` (0-5). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeAddPartitionsToTxnRequest(w: Writer, version: number, m: AddPartitionsToTxnRequestInit): void {
-  if (version < 0 || version > 3) throw new RangeError(`AddPartitionsToTxnRequest version ${version} is not supported (0-3)`);
-  if (version >= 3) { w.compactString(m.v3AndBelowTransactionalId); } else { w.string(m.v3AndBelowTransactionalId); }
-  w.int64(m.v3AndBelowProducerId);
-  w.int16(m.v3AndBelowProducerEpoch);
-  {
-    const a = m.v3AndBelowTopics;
-    const n = a.length;
-    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
-    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopic(w, version, a[i]!); }
+  if (version < 0 || version > 5) throw new RangeError(`AddPartitionsToTxnRequest version ${version} is not supported (0-5)`);
+  if (version >= 4) {
+    {
+      const a = (m.transactions ?? []);
+      const n = a.length;
+      w.compactArrayLength(n);
+      for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTransaction(w, version, a[i]!); }
+    }
+  }
+  if (version <= 3) {
+    if (version >= 3) { w.compactString((m.v3AndBelowTransactionalId ?? "")); } else { w.string((m.v3AndBelowTransactionalId ?? "")); }
+  }
+  if (version <= 3) {
+    w.int64((m.v3AndBelowProducerId ?? 0));
+  }
+  if (version <= 3) {
+    w.int16((m.v3AndBelowProducerEpoch ?? 0));
+  }
+  if (version <= 3) {
+    {
+      const a = (m.v3AndBelowTopics ?? []);
+      const n = a.length;
+      if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+      for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopic(w, version, a[i]!); }
+    }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
   }
+}
+
+function encodeAddPartitionsToTxnTransaction(w: Writer, version: number, m: AddPartitionsToTxnTransactionInit): void {
+  w.compactString((m.transactionalId ?? ""));
+  w.int64((m.producerId ?? 0));
+  w.int16((m.producerEpoch ?? 0));
+  w.bool((m.verifyOnly ?? false));
+  {
+    const a = (m.topics ?? []);
+    const n = a.length;
+    w.compactArrayLength(n);
+    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopic(w, version, a[i]!); }
+  }
+  w.emptyTaggedFields();
 }
 
 function encodeAddPartitionsToTxnTopic(w: Writer, version: number, m: AddPartitionsToTxnTopicInit): void {
@@ -134,24 +242,47 @@ function encodeAddPartitionsToTxnTopic(w: Writer, version: number, m: AddPartiti
 }
 
 /**
- * AddPartitionsToTxnResponse (api key 24): versions 0-3 generated (schema 0-5, flexible 3+).
+ * AddPartitionsToTxnResponse (api key 24): versions 0-5 generated (schema 0-5, flexible 3+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface AddPartitionsToTxnResponse {
   /** Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+. */
   throttleTimeMs: number;
-  /** The results for each topic. Versions 0-3. */
+  /** The response top level error code. Versions 4+; default 0; absent in other versions (decoded as the default; ignored when encoding). */
+  errorCode: number;
+  /** Results categorized by transactional ID. Versions 4+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  resultsByTransaction: AddPartitionsToTxnResult[];
+  /** The results for each topic. Versions 0-3; default []; absent in other versions (decoded as the default; ignored when encoding). */
   resultsByTopicV3AndBelow: AddPartitionsToTxnTopicResult[];
 }
 
 /** AddPartitionsToTxnResponse as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface AddPartitionsToTxnResponseInit {
   throttleTimeMs: number;
-  resultsByTopicV3AndBelow: AddPartitionsToTxnTopicResultInit[];
+  errorCode?: number;
+  resultsByTransaction?: AddPartitionsToTxnResultInit[];
+  resultsByTopicV3AndBelow?: AddPartitionsToTxnTopicResultInit[];
 }
 
 /**
- * AddPartitionsToTxnTopicResult (a struct of AddPartitionsToTxnResponse), versions 0-3.
+ * AddPartitionsToTxnResult (a struct of AddPartitionsToTxnResponse), versions 4-5.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface AddPartitionsToTxnResult {
+  /** The transactional id corresponding to the transaction. Versions 4+; default ""; absent in other versions (decoded as the default; ignored when encoding). */
+  transactionalId: string;
+  /** The results for each topic. Versions 4+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  topicResults: AddPartitionsToTxnTopicResult[];
+}
+
+/** AddPartitionsToTxnResult as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface AddPartitionsToTxnResultInit {
+  transactionalId?: string;
+  topicResults?: AddPartitionsToTxnTopicResultInit[];
+}
+
+/**
+ * AddPartitionsToTxnTopicResult (a struct of AddPartitionsToTxnResponse), versions 0-5.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface AddPartitionsToTxnTopicResult {
@@ -168,7 +299,7 @@ export interface AddPartitionsToTxnTopicResultInit {
 }
 
 /**
- * AddPartitionsToTxnPartitionResult (a struct of AddPartitionsToTxnResponse), versions 0-3.
+ * AddPartitionsToTxnPartitionResult (a struct of AddPartitionsToTxnResponse), versions 0-5.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface AddPartitionsToTxnPartitionResult {
@@ -185,28 +316,67 @@ export interface AddPartitionsToTxnPartitionResultInit {
 }
 
 /**
- * Decodes a AddPartitionsToTxnResponse body of `version` (0-3). Never throws: malformed or short
+ * Decodes a AddPartitionsToTxnResponse body of `version` (0-5). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeAddPartitionsToTxnResponse(r: Reader, version: number): AddPartitionsToTxnResponse {
-  if (version < 0 || version > 3) r.fail(`AddPartitionsToTxnResponse version ${version} is not supported (0-3)`);
+  if (version < 0 || version > 5) r.fail(`AddPartitionsToTxnResponse version ${version} is not supported (0-5)`);
   const $throttleTimeMs: number = r.int32();
-  let $resultsByTopicV3AndBelow: AddPartitionsToTxnTopicResult[];
-  {
-    const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
-    if (n < 0) $resultsByTopicV3AndBelow = [];
-    else {
-      const a: AddPartitionsToTxnTopicResult[] = [];
-      for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTopicResult(r, version));
-      $resultsByTopicV3AndBelow = a;
+  let $errorCode: number;
+  if (version >= 4) {
+    $errorCode = r.int16();
+  } else $errorCode = 0;
+  let $resultsByTransaction: AddPartitionsToTxnResult[];
+  if (version >= 4) {
+    {
+      const n = r.compactArrayLength();
+      if (n < 0) $resultsByTransaction = [];
+      else {
+        const a: AddPartitionsToTxnResult[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnResult(r, version));
+        $resultsByTransaction = a;
+      }
     }
-  }
+  } else $resultsByTransaction = [];
+  let $resultsByTopicV3AndBelow: AddPartitionsToTxnTopicResult[];
+  if (version <= 3) {
+    {
+      const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
+      if (n < 0) $resultsByTopicV3AndBelow = [];
+      else {
+        const a: AddPartitionsToTxnTopicResult[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTopicResult(r, version));
+        $resultsByTopicV3AndBelow = a;
+      }
+    }
+  } else $resultsByTopicV3AndBelow = [];
   if (version >= 3) {
     r.skipTaggedFields();
   }
   return {
     throttleTimeMs: $throttleTimeMs,
+    errorCode: $errorCode,
+    resultsByTransaction: $resultsByTransaction,
     resultsByTopicV3AndBelow: $resultsByTopicV3AndBelow,
+  };
+}
+
+function decodeAddPartitionsToTxnResult(r: Reader, version: number): AddPartitionsToTxnResult {
+  const $transactionalId: string = r.compactString();
+  let $topicResults: AddPartitionsToTxnTopicResult[];
+  {
+    const n = r.compactArrayLength();
+    if (n < 0) $topicResults = [];
+    else {
+      const a: AddPartitionsToTxnTopicResult[] = [];
+      for (let i = 0; i < n && r.error === null; i++) a.push(decodeAddPartitionsToTxnTopicResult(r, version));
+      $topicResults = a;
+    }
+  }
+  r.skipTaggedFields();
+  return {
+    transactionalId: $transactionalId,
+    topicResults: $topicResults,
   };
 }
 
@@ -244,22 +414,46 @@ function decodeAddPartitionsToTxnPartitionResult(r: Reader, version: number): Ad
 }
 
 /**
- * Encodes a AddPartitionsToTxnResponse body as `version` (0-3). Fields absent in that version are
+ * Encodes a AddPartitionsToTxnResponse body as `version` (0-5). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeAddPartitionsToTxnResponse(w: Writer, version: number, m: AddPartitionsToTxnResponseInit): void {
-  if (version < 0 || version > 3) throw new RangeError(`AddPartitionsToTxnResponse version ${version} is not supported (0-3)`);
+  if (version < 0 || version > 5) throw new RangeError(`AddPartitionsToTxnResponse version ${version} is not supported (0-5)`);
   w.int32(m.throttleTimeMs);
-  {
-    const a = m.resultsByTopicV3AndBelow;
-    const n = a.length;
-    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
-    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopicResult(w, version, a[i]!); }
+  if (version >= 4) {
+    w.int16((m.errorCode ?? 0));
+  }
+  if (version >= 4) {
+    {
+      const a = (m.resultsByTransaction ?? []);
+      const n = a.length;
+      w.compactArrayLength(n);
+      for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnResult(w, version, a[i]!); }
+    }
+  }
+  if (version <= 3) {
+    {
+      const a = (m.resultsByTopicV3AndBelow ?? []);
+      const n = a.length;
+      if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+      for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopicResult(w, version, a[i]!); }
+    }
   }
   if (version >= 3) {
     w.emptyTaggedFields();
   }
+}
+
+function encodeAddPartitionsToTxnResult(w: Writer, version: number, m: AddPartitionsToTxnResultInit): void {
+  w.compactString((m.transactionalId ?? ""));
+  {
+    const a = (m.topicResults ?? []);
+    const n = a.length;
+    w.compactArrayLength(n);
+    for (let i = 0; i < n; i++) { encodeAddPartitionsToTxnTopicResult(w, version, a[i]!); }
+  }
+  w.emptyTaggedFields();
 }
 
 function encodeAddPartitionsToTxnTopicResult(w: Writer, version: number, m: AddPartitionsToTxnTopicResultInit): void {
