@@ -76,6 +76,34 @@ export interface LeaderElectionResults {
   }[];
 }
 
+/** One partition of AlterPartitionReassignments: the target replicas, or null to cancel. */
+export interface ReassignmentTarget {
+  readonly name: string;
+  readonly partitions: readonly { readonly partitionIndex: number; readonly replicas: readonly number[] | null }[];
+}
+
+/** The answer to AlterPartitionReassignments: a top-level error (NOT_CONTROLLER, ...) or one result per partition. */
+export interface ReassignmentResults extends MetadataResult {
+  readonly topics: readonly {
+    readonly name: string;
+    readonly partitions: readonly { readonly partitionIndex: number; readonly errorCode: number; readonly errorMessage: string | null }[];
+  }[];
+}
+
+/** The answer to ListPartitionReassignments: the partitions being reassigned. */
+export interface OngoingReassignments extends MetadataResult {
+  readonly topics: readonly {
+    readonly name: string;
+    readonly partitions: readonly {
+      readonly partitionIndex: number;
+      /** The union of the old and new replicas while moving (target first). */
+      readonly replicas: readonly number[];
+      readonly addingReplicas: readonly number[];
+      readonly removingReplicas: readonly number[];
+    }[];
+  }[];
+}
+
 export interface ClusterMetadata {
   /** 22-character base64url cluster id (Kafka's Uuid.toString), stable across restarts. */
   readonly clusterId: string;
@@ -126,6 +154,14 @@ export interface ClusterMetadata {
    * controller can be reached (the handler answers each partition NOT_CONTROLLER).
    */
   electLeaders?(electionType: number, topicPartitions: readonly { topic: string; partitions: readonly number[] }[] | null): Promise<LeaderElectionResults>;
+  /**
+   * AlterPartitionReassignments (KIP-455): per partition NONE, UNKNOWN_TOPIC_OR_PARTITION (3),
+   * INVALID_REPLICA_ASSIGNMENT (39), NO_REASSIGNMENT_IN_PROGRESS (85); answered once the first
+   * stage is committed. Absent where no controller can be reached.
+   */
+  alterPartitionReassignments?(topics: readonly ReassignmentTarget[]): Promise<ReassignmentResults>;
+  /** ListPartitionReassignments: `topics` null for every topic. Absent where no controller can be reached. */
+  listPartitionReassignments?(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<OngoingReassignments>;
   /** A new producer id for InitProducerId (never reused, also across restarts). */
   allocateProducerId(): Promise<{ errorCode: number; producerId: number }>;
 }

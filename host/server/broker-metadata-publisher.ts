@@ -10,9 +10,8 @@
  *           leaderId === nodeId → becomeLeader (ISR, partition epoch), its fetcher stopped
  *           another leader      → becomeFollower, fetched from that leader (ReplicaFetcherManager)
  *           leaderId -1         → becomeFollower with no leader: nothing fetched until one is elected
- *       → partitions whose replicas no longer include this broker: fetching stopped, Partition
- *         removed (the log stays on disk: deleting a reassigned-away replica's log is for
- *         reassignment to do, later)
+ *       → partitions whose replicas no longer include this broker (reassigned away): fetching
+ *         stopped, Partition removed, its log deleted (Kafka's stopReplicas with deletion)
  *       → `__consumer_offsets`: the group coordinator loads the groups of the partitions this
  *         broker leads (onElection) and unloads those it stopped leading (onResignation);
  *         partitions added to a topic: the coordinator re-checks the groups subscribed to it
@@ -206,14 +205,20 @@ export class BrokerMetadataPublisher implements MetadataListener {
       if (followed === null) notFetched.push({ topic: topic.name, partition: state.partition });
       else fetched.push(followed);
     }
+    const movedAway: { topic: string; partition: number }[] = [];
     for (const state of topic.partitions) {
       if (state.replicas.includes(nodeId) || this.replicaManager.getPartition(topic.name, state.partition) === undefined) continue;
-      // Moved away (reassignment): stop serving it; the log stays until reassignment deletes it.
-      notFetched.push({ topic: topic.name, partition: state.partition });
+      // Reassigned away (Kafka's stopReplicas with deletion): stop serving it and delete its log.
+      movedAway.push({ topic: topic.name, partition: state.partition });
       this.replicaManager.removePartition(topic.name, state.partition);
     }
-    this.fetchers.removeFetcherForPartitions(notFetched);
+    this.fetchers.removeFetcherForPartitions([...notFetched, ...movedAway]);
     this.fetchers.addFetcherForPartitions(fetched);
+    if (movedAway.length > 0) {
+      this.logManager.deleteLogs(movedAway);
+      this.logger.info({ event: 'replica.deleted', topic: topic.name, partitions: movedAway.map((p) => p.partition) },
+        `reassigned away from ${topic.name} partitions ${movedAway.map((p) => p.partition).join(', ')}: replicas deleted`);
+    }
     if (topic.name === OFFSETS_TOPIC_NAME) this.applyCoordinatorElections(topic);
   }
 

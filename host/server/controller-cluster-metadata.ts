@@ -16,7 +16,8 @@ import { ProducerIdManager } from '../controller/producer-id-manager.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
 import { ConfigResourceType } from '../controller/metadata-records.js';
 import type {
-  ClusterMetadata, ConfigChange, ConfigChangeResult, CreateTopicSpec, LeaderElectionResults, MetadataResult, TopicState,
+  ClusterMetadata, ConfigChange, ConfigChangeResult, CreateTopicSpec, LeaderElectionResults, MetadataResult, OngoingReassignments,
+  ReassignmentResults, ReassignmentTarget, TopicState,
 } from '../api/cluster-metadata.js';
 import type { ControllerForwarder } from './controller-forwarding.js';
 import type { MetadataCache } from './metadata-cache.js';
@@ -127,6 +128,19 @@ export class ControllerClusterMetadata implements ClusterMetadata {
         topic: r.topic, partitions: r.partitionResult.map((p) => ({ partitionId: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })),
       })),
     };
+  }
+
+  async alterPartitionReassignments(topics: readonly ReassignmentTarget[]): Promise<ReassignmentResults> {
+    const request = topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, replicas: p.replicas === null ? null : [...p.replicas] })) }));
+    const answer = await this.controller.alterPartitionReassignments(request);
+    if (answer.errorCode === ErrorCode.NOT_CONTROLLER && this.forwarder !== null) return this.forwarder.alterPartitionReassignments(topics);
+    return { errorCode: answer.errorCode, errorMessage: answer.errorMessage, topics: answer.responses };
+  }
+
+  async listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<OngoingReassignments> {
+    const answer = this.controller.listPartitionReassignments(topics === null ? null : topics.map((t) => ({ name: t.name, partitionIndexes: [...t.partitionIndexes] })));
+    if (answer.errorCode === ErrorCode.NOT_CONTROLLER && this.forwarder !== null) return this.forwarder.listPartitionReassignments(topics);
+    return { errorCode: answer.errorCode, errorMessage: answer.errorMessage, topics: answer.topics };
   }
 
   /** The local controller's answer, or the active controller's when the local one is not active. */

@@ -3,7 +3,8 @@
  * whose own controller is not the active one (a follower voter, or a broker-only observer) sends
  * each metadata change to the active controller's CONTROLLER listener as the matching Kafka
  * request (CreateTopics, DeleteTopics, CreatePartitions, AlterConfigs, IncrementalAlterConfigs,
- * AllocateProducerIds), where controller-write-apis.ts answers it from the QuorumController.
+ * AllocateProducerIds; ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments),
+ * where controller-write-apis.ts (and its siblings) answer it from the QuorumController.
  *
  * The active controller is the one the Raft quorum names now (`activeControllerId`). A request
  * answered NOT_CONTROLLER (41), or lost because that node is down, is sent again while the
@@ -12,7 +13,9 @@
  * no controller is known), never a half-applied change: the controller commits each request as
  * one batch or not at all.
  */
-import type { ConfigChange, ConfigChangeResult, CreateTopicSpec, MetadataResult } from '../api/cluster-metadata.js';
+import type {
+  ConfigChange, ConfigChangeResult, CreateTopicSpec, MetadataResult, OngoingReassignments, ReassignmentResults, ReassignmentTarget,
+} from '../api/cluster-metadata.js';
 import type { ElectLeadersTopic } from '../controller/leader-election-control.js';
 import type { ProducerIdBlockResult } from '../controller/quorum-controller.js';
 import type { Time } from '../io/environment.js';
@@ -21,6 +24,10 @@ import type { RemoteApi } from '../network/node-channel.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { decodeAllocateProducerIdsResponse, encodeAllocateProducerIdsRequest } from '../protocol/generated/allocate-producer-ids.js';
 import { decodeAlterConfigsResponse, encodeAlterConfigsRequest } from '../protocol/generated/alter-configs.js';
+import {
+  decodeAlterPartitionReassignmentsResponse, encodeAlterPartitionReassignmentsRequest,
+} from '../protocol/generated/alter-partition-reassignments.js';
+import { decodeListPartitionReassignmentsResponse, encodeListPartitionReassignmentsRequest } from '../protocol/generated/list-partition-reassignments.js';
 import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest } from '../protocol/generated/create-partitions.js';
 import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../protocol/generated/create-topics.js';
 import { decodeDeleteTopicsResponse, encodeDeleteTopicsRequest } from '../protocol/generated/delete-topics.js';
@@ -28,6 +35,7 @@ import { decodeElectLeadersResponse, encodeElectLeadersRequest, type ElectLeader
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { decodeIncrementalAlterConfigsResponse, encodeIncrementalAlterConfigsRequest } from '../protocol/generated/incremental-alter-configs.js';
 import { ELECT_LEADERS_VERSION } from './controller-elect-leaders-api.js';
+import { REASSIGNMENT_API_VERSION } from './controller-reassignment-apis.js';
 import { FORWARDED_VERSIONS } from './controller-write-apis.js';
 
 const api = <Req, Res>(apiKey: number, name: string, encodeRequest: RemoteApi<Req, Res>['encodeRequest'],
@@ -40,6 +48,10 @@ const ALTER_CONFIGS = api(ApiKey.AlterConfigs, 'AlterConfigs', encodeAlterConfig
 const INCREMENTAL_ALTER_CONFIGS = api(ApiKey.IncrementalAlterConfigs, 'IncrementalAlterConfigs',
   encodeIncrementalAlterConfigsRequest, decodeIncrementalAlterConfigsResponse);
 const ELECT_LEADERS = api(ApiKey.ElectLeaders, 'ElectLeaders', encodeElectLeadersRequest, decodeElectLeadersResponse);
+const ALTER_REASSIGNMENTS = api(ApiKey.AlterPartitionReassignments, 'AlterPartitionReassignments',
+  encodeAlterPartitionReassignmentsRequest, decodeAlterPartitionReassignmentsResponse);
+const LIST_REASSIGNMENTS = api(ApiKey.ListPartitionReassignments, 'ListPartitionReassignments',
+  encodeListPartitionReassignmentsRequest, decodeListPartitionReassignmentsResponse);
 const ALLOCATE_PRODUCER_IDS = api(ApiKey.AllocateProducerIds, 'AllocateProducerIds', encodeAllocateProducerIdsRequest, decodeAllocateProducerIdsResponse);
 
 /** Pause between two attempts while no controller answers, ms. */
@@ -124,6 +136,25 @@ export class ControllerForwarder {
       timeoutMs: this.options.timeoutMs };
     const answer = await this.send(ELECT_LEADERS, ELECT_LEADERS_VERSION, body, (r) => r.errorCode);
     return 'replicaElectionResults' in answer ? answer : { throttleTimeMs: 0, errorCode: answer.errorCode, replicaElectionResults: [] };
+  }
+
+  /** AlterPartitionReassignments (v0): the controller's answer, or a top-level NOT_CONTROLLER / REQUEST_TIMED_OUT. */
+  async alterPartitionReassignments(topics: readonly ReassignmentTarget[]): Promise<ReassignmentResults> {
+    const body = {
+      timeoutMs: this.options.timeoutMs,
+      topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, replicas: p.replicas === null ? null : [...p.replicas] })) })),
+    };
+    const answer = await this.send(ALTER_REASSIGNMENTS, REASSIGNMENT_API_VERSION, body, (r) => r.errorCode);
+    if (!('responses' in answer)) return { ...answer, topics: [] };
+    return { errorCode: answer.errorCode, errorMessage: answer.errorMessage, topics: answer.responses };
+  }
+
+  /** ListPartitionReassignments (v0), `topics` null for every topic. */
+  async listPartitionReassignments(topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): Promise<OngoingReassignments> {
+    const body = { timeoutMs: this.options.timeoutMs, topics: topics === null ? null : topics.map((t) => ({ name: t.name, partitionIndexes: [...t.partitionIndexes] })) };
+    const answer = await this.send(LIST_REASSIGNMENTS, REASSIGNMENT_API_VERSION, body, (r) => r.errorCode);
+    if (!('topics' in answer)) return { ...answer, topics: [] };
+    return { errorCode: answer.errorCode, errorMessage: answer.errorMessage, topics: answer.topics };
   }
 
   /** AllocateProducerIds for this broker at its current broker epoch. */

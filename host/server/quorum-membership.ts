@@ -21,6 +21,7 @@ import { type BrokerSessionExpiry, startBrokerSessionExpiry } from './broker-ses
 import { controllerAlterPartitionApi } from './controller-alter-partition-api.js';
 import { controllerElectLeadersApi } from './controller-elect-leaders-api.js';
 import { controllerLifecycleApis } from './controller-lifecycle-apis.js';
+import { controllerReassignmentApis } from './controller-reassignment-apis.js';
 import { ControllerForwarder } from './controller-forwarding.js';
 import { controllerWriteApis } from './controller-write-apis.js';
 import { ControllerQuorum } from './controller-quorum.js';
@@ -44,7 +45,7 @@ export function openQuorumController(options: {
   });
   quorum.addApis([
     ...controllerLifecycleApis(controller, { clusterId: options.clusterId }), ...controllerWriteApis(controller), controllerAlterPartitionApi(controller),
-    controllerElectLeadersApi(controller),
+    controllerElectLeadersApi(controller), ...controllerReassignmentApis(controller),
   ]);
   const forwarder = new ControllerForwarder({
     channels: quorum.channels,
