@@ -15,6 +15,7 @@ import { loadBrokerConfig } from './config/broker-config.js';
 import { systemEnvironment } from './io/environment.js';
 import type { Logger } from './observability/logger.js';
 import { type BoundListener, BrokerServer } from './server/broker-server.js';
+import type { BrokerMetrics } from './server/broker-metrics.js';
 import { getCore } from './wasm/core.js';
 
 export type { BoundListener } from './server/broker-server.js';
@@ -54,6 +55,11 @@ export interface RunningBroker {
   readonly nodeId: number;
   readonly clusterId: string;
   readonly config: BrokerConfig;
+  /**
+   * The broker's metrics, typed (what `/metrics` exposes): per-topic and per-API counters, and
+   * the Prometheus registry once the HTTP gateway runs.
+   */
+  readonly metrics: BrokerMetrics;
   /** Stops accepting, finishes in-flight requests, flushes, writes clean-shutdown checkpoints. Idempotent. */
   stop(): Promise<void>;
 }
@@ -101,6 +107,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     nodeId: config.nodeId,
     clusterId: server.clusterId,
     config,
+    metrics: server.metrics,
     stop: () => server.shutdown(),
   };
 }

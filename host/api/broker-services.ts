@@ -9,6 +9,8 @@ import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { PartitionLog } from '../replication/partition-log.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ClusterMetadata } from './cluster-metadata.js';
+import type { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
+import type { RequestMetrics } from '../metrics/request-metrics.js';
 
 /** An endpoint clients can connect to. */
 export interface BrokerEndpoint {
@@ -64,4 +66,11 @@ export interface BrokerServices {
   readonly controllerMutationQuota?: ControllerMutationQuotaManager;
   /** The metadata quorum, from its leader (DescribeQuorum). */
   describeQuorum(): Promise<QuorumDescription>;
+  /**
+   * Messages and bytes in/out per topic (Produce and consumer Fetch count into it once per
+   * partition); none: not counted.
+   */
+  readonly topicMetrics?: BrokerTopicMetrics;
+  /** Requests per API and error answers (the dispatcher and the Produce/Fetch handlers count into it). */
+  readonly requestMetrics?: RequestMetrics;
 }

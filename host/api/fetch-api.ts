@@ -108,7 +108,12 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
     });
     const responses: FetchableTopicResponseInit[] = [];
     let current: FetchableTopicResponseInit | null = null;
+    // Consumers only: a follower's fetch is replication traffic (Kafka's ReplicationBytesOutPerSec).
+    const topicMetrics = request.replicaId < 0 ? broker.topicMetrics : undefined;
+    const requestMetrics = broker.requestMetrics;
     for (const result of results) {
+      topicMetrics?.recordFetch(result.topic, result.errorCode, result.records.length);
+      if (result.errorCode !== ErrorCode.NONE) requestMetrics?.recordError(ApiKey.Fetch, result.errorCode);
       // Results come back in request order; consecutive partitions of one topic share an entry.
       if (current === null || current.topic !== result.topic) {
         current = { topic: result.topic, partitions: [] };

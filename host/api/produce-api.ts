@@ -98,13 +98,20 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
       : await broker.replicaManager.appendRecords({ requiredAcks: request.acks, timeoutMs: request.timeoutMs, entries });
 
     const byTopic = new Map<string, PartitionProduceResponseInit[]>();
+    const { topicMetrics, requestMetrics } = broker;
     for (const slot of slots) {
       let partitionResponse: PartitionProduceResponseInit;
       if (slot.errorCode !== null) {
         partitionResponse = { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
         logPartitionError(context, slot.topic, slot.partition, slot.errorCode, slot.reason);
+        topicMetrics?.recordProduce(slot.topic, slot.errorCode, 0, 0);
+        requestMetrics?.recordError(ApiKey.Produce, slot.errorCode);
       } else {
         const result = results[slot.entryIndex]!;
+        // Records appended: the stamped offsets are contiguous; a retried duplicate wrote nothing.
+        const appended = result.errorCode === ErrorCode.NONE && result.appendedBytes > 0 ? result.lastOffset - result.baseOffset + 1 : 0;
+        topicMetrics?.recordProduce(slot.topic, result.errorCode, appended, result.appendedBytes);
+        if (result.errorCode !== ErrorCode.NONE) requestMetrics?.recordError(ApiKey.Produce, result.errorCode);
         partitionResponse = {
           index: slot.partition,
           errorCode: result.errorCode,

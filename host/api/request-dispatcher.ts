@@ -26,7 +26,7 @@ import { SystemTime } from '../io/time.js';
 import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { type EventLoopWatchdog, requestPartitionCount } from '../observability/event-loop-watchdog.js';
-import { type Logger, logRefusedRequest, traceRequest } from '../observability/logger.js';
+import { type Logger, logRefusedRequest, type RequestLogFields, traceRequest } from '../observability/logger.js';
 import { ApiKey, apiKeyName, isFlexibleVersion } from '../protocol/generated/api-keys.js';
 import { encodeApiVersionsResponse } from '../protocol/generated/api-versions.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
@@ -37,6 +37,7 @@ import type { AnyApiDefinition, ApiRequestContext } from './api-definition.js';
 import type { ApiRegistry } from './api-registry.js';
 import { ChunkedWriter } from './chunked-writer.js';
 import type { BrokerServices } from './broker-services.js';
+import type { RequestMetrics } from '../metrics/request-metrics.js';
 
 /** Bytes of api_key + api_version + correlation_id at the start of every request header. */
 const FIXED_HEADER_BYTES = 8;
@@ -51,6 +52,8 @@ export interface RequestDispatcherOptions {
   readBuffers?: ReadBuffers;
   /** Times each request's synchronous work (decode, handler, encode); a long one is logged as a stall. */
   watchdog?: EventLoopWatchdog;
+  /** Counts requests, their total time and error answers per API (`/metrics`); none: not counted. */
+  requestMetrics?: RequestMetrics;
 }
 
 export class RequestDispatcher {
@@ -60,6 +63,7 @@ export class RequestDispatcher {
   private readonly time: Pick<Time, 'monotonicMs'>;
   private readonly readBuffers: ReadBuffers;
   private readonly watchdog: EventLoopWatchdog | undefined;
+  private readonly metrics: RequestMetrics | undefined;
   /** Api keys whose failed import was logged. */
   private readonly loadFailuresLogged = new Set<number>();
 
@@ -70,6 +74,7 @@ export class RequestDispatcher {
     this.time = options.time ?? new SystemTime();
     this.readBuffers = options.readBuffers ?? fetchReadBuffers;
     this.watchdog = options.watchdog;
+    this.metrics = options.requestMetrics;
   }
 
   /** The SocketServer's RequestHandler. */
@@ -147,19 +152,21 @@ export class RequestDispatcher {
     };
     const finish = (response: unknown): ResponseBytes | null => {
       if (response === null) {
-        traceRequest(this.logger, { ...fields, durationMs: this.time.monotonicMs() - startedMs });
+        this.answered(fields, startedMs, true);
         return null;
       }
       syncStartMs = watchdog?.nowMs() ?? 0;
       const bytes = this.encode(definition, apiVersion, correlationId, response);
       noteSyncWork();
-      traceRequest(this.logger, { ...fields, durationMs: this.time.monotonicMs() - startedMs });
+      this.answered(fields, startedMs, true);
       return bytes;
     };
     const failed = (error: unknown): ResponseBytes | null => {
       this.logger.error({ event: 'request.failed', ...fields, err: error }, `${api} handler failed (bug)`);
+      this.answered(fields, startedMs, false);
       return this.answerError(connection, definition, fields, ErrorCode.UNKNOWN_SERVER_ERROR, 'handler failed');
     };
+    if (this.metrics !== undefined) this.metrics.inFlight++;
     let result: unknown;
     try {
       result = definition.handle(request, context);
@@ -171,6 +178,16 @@ export class RequestDispatcher {
     if (result instanceof Promise) return result.then(finish, failed);
     return finish(result);
   };
+
+  /** A handled request is answered (or failed, untraced): its trace line and its metrics. */
+  private answered(fields: RequestLogFields & { apiKey: number }, startedMs: number, traced: boolean): void {
+    const durationMs = this.time.monotonicMs() - startedMs;
+    if (traced) traceRequest(this.logger, { ...fields, durationMs });
+    const metrics = this.metrics;
+    if (metrics === undefined) return;
+    metrics.inFlight--;
+    metrics.recordRequest(fields.apiKey, durationMs);
+  }
 
   /**
    * Imports every lazily registered handler not loaded yet (started right after the listeners
@@ -217,6 +234,7 @@ export class RequestDispatcher {
     errorCode: number,
     reason: string,
   ): ResponseBytes | null {
+    this.metrics?.recordError(definition.apiKey, errorCode);
     if (definition.apiKey === ApiKey.ApiVersions) {
       logRefusedRequest(this.logger, { ...fields, errorCode, error: errorName(errorCode) ?? String(errorCode) }, reason);
       return this.apiVersionsFallback(fields.correlationId, errorCode);

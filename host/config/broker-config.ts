@@ -43,6 +43,7 @@ import { assembleListeners, inconsistent } from './listener-assembly.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
 import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
 import { LIMIT_CONFIG_DEFS, type LimitConfigs, limitConfigs } from './limit-configs.js';
+import { METRICS_CONFIG_DEFS, type MetricsConfig, metricsConfig } from './metrics-configs.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -241,6 +242,7 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   // Tributary process
   { name: 'log.level', type: 'STRING', defaultValue: 'info', oneOf: LOG_LEVELS,
     doc: 'Tributary-only: level of the structured (pino) log on stdout.' },
+  ...METRICS_CONFIG_DEFS,
 
   // Kafka configs accepted for compatibility with Kafka's server.properties, without effect
   ...NO_EFFECT_CONFIG_DEFS,
@@ -263,7 +265,7 @@ export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map
  * log.flush.interval.ms > log.flush.scheduler.interval.ms). Durations in ms, sizes in bytes.
  * LONG values above 2^53-1 (Kafka's Long.MAX_VALUE "never") are Number.MAX_SAFE_INTEGER.
  */
-export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs {
+export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, MetricsConfig {
   readonly nodeId: number;
   readonly processRoles: readonly ('broker' | 'controller')[];
   readonly controllerQuorumVoters: readonly QuorumVoter[];
@@ -528,6 +530,7 @@ function assemble(
     groupMaxSize: get('group.max.size'),
     logLevel: get('log.level'),
     ...limitConfigs(get),
+    ...metricsConfig(get),
     originals,
     values,
     ignoredConfigs,

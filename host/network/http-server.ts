@@ -7,18 +7,31 @@
  *   accepts requests, `503 {"status":"NOT_READY"}` before that and while it stops (readiness: a
  *   load balancer sends traffic only to ready brokers). An `isReady` callback that throws counts
  *   as not ready (and is logged: it is a bug).
+ * - `GET /metrics`: the Prometheus text exposition of the broker's metrics, when a
+ *   {@link MetricsRoute} is given (host/metrics/prometheus-registry.ts), else 404; a render that
+ *   fails answers 500 (and is logged: it is a bug).
  * - anything else that is not a WebSocket upgrade: `404 {"error":"NOT_FOUND","path":...}`.
  *
- * Responses are JSON, `Cache-Control: no-store` (probes must never see a cached answer). Each
- * handler answers synchronously inside the uWS callback, so no onAborted handler is needed.
+ * Responses are JSON (but `/metrics`), `Cache-Control: no-store` (probes must never see a cached
+ * answer). `/health` and `/ready` answer synchronously inside the uWS callback; `/metrics`
+ * renders asynchronously, so it watches for the client going away (onAborted) before answering.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { NetworkLogger } from './network-types.js';
+
+/** What `/metrics` serves: an exposition text rendered on each scrape. */
+export interface MetricsRoute {
+  /** The Content-Type of the text, e.g. `text/plain; version=0.0.4; charset=utf-8`. */
+  readonly contentType: string;
+  render(): Promise<string>;
+}
 
 export interface HttpRoutesOptions {
   /** True once the broker accepts requests; called on every `/ready` probe. */
   isReady: () => boolean;
   logger: NetworkLogger;
+  /** `/metrics`; absent: 404. */
+  metrics?: MetricsRoute;
 }
 
 /** Registers `/health`, `/ready` and the 404 fallback. Call after the WebSocket routes. */
@@ -41,6 +54,8 @@ export function registerHttpRoutes(app: TemplatedApp, options: HttpRoutesOptions
   };
   app.get('/health', guardHttpHandler(health, options.logger)).head('/health', guardHttpHandler(health, options.logger));
   app.get('/ready', guardHttpHandler(ready, options.logger)).head('/ready', guardHttpHandler(ready, options.logger));
+  const metricsRoute = options.metrics;
+  if (metricsRoute !== undefined) app.get('/metrics', guardHttpHandler((res) => serveMetrics(res, metricsRoute, options.logger), options.logger));
   app.any('/*', guardHttpHandler(notFound, options.logger));
 }
 
@@ -67,6 +82,28 @@ export function guardHttpHandler<A extends unknown[]>(
       }
     }
   };
+}
+
+function serveMetrics(res: HttpResponse, route: MetricsRoute, logger: NetworkLogger): void {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  route.render().then(
+    (text) => {
+      if (aborted) return;
+      res.cork(() => {
+        res.writeStatus('200 OK').writeHeader('Content-Type', route.contentType).writeHeader('Cache-Control', 'no-store').end(text);
+      });
+    },
+    (error: unknown) => {
+      logger.error({ event: 'http.handler_failed', err: error }, '/metrics failed to render (bug); answering 500');
+      if (aborted) return;
+      res.cork(() => {
+        res.writeStatus('500 Internal Server Error').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'INTERNAL_ERROR' }));
+      });
+    },
+  );
 }
 
 function answer(res: HttpResponse, req: HttpRequest, status: string, body: object): void {

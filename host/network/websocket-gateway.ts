@@ -11,7 +11,7 @@
  *   json-socket.ts). The application behind it, the JSON subprotocol for browsers and `websocat`,
  *   lives in host/gateway/ (documented in host/gateway/JSON-PROTOCOL.md); this file only carries
  *   its text messages, limits and close handling.
- * - HTTP `GET /health`, `GET /ready` (http-server.ts).
+ * - HTTP `GET /health`, `GET /ready`, `GET /metrics` (http-server.ts).
  *
  * Bad input harms only its own socket: a message above socket.request.max.bytes closes with 1009
  * and the limit in the reason (a frame more than OVERSIZE_GRACE_BYTES above it is dropped by uWS
@@ -34,7 +34,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_sock
 import type { Time, TimerHandle } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
-import { guardHttpHandler, registerHttpRoutes } from './http-server.js';
+import { guardHttpHandler, type MetricsRoute, registerHttpRoutes } from './http-server.js';
 import type { JsonSessionFactory } from './json-socket.js';
 import { JsonConnection } from './websocket-json-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
@@ -118,6 +118,8 @@ export interface WebSocketGatewayOptions {
    * to upgrade besides local pages; see websocket-origin-policy.ts. Default: none listed.
    */
   allowedOrigins?: readonly string[];
+  /** `GET /metrics` (the broker's Prometheus registry); absent: 404. */
+  metrics?: MetricsRoute;
   /** Called once per closed WebSocket (both routes). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -200,6 +202,7 @@ export class WebSocketGateway {
     registerHttpRoutes(this.app, {
       isReady: () => this.state === 'listening' && (options.isReady?.() ?? true),
       logger: this.logger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
   }
 
@@ -243,6 +246,11 @@ export class WebSocketGateway {
   /** Open WebSockets (both routes). */
   get connectionCount(): number {
     return this.kafkaConnections.size + this.jsonConnections.size;
+  }
+
+  /** Open WebSockets per route, without a snapshot of each (metrics). */
+  sessionCounts(): { kafka: number; json: number } {
+    return { kafka: this.kafkaConnections.size, json: this.jsonConnections.size };
   }
 
   /** A snapshot of every open WebSocket (both routes). */

@@ -55,6 +55,7 @@ import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storag
 import { MetadataCache } from './metadata-cache.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
 import { LazyReplicaFetching } from './lazy-replica-fetching.js';
+import { BrokerMetrics } from './broker-metrics.js';
 
 /** A bound listener as clients reach it (advertised host, real port). */
 export interface BoundListener {
@@ -93,6 +94,8 @@ export class BrokerServer {
   private readonly logger: Logger;
   /** This broker's core, fetch pool and group flusher. */
   readonly resources: BrokerResources;
+  /** Counters of the request path and the `/metrics` endpoint (the typed API a console reads). */
+  readonly metrics: BrokerMetrics;
   private storage: LogStorage | null = null;
   private controllerInstance: QuorumController | null = null;
   /** Multi-voter mode: this broker's registration and heartbeats, and the controller's session expiry. */
@@ -134,6 +137,14 @@ export class BrokerServer {
       readBuffers: new ReadBufferPool(),
       groupFlusher: groupFlusherOn(environment.time),
     };
+    this.metrics = new BrokerMetrics(config, {
+      replicaManager: () => this.replicaManager,
+      topicExists: (topic) => this.cache?.topic(topic) !== undefined,
+      isActiveController: () => config.processRoles.includes('controller')
+        && (this.quorum === null || this.quorum.metadataLog.leaderAndEpoch().leaderId === config.nodeId),
+      connections: () => this.network?.connectionCounts() ?? [],
+      webSocketSessions: () => this.network?.webSocketSessions() ?? [],
+    });
   }
 
   /** This broker's node.id. */
@@ -233,6 +244,7 @@ export class BrokerServer {
       isReady: () => this.gate.isOpen && this.stopping === null,
       rootLogger,
       time: this.environment.time,
+      loadMetrics: () => this.metrics.loadPrometheus(),
     });
     this.network = network;
     try {
@@ -359,6 +371,8 @@ export class BrokerServer {
       nowMs: () => environment.time.nowMs(),
       controllerMutationQuota: new ControllerMutationQuotaManager(config, environment.time),
       describeQuorum: () => this.quorum?.describeQuorum() ?? Promise.resolve(describeEmbeddedQuorum(controller, environment.time.nowMs())),
+      topicMetrics: this.metrics.topicMetrics,
+      requestMetrics: this.metrics.requestMetrics,
     };
     this.cache = cache;
     this.publisher = publisher;
@@ -378,6 +392,7 @@ export class BrokerServer {
       logger: componentLogger(rootLogger, 'api'),
       readBuffers: this.resources.readBuffers,
       time: environment.time,
+      requestMetrics: this.metrics.requestMetrics,
     });
   }
 

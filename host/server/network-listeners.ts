@@ -12,6 +12,7 @@ import type { BrokerConfig, Listener } from '../config/broker-config.js';
 import type { ConnectionResources } from '../network/tcp-connection.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import { SocketServer } from '../network/socket-server.js';
+import type { MetricsRoute } from '../network/http-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
 import { componentLogger, type Logger } from '../observability/logger.js';
 
@@ -66,6 +67,11 @@ export interface NetworkListenersOptions {
   readonly resources?: ConnectionResources;
   /** The clock of idle checks and stop timeouts (the broker's environment); default the system clock. */
   readonly time?: Time;
+  /**
+   * Makes the `/metrics` route of the HTTP gateways, called once when `http.listeners` is set
+   * (so that the Prometheus library loads only then); absent: no `/metrics`.
+   */
+  readonly loadMetrics?: () => Promise<MetricsRoute>;
 }
 
 /** The bound client listeners and HTTP gateways of one broker. */
@@ -82,6 +88,7 @@ export class NetworkListeners {
   private readonly rootLogger: Logger;
   private readonly resources: ConnectionResources | undefined;
   private readonly time: Time | undefined;
+  private readonly loadMetrics: (() => Promise<MetricsRoute>) | undefined;
 
   constructor(options: NetworkListenersOptions) {
     this.time = options.time;
@@ -90,6 +97,24 @@ export class NetworkListeners {
     this.isReady = options.isReady;
     this.rootLogger = options.rootLogger;
     this.resources = options.resources;
+    this.loadMetrics = options.loadMetrics;
+  }
+
+  /** Open Kafka TCP connections per client listener. */
+  connectionCounts(): { listener: string; count: number }[] {
+    return this.servers.map((server, i) => ({ listener: this.bound[i]?.name ?? 'UNBOUND', count: server.connectionCount }));
+  }
+
+  /** Open WebSockets of the HTTP gateways per route (summed over the gateways). */
+  webSocketSessions(): { route: string; count: number }[] {
+    let kafka = 0;
+    let json = 0;
+    for (const gateway of this.gateways) {
+      const counts = gateway.sessionCounts();
+      kafka += counts.kafka;
+      json += counts.json;
+    }
+    return [{ route: 'kafka', count: kafka }, { route: 'json', count: json }];
   }
 
   /** The client listeners: every listener but the controller listeners. */
@@ -138,6 +163,7 @@ export class NetworkListeners {
     // A controller-only node serves no client (Kafka's controllers have no client listener).
     if (config.httpListeners.length === 0 || !config.processRoles.includes('broker')) return;
     const gatewayModule = await import('../gateway/json-gateway.js');
+    const metrics = await this.loadMetrics?.();
     const logger = componentLogger(this.rootLogger, 'websocket-gateway');
     for (const endpoint of config.httpListeners) {
       const gateway = gatewayModule.createJsonGateway({
@@ -151,6 +177,7 @@ export class NetworkListeners {
         maxConnections: Math.max(1, config.maxConnections),
         allowedOrigins: config.httpAllowedOrigins,
         logger,
+        ...(metrics === undefined ? {} : { metrics }),
         ...(this.time === undefined ? {} : { time: this.time }),
       });
       try {

@@ -1,0 +1,41 @@
+/**
+ * The broker's metrics and consumer-lag configs (issue 14), all Tributary-only: how many topics
+ * get their own label in `/metrics` (host/metrics/topic-labels.ts) and how the broker samples
+ * consumer groups to compute lag in offsets and seconds and a Burrow-style status
+ * (host/metrics/consumer-lag-monitor.ts). Kept apart from broker-config.ts, which spreads these
+ * definitions into its list and these values into the BrokerConfig.
+ */
+import type { ConfigDef, ConfigValue } from './config-def.js';
+
+export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
+  { name: 'metrics.topic.labels.enable', type: 'BOOLEAN', defaultValue: 'true',
+    doc: 'Tributary-only: /metrics carries per-topic and per-partition series (topic, partition labels: messages and bytes in/out, log size, consumer lag); false keeps only the broker-wide series, for clusters with very many partitions.' },
+  { name: 'metrics.topic.labels.max', type: 'INT', defaultValue: '500', min: 0,
+    doc: 'Tributary-only: the most topics with their own labels in /metrics; topics beyond it (first come, first labelled; a deleted topic frees its place) count only in the broker-wide series, and tributary_metrics_topics_unlabelled says how many there are.' },
+  { name: 'consumer.lag.sample.interval.ms', type: 'INT', defaultValue: '10000', min: 10,
+    doc: 'Tributary-only: how often the group coordinator samples its groups\' committed offsets, the high watermarks and the timestamp of the oldest unconsumed record, for consumer lag and group status.' },
+  { name: 'consumer.lag.window.ms', type: 'INT', defaultValue: '120000', min: 1,
+    doc: 'Tributary-only: the sliding window of the group status: WARNING when a partition\'s lag grew over the whole window, STALLED when its committed offset has not moved for the window while its lag is above zero.' },
+  { name: 'consumer.lag.max.timestamp.reads', type: 'INT', defaultValue: '1000', min: 1,
+    doc: 'Tributary-only: the most record-batch headers one lag sample reads from the logs (one per partition whose committed offset moved); partitions beyond it keep their previous lag in seconds until a later sample.' },
+];
+
+/** The BrokerConfig fields these configs set. */
+export interface MetricsConfig {
+  readonly metricsTopicLabelsEnable: boolean;
+  readonly metricsTopicLabelsMax: number;
+  readonly consumerLagSampleIntervalMs: number;
+  readonly consumerLagWindowMs: number;
+  readonly consumerLagMaxTimestampReads: number;
+}
+
+/** The fields, from the parsed values. */
+export function metricsConfig(get: <T extends ConfigValue>(name: string) => T): MetricsConfig {
+  return {
+    metricsTopicLabelsEnable: get('metrics.topic.labels.enable'),
+    metricsTopicLabelsMax: get('metrics.topic.labels.max'),
+    consumerLagSampleIntervalMs: get('consumer.lag.sample.interval.ms'),
+    consumerLagWindowMs: get('consumer.lag.window.ms'),
+    consumerLagMaxTimestampReads: get('consumer.lag.max.timestamp.reads'),
+  };
+}

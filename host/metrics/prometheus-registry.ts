@@ -1,0 +1,237 @@
+/**
+ * The broker's `/metrics` (Prometheus text format 0.0.4) with prom-client: Kafka's MBeans named
+ * the way the Prometheus JMX exporter's Kafka rules name them (lower-cased
+ * `<domain>_<type>_<name>`, a `_total` suffix on counters), read lazily when scraped.
+ *
+ * Nothing here runs on the request path: every family has a `collect()` callback (or, for the
+ * request-time histogram, a `get()` override) that copies the plain number fields the hot path
+ * increments (broker-topic-metrics.ts, request-metrics.ts) or reads the broker's state
+ * (partitions, controller, connections) at scrape time. Families and labels are listed in
+ * README.md ("Metrics"). Per-topic and per-partition series are bounded by the topic label budget
+ * (metrics.topic.labels.enable / metrics.topic.labels.max, BrokerTopicMetrics.hasLabels).
+ *
+ * Loaded only when `http.listeners` is set (prom-client's import and default collectors cost
+ * start-up time and a little memory a library broker without HTTP does not need).
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { apiKeyName } from '../protocol/generated/api-keys.js';
+import { errorName } from '../protocol/generated/error-codes.js';
+import type { BrokerTopicMetrics, TopicCounters } from './broker-topic-metrics.js';
+import { REQUEST_TIME_BUCKETS_MS, type RequestMetrics } from './request-metrics.js';
+
+/** One partition this broker holds, as the gauges need it. */
+export interface PartitionGaugeSource {
+  readonly topic: string;
+  readonly partition: number;
+  readonly isLeader: boolean;
+  readonly isrSize: number;
+  readonly replicaCount: number;
+  /** Bytes of the partition's segment files (Kafka's Log Size). */
+  readonly sizeBytes: number;
+}
+
+/** What `/metrics` reads from the broker; each function is called once per scrape. */
+export interface BrokerMetricsSources {
+  readonly topicMetrics: BrokerTopicMetrics;
+  readonly requestMetrics: RequestMetrics;
+  /** The partitions this broker holds (leaders and followers). */
+  partitions(): Iterable<PartitionGaugeSource>;
+  /** Whether a topic still exists (deleted topics lose their series). */
+  topicExists(topic: string): boolean;
+  /** True when this node is the active controller. */
+  isActiveController(): boolean;
+  /** Open Kafka protocol TCP connections per listener. */
+  connections(): readonly { listener: string; count: number }[];
+  /** Open WebSockets of the HTTP gateway per route (`kafka`, `json`). */
+  webSocketSessions(): readonly { route: string; count: number }[];
+}
+
+/** A registry ready to scrape. */
+export interface PrometheusEndpoint {
+  /** `text/plain; version=0.0.4; charset=utf-8`. */
+  readonly contentType: string;
+  /** The exposition text. */
+  render(): Promise<string>;
+  /** The underlying prom-client registry (tests, and a console that wants the same numbers). */
+  readonly registry: Registry;
+}
+
+/** Builds the registry over `sources`, with prom-client's default process and Node.js metrics. */
+export function createPrometheusEndpoint(sources: BrokerMetricsSources): PrometheusEndpoint {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  registerTopicCounters(registry, sources);
+  registerRequestMetrics(registry, sources.requestMetrics);
+  registerReplicaGauges(registry, sources);
+  registerNetworkGauges(registry, sources);
+  return { contentType: registry.contentType, render: () => registry.metrics(), registry };
+}
+
+/** kafka.server:type=BrokerTopicMetrics: one series without labels (all topics), one per labelled topic. */
+function registerTopicCounters(registry: Registry, sources: BrokerMetricsSources): void {
+  const families: [string, keyof TopicCounters, string][] = [
+    ['messagesin', 'messagesIn', 'Records appended by Produce (MessagesInPerSec).'],
+    ['bytesin', 'bytesIn', 'Bytes of record batches appended by Produce (BytesInPerSec).'],
+    ['bytesout', 'bytesOut', 'Bytes of record batches sent to consumers by Fetch, followers excluded (BytesOutPerSec).'],
+    ['totalproducerequests', 'produceRequests', 'Partition appends of Produce requests (TotalProduceRequestsPerSec).'],
+    ['totalfetchrequests', 'fetchRequests', 'Partition reads of consumer Fetch requests (TotalFetchRequestsPerSec).'],
+    ['failedproducerequests', 'failedProduceRequests', 'Produce partition appends answered with an error (FailedProduceRequestsPerSec).'],
+    ['failedfetchrequests', 'failedFetchRequests', 'Consumer Fetch partition reads answered with an error (FailedFetchRequestsPerSec).'],
+  ];
+  const topics = sources.topicMetrics;
+  for (const [name, field, help] of families) {
+    registry.registerMetric(new Counter({
+      name: `kafka_server_brokertopicmetrics_${name}_total`,
+      help: `${help} No topic label: every topic.`,
+      labelNames: ['topic'],
+      registers: [],
+      collect() {
+        topics.retainTopics((topic) => sources.topicExists(topic));
+        this.reset();
+        this.inc(topics.allTopics[field]);
+        for (const [topic, counters] of topics.topics()) this.inc({ topic }, counters[field]);
+      },
+    }));
+  }
+  registry.registerMetric(new Gauge({
+    name: 'tributary_metrics_topics_unlabelled',
+    help: 'Topics counted only in the series without a topic label (metrics.topic.labels.max reached).',
+    registers: [],
+    collect() {
+      this.set(topics.unlabelledTopics);
+    },
+  }));
+}
+
+/**
+ * kafka.network:type=RequestMetrics per request (Kafka's API name): RequestsPerSec, TotalTimeMs as
+ * a Prometheus histogram in milliseconds, ErrorsPerSec per error name; RequestChannel's queue.
+ */
+function registerRequestMetrics(registry: Registry, metrics: RequestMetrics): void {
+  const requestName = (apiKey: number): string => apiKeyName(apiKey) ?? String(apiKey);
+  registry.registerMetric(new Counter({
+    name: 'kafka_network_requestmetrics_requests_total',
+    help: 'Requests answered, per API (RequestsPerSec).',
+    labelNames: ['request'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const api of metrics.apis()) this.inc({ request: requestName(api.apiKey) }, api.requests);
+    },
+  }));
+  registry.registerMetric(new RequestTimeHistogram(metrics, requestName));
+  registry.registerMetric(new Counter({
+    name: 'kafka_network_requestmetrics_errors_total',
+    help: 'Error answers per API and Kafka error name (ErrorsPerSec): request-level errors and each partition answered with an error (Produce, Fetch).',
+    labelNames: ['request', 'error'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const e of metrics.errorTotals()) this.inc({ request: requestName(e.apiKey), error: errorName(e.errorCode) ?? String(e.errorCode) }, e.count);
+    },
+  }));
+  registry.registerMetric(new Gauge({
+    name: 'kafka_network_requestchannel_requestqueuesize',
+    help: 'Requests handed to their handler and not answered yet (long polls and acks=all produces included).',
+    registers: [],
+    collect() {
+      this.set(metrics.inFlight);
+    },
+  }));
+}
+
+/**
+ * TotalTimeMs per API as a histogram, built from RequestMetrics' bucket counts at scrape time
+ * (prom-client's own Histogram would be observed per request, with a label lookup each time).
+ */
+const REQUEST_TIME_NAME = 'kafka_network_requestmetrics_totaltimems';
+const REQUEST_TIME_HELP = 'Time from a request\'s arrival at its handler to its answer, ms, per API (TotalTimeMs).';
+
+class RequestTimeHistogram extends Histogram<'request'> {
+  constructor(private readonly metrics: RequestMetrics, private readonly requestName: (apiKey: number) => string) {
+    super({
+      name: REQUEST_TIME_NAME,
+      help: REQUEST_TIME_HELP,
+      labelNames: ['request'],
+      buckets: [...REQUEST_TIME_BUCKETS_MS],
+      registers: [],
+    });
+  }
+
+  override async get(): Promise<Awaited<ReturnType<Histogram<'request'>['get']>>> {
+    const values: { value: number; labels: Record<string, string | number>; metricName: string }[] = [];
+    const name = REQUEST_TIME_NAME;
+    for (const api of this.metrics.apis()) {
+      const request = this.requestName(api.apiKey);
+      let cumulative = 0;
+      api.bucketCounts.forEach((count, i) => {
+        cumulative += count;
+        const le = i < REQUEST_TIME_BUCKETS_MS.length ? REQUEST_TIME_BUCKETS_MS[i]! : '+Inf';
+        values.push({ value: cumulative, labels: { request, le }, metricName: `${name}_bucket` });
+      });
+      values.push({ value: api.totalTimeMsSum, labels: { request }, metricName: `${name}_sum` });
+      values.push({ value: api.requests, labels: { request }, metricName: `${name}_count` });
+    }
+    return { name, help: REQUEST_TIME_HELP, type: 'histogram', values, aggregator: 'sum' } as unknown as Awaited<ReturnType<Histogram<'request'>['get']>>;
+  }
+}
+
+/** kafka.server:type=ReplicaManager, kafka.log:type=Log,name=Size, kafka.controller:type=KafkaController. */
+function registerReplicaGauges(registry: Registry, sources: BrokerMetricsSources): void {
+  const gauge = (name: string, help: string, value: (partitions: PartitionGaugeSource[]) => number): void => {
+    registry.registerMetric(new Gauge({
+      name, help, registers: [],
+      collect() {
+        this.set(value([...sources.partitions()]));
+      },
+    }));
+  };
+  gauge('kafka_server_replicamanager_partitioncount', 'Partitions this broker holds, leader or follower (PartitionCount).', (p) => p.length);
+  gauge('kafka_server_replicamanager_leadercount', 'Partitions this broker leads (LeaderCount).', (p) => p.filter((x) => x.isLeader).length);
+  gauge('kafka_server_replicamanager_underreplicatedpartitions', 'Partitions this broker leads whose ISR is smaller than their replica list (UnderReplicatedPartitions).',
+    (p) => p.filter((x) => x.isLeader && x.isrSize < x.replicaCount).length);
+  registry.registerMetric(new Gauge({
+    name: 'kafka_log_log_size',
+    help: 'Bytes of a partition\'s segment files on this broker (kafka.log:type=Log,name=Size), for topics with labels.',
+    labelNames: ['topic', 'partition'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const p of sources.partitions()) {
+        if (sources.topicMetrics.hasLabels(p.topic)) this.set({ topic: p.topic, partition: p.partition }, p.sizeBytes);
+      }
+    },
+  }));
+  registry.registerMetric(new Gauge({
+    name: 'kafka_controller_kafkacontroller_activecontrollercount',
+    help: '1 on the active controller, 0 elsewhere (ActiveControllerCount).',
+    registers: [],
+    collect() {
+      this.set(sources.isActiveController() ? 1 : 0);
+    },
+  }));
+}
+
+/** Connections per listener (Kafka's socket-server-metrics connection-count) and WebSocket sessions. */
+function registerNetworkGauges(registry: Registry, sources: BrokerMetricsSources): void {
+  registry.registerMetric(new Gauge({
+    name: 'kafka_server_socket_server_metrics_connection_count',
+    help: 'Open Kafka protocol TCP connections per listener (connection-count); WebSockets are tributary_websocket_sessions.',
+    labelNames: ['listener'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const { listener, count } of sources.connections()) this.set({ listener }, count);
+    },
+  }));
+  registry.registerMetric(new Gauge({
+    name: 'tributary_websocket_sessions',
+    help: 'Open WebSockets of the HTTP gateway per route (kafka: Kafka frames, json: the JSON subprotocol).',
+    labelNames: ['route'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const { route, count } of sources.webSocketSessions()) this.set({ route }, count);
+    },
+  }));
+}

@@ -1,0 +1,75 @@
+/**
+ * The broker's metrics, as one object the BrokerServer owns (issue 14): the counters the request
+ * path increments (BrokerTopicMetrics, RequestMetrics) and the `/metrics` endpoint over them and
+ * over the broker's state, built when the HTTP gateway starts (prom-client loads only then).
+ *
+ * The typed accessors ({@link BrokerMetrics.topicMetrics}, {@link BrokerMetrics.requestMetrics})
+ * are the in-process API a console reads the same numbers through, without parsing the text.
+ */
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { UnifiedLog } from '../log/unified-log.js';
+import { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
+import type { BrokerMetricsSources, PartitionGaugeSource, PrometheusEndpoint } from '../metrics/prometheus-registry.js';
+import { RequestMetrics } from '../metrics/request-metrics.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+
+/** The broker state `/metrics` reads besides the counters. */
+export interface BrokerMetricsState {
+  readonly replicaManager: () => ReplicaManager<UnifiedLog> | null;
+  topicExists(topic: string): boolean;
+  isActiveController(): boolean;
+  connections(): readonly { listener: string; count: number }[];
+  webSocketSessions(): readonly { route: string; count: number }[];
+}
+
+export class BrokerMetrics {
+  /** Messages and bytes in/out, produce and fetch requests, per topic and broker-wide. */
+  readonly topicMetrics: BrokerTopicMetrics;
+  /** Requests, total time and errors per API. */
+  readonly requestMetrics = new RequestMetrics();
+  private endpoint: PrometheusEndpoint | null = null;
+
+  constructor(config: Pick<BrokerConfig, 'metricsTopicLabelsEnable' | 'metricsTopicLabelsMax'>, private readonly state: BrokerMetricsState) {
+    this.topicMetrics = new BrokerTopicMetrics({ enabled: config.metricsTopicLabelsEnable, max: config.metricsTopicLabelsMax });
+  }
+
+  /** The Prometheus endpoint once loaded ({@link loadPrometheus}); null before, or without `http.listeners`. */
+  get prometheus(): PrometheusEndpoint | null {
+    return this.endpoint;
+  }
+
+  /** Loads prom-client and builds the registry (once; later calls return the same endpoint). */
+  async loadPrometheus(): Promise<PrometheusEndpoint> {
+    if (this.endpoint !== null) return this.endpoint;
+    const { createPrometheusEndpoint } = await import('../metrics/prometheus-registry.js');
+    this.endpoint ??= createPrometheusEndpoint(this.sources());
+    return this.endpoint;
+  }
+
+  private sources(): BrokerMetricsSources {
+    const state = this.state;
+    return {
+      topicMetrics: this.topicMetrics,
+      requestMetrics: this.requestMetrics,
+      partitions: () => partitionGauges(state.replicaManager()),
+      topicExists: (topic) => state.topicExists(topic),
+      isActiveController: () => state.isActiveController(),
+      connections: () => state.connections(),
+      webSocketSessions: () => state.webSocketSessions(),
+    };
+  }
+}
+
+function* partitionGauges(replicaManager: ReplicaManager<UnifiedLog> | null): Iterable<PartitionGaugeSource> {
+  if (replicaManager === null) return;
+  for (const partition of replicaManager.allPartitions()) {
+    yield {
+      topic: partition.topic,
+      partition: partition.partition,
+      isLeader: partition.isLeader,
+      isrSize: partition.isr.length,
+      replicaCount: partition.replicas.length,
+      sizeBytes: partition.log.size,
+    };
+  }
+}
