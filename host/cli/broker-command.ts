@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { BrokerConfig, loadBrokerConfig, parseOverrides } from '../config/broker-config.js';
+import { BrokerConfig, loadBrokerConfig, noEffectReasonOf, parseOverrides } from '../config/broker-config.js';
 import { CreateLoggerOptions, Logger, LogEvent, createLogger } from '../observability/logger.js';
 import { CliError, CliIo, ExitCode, processIo, runCliAction } from './output.js';
 
@@ -107,11 +107,10 @@ export async function runBrokerCommand(
     { event: LogEvent.ConfigLoaded, file: options.config ?? null, overrides: Object.keys(overrides) },
     'broker configuration loaded',
   );
-  if (config.ignoredConfigs.length > 0) {
-    cliLogger.warn(
-      { event: LogEvent.ConfigIgnored, configs: config.ignoredConfigs },
-      `these Kafka configs have no effect in Tributary: ${config.ignoredConfigs.join(', ')}`,
-    );
+  // One line per Kafka config that has no effect here, with the reason (issue 13).
+  for (const name of config.ignoredConfigs) {
+    const reason = noEffectReasonOf(name);
+    cliLogger.warn({ event: LogEvent.ConfigIgnored, config: name, reason }, `config ${name} has no effect in Tributary: ${reason}`);
   }
   const brokerModule = await deps.loadModule();
 

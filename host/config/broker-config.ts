@@ -12,8 +12,9 @@
  *   is created (Kafka refuses to create it until enough brokers are registered).
  *
  * Unknown keys are refused (Kafka only warns): a typo in a config name would otherwise silently
- * run with the default. Kafka configs that have no meaning in Tributary (thread counts, socket
- * buffer sizes) are accepted so that a Kafka server.properties loads; see `noEffect`.
+ * run with the default. Every other Kafka broker config (generated from Kafka's ConfigDefs, see
+ * kafka-config-catalog.ts) is accepted with Kafka's type and validator, so a Kafka
+ * server.properties loads; it has no effect, and says why (`noEffect`).
  */
 import { type Disk, isDiskError, NodeDisk, readWholeFile } from '../io/disk.js';
 import {
@@ -38,6 +39,7 @@ import {
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
 import { NO_EFFECT_CONFIG_DEFS } from './no-effect-configs.js';
+import { KAFKA_BROKER_CONFIGS, kafkaOnlyConfigDefs, LISTENER_PREFIXED_CONFIG, noEffectReason } from './kafka-config-catalog.js';
 import { RAFT_CONFIG_DEFS, raftSettings } from './raft-configs.js';
 import { assembleListeners, inconsistent } from './listener-assembly.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
@@ -85,9 +87,10 @@ function originListCheck(value: ConfigValue): string | null {
 }
 
 /**
- * Every broker config Tributary knows, in reference order. Kafka names; `doc` is one line.
+ * The broker configs Tributary implements (and the hand-described no-effect ones), in reference
+ * order. Kafka names; `doc` is one line.
  */
-export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
+export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   // Node identity and roles (KRaft)
   { name: 'node.id', type: 'INT', defaultValue: '1', min: 0,
     doc: 'The node id of this server in the cluster (Tributary default 1; Kafka requires it to be set).' },
@@ -249,10 +252,27 @@ export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
 ];
 
 /**
+ * Every broker config Tributary knows: its own, then every other Kafka broker config (accepted
+ * without effect, kafka-config-catalog.ts).
+ */
+export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
+  ...TRIBUTARY_BROKER_CONFIG_DEFS,
+  ...kafkaOnlyConfigDefs(KAFKA_BROKER_CONFIGS, TRIBUTARY_BROKER_CONFIG_DEFS),
+];
+
+/**
  * Prefix of ZooKeeper-mode configs (Kafka's zookeeper.*, KafkaConfig before KIP-500 removed them):
  * an unlisted key with it is accepted without effect, so a ZooKeeper-mode server.properties loads.
  */
 export const ZOOKEEPER_CONFIG_PREFIX = 'zookeeper.';
+
+/**
+ * Why a broker config set in server.properties has no effect (its def's `noEffect`, or the reason
+ * for a zookeeper.* / listener.name.* key accepted by prefix).
+ */
+export function noEffectReasonOf(name: string): string {
+  return BROKER_CONFIG_DEF_BY_NAME.get(name)?.noEffect ?? noEffectReason(name);
+}
 
 /** The definitions by name. */
 export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map(
@@ -407,7 +427,7 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
   const ignoredConfigs: string[] = [];
   for (const [key, { text, origin }] of raw) {
     const def = BROKER_CONFIG_DEF_BY_NAME.get(key);
-    if (!def && key.startsWith(ZOOKEEPER_CONFIG_PREFIX)) {
+    if (!def && (key.startsWith(ZOOKEEPER_CONFIG_PREFIX) || LISTENER_PREFIXED_CONFIG.test(key))) {
       ignoredConfigs.push(key);
       continue;
     }

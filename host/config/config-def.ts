@@ -10,8 +10,8 @@
  */
 import { ConfigError } from './config-error.js';
 
-/** Kafka's ConfigDef.Type names (the subset Tributary uses). */
-export type ConfigType = 'BOOLEAN' | 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'DOUBLE' | 'LIST' | 'PASSWORD';
+/** Kafka's ConfigDef.Type names. CLASS values are kept as text (Tributary loads no classes). */
+export type ConfigType = 'BOOLEAN' | 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'DOUBLE' | 'LIST' | 'CLASS' | 'PASSWORD';
 
 /** A parsed config value. `null` only for configs whose default is null and that were not set. */
 export type ConfigValue = boolean | number | string | readonly string[] | null;
@@ -55,6 +55,8 @@ export interface ConfigDef {
   /** Inclusive numeric bounds (INT, SHORT, LONG, DOUBLE). */
   readonly min?: number;
   readonly max?: number;
+  /** Integers accepted outside [min, max] (gzip's level -1, Java's Deflater.DEFAULT_COMPRESSION). */
+  readonly alsoAccepts?: readonly number[];
   /** STRING: the accepted values; LIST: the accepted elements. Case-sensitive, like Kafka's ValidString. */
   readonly oneOf?: readonly string[];
   /** LIST or STRING must not be empty. */
@@ -94,6 +96,8 @@ export function acceptedPhrase(def: ConfigDef): string {
       return `a 64-bit integer${bounds}`;
     case 'DOUBLE':
       return `a number${bounds}`;
+    case 'CLASS':
+      return 'a class name';
     case 'STRING':
     case 'PASSWORD':
       if (def.oneOf) return `one of ${def.oneOf.join(', ')}`;
@@ -107,6 +111,11 @@ export function acceptedPhrase(def: ConfigDef): string {
 }
 
 function boundsPhrase(def: ConfigDef): string {
+  const also = def.alsoAccepts?.length ? ` (or ${def.alsoAccepts.join(', ')})` : '';
+  return boundsOnly(def) + also;
+}
+
+function boundsOnly(def: ConfigDef): string {
   if (def.min !== undefined && def.max !== undefined) return ` between ${def.min} and ${def.max}`;
   if (def.min !== undefined) return ` >= ${def.min}`;
   if (def.max !== undefined) return ` <= ${def.max}`;
@@ -172,6 +181,7 @@ function parseTyped(def: ConfigDef, raw: string, reason: { text: string }): Conf
         return undefined;
       }
       const big = BigInt(text);
+      if (def.alsoAccepts?.includes(Number(big))) return Number(big);
       const range = def.type === 'INT' ? INT_RANGE : def.type === 'SHORT' ? SHORT_RANGE : LONG_RANGE;
       if (big < range.min || big > range.max) {
         reason.text = `out of the ${def.type === 'INT' ? '32' : def.type === 'SHORT' ? '16' : '64'}-bit integer range`;
@@ -209,6 +219,7 @@ function parseTyped(def: ConfigDef, raw: string, reason: { text: string }): Conf
       }
       return number;
     }
+    case 'CLASS':
     case 'STRING':
     case 'PASSWORD': {
       if (def.nonEmpty && text === '') {

@@ -2,7 +2,7 @@
  * The config reference as Markdown tables (name, default, accepted values, description), generated
  * from the definitions so that README.md cannot drift from the code.
  */
-import { BROKER_CONFIG_DEFS } from './broker-config.js';
+import { BROKER_CONFIG_DEFS, TRIBUTARY_BROKER_CONFIG_DEFS } from './broker-config.js';
 import { ConfigDef, acceptedPhrase } from './config-def.js';
 import { TOPIC_CONFIG_DEFS } from './topic-config.js';
 
@@ -27,9 +27,23 @@ function table(defs: readonly ConfigDef[], extra?: (def: ConfigDef) => string): 
   return header + rows.join('\n') + '\n';
 }
 
-/** Broker configs (server.properties / --override) as a Markdown table. */
+/** Broker configs (server.properties / --override) Tributary defines, as a Markdown table. */
 export function brokerConfigReferenceMarkdown(): string {
-  return table(BROKER_CONFIG_DEFS);
+  return table(TRIBUTARY_BROKER_CONFIG_DEFS);
+}
+
+/**
+ * Kafka's other broker configs, accepted without effect: one Markdown bullet per reason with the
+ * names it covers (from the generated table of Kafka's configs).
+ */
+export function kafkaOnlyBrokerConfigsMarkdown(): string {
+  const own = new Set(TRIBUTARY_BROKER_CONFIG_DEFS.map((def) => def.name));
+  const byReason = new Map<string, string[]>();
+  for (const def of BROKER_CONFIG_DEFS) {
+    if (own.has(def.name) || def.noEffect === undefined) continue;
+    byReason.set(def.noEffect, [...(byReason.get(def.noEffect) ?? []), def.name]);
+  }
+  return [...byReason].map(([reason, names]) => `- ${reason}: ${names.map((name) => `\`${name}\``).join(', ')}\n`).join('');
 }
 
 /** Topic configs (CreateTopics / AlterConfigs) as a Markdown table with their broker synonyms. */

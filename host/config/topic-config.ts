@@ -24,6 +24,7 @@ import {
 } from './config-def.js';
 import { ConfigError } from './config-error.js';
 import type { LogConfig } from '../log/log-config.js';
+import { KAFKA_TOPIC_CONFIGS, noEffectConfigDef } from './kafka-config-catalog.js';
 
 /** Kafka error code INVALID_CONFIG (errors.json): a config name or value is not acceptable. */
 export const INVALID_CONFIG = 40;
@@ -46,12 +47,12 @@ export interface TopicConfigDef extends ConfigDef {
   readonly brokerSynonyms: readonly string[];
   /** The broker-level value this topic config takes when the topic does not override it. */
   readonly fromBroker: (broker: BrokerConfig) => ConfigValue;
-  /** The ResolvedTopicConfig field. */
-  readonly field: keyof ResolvedTopicConfig;
+  /** The ResolvedTopicConfig field; absent for the Kafka configs that have no effect here (`noEffect`). */
+  readonly field?: keyof ResolvedTopicConfig;
 }
 
-/** Every topic config Tributary accepts, in Kafka's documentation order. */
-export const TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [
+/** The topic configs Tributary implements, in Kafka's documentation order. */
+const IMPLEMENTED_TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [
   { name: 'cleanup.policy', type: 'LIST', defaultValue: 'delete', oneOf: ['delete', 'compact'], nonEmpty: true,
     brokerSynonyms: ['log.cleanup.policy'], fromBroker: (b) => b.logCleanupPolicy, field: 'cleanupPolicy',
     doc: 'delete (time/size retention), compact (keep the last record per key), or both.' },
@@ -109,6 +110,37 @@ export const TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [
     brokerSynonyms: ['unclean.leader.election.enable'], fromBroker: (b) => b.uncleanLeaderElectionEnable, field: 'uncleanLeaderElectionEnable',
     doc: 'Allow a replica outside the ISR to become leader (may lose data).' },
 ];
+
+/**
+ * A no-effect topic config's broker-level value: its first broker synonym that is set (or has a
+ * default), converted from hours/minutes when the synonym says so (log.roll.jitter.hours ->
+ * segment.jitter.ms, as Kafka's ConfigSynonym does); else the topic default.
+ */
+function valueFromBrokerSynonyms(def: ConfigDef, synonyms: readonly string[]): (broker: BrokerConfig) => ConfigValue {
+  const topicDefault = def.defaultValue === null ? null : parseConfigValue(def, def.defaultValue);
+  return (broker) => {
+    for (const name of synonyms) {
+      const value = broker.values.get(name);
+      if (value === undefined || value === null) continue;
+      if (typeof value === 'number' && name.endsWith('.hours') && !def.name.endsWith('.hours')) return value * 3_600_000;
+      if (typeof value === 'number' && name.endsWith('.minutes') && !def.name.endsWith('.minutes')) return value * 60_000;
+      return value;
+    }
+    return topicDefault;
+  };
+}
+
+/** Kafka's other topic configs: accepted with Kafka's validator, no effect, said so. */
+const KAFKA_ONLY_TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = KAFKA_TOPIC_CONFIGS
+  .filter((info) => !IMPLEMENTED_TOPIC_CONFIG_DEFS.some((def) => def.name === info.name))
+  .map((info) => {
+    const def = noEffectConfigDef(info);
+    const brokerSynonyms = info.brokerSynonyms ?? [];
+    return { ...def, brokerSynonyms, fromBroker: valueFromBrokerSynonyms(def, brokerSynonyms) };
+  });
+
+/** Every topic config Kafka has: Tributary's own, then the ones without effect, each group by name. */
+export const TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [...IMPLEMENTED_TOPIC_CONFIG_DEFS, ...KAFKA_ONLY_TOPIC_CONFIG_DEFS];
 
 /** The definitions by name. */
 export const TOPIC_CONFIG_DEF_BY_NAME: ReadonlyMap<string, TopicConfigDef> = new Map(
@@ -201,6 +233,7 @@ function overrideOf(overrides: Overrides, name: string): string | undefined {
 export function resolveTopicConfig(overrides: Overrides, broker: BrokerConfig): ResolvedTopicConfig {
   const resolved: Record<string, ConfigValue> = {};
   for (const def of TOPIC_CONFIG_DEFS) {
+    if (def.field === undefined) continue;
     const text = overrideOf(overrides, def.name);
     resolved[def.field] = text === undefined ? def.fromBroker(broker) : parseConfigValue(def, text, 'topic override');
   }
@@ -237,7 +270,7 @@ export function topicOverridesToLogConfig(overrides: Overrides): Partial<LogConf
   for (const name of names) {
     const def = TOPIC_CONFIG_DEF_BY_NAME.get(name);
     if (!def) throw new ConfigError(unknownTopicConfigMessage(name), { key: name });
-    if (def.field === 'compressionType' || def.field === 'uncleanLeaderElectionEnable') continue;
+    if (def.field === undefined || def.field === 'compressionType' || def.field === 'uncleanLeaderElectionEnable') continue;
     const value = parseConfigValue(def, overrideOf(overrides, name)!, 'topic override');
     partial[def.field] = Array.isArray(value) ? [...value] : value;
   }

@@ -81,8 +81,12 @@ describe('tributary broker', () => {
 
   it('warns about Kafka configs that have no effect', async () => {
     const broker = fakeBroker();
-    await runCli(argv('broker', '-o', 'num.io.threads=8'), { brokerDeps: broker.deps });
-    expect(broker.logLines.join('')).toContain('"event":"config.ignored","configs":["num.io.threads"]');
+    await runCli(argv('broker', '-o', 'num.io.threads=8', '-o', 'log.cleaner.io.buffer.load.factor=0.9'), { brokerDeps: broker.deps });
+    const ignored = broker.logLines.filter((line) => line.includes('"event":"config.ignored"'));
+    expect(ignored).toHaveLength(2);
+    expect(ignored[0]).toContain('"config":"num.io.threads"');
+    expect(ignored[0]).toContain('config num.io.threads has no effect in Tributary: Node handles requests on one event loop');
+    expect(ignored[1]).toContain('config log.cleaner.io.buffer.load.factor has no effect in Tributary');
   });
 
   it('exits 2 naming the key for an unknown config, before starting anything', async () => {

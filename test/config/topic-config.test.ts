@@ -245,7 +245,8 @@ function invalidValuesFor(def: TopicConfigDef): string[] {
       values.push('bogus');
       break;
     case 'LIST':
-      values.push('bogus', '', 'delete,,compact');
+      values.push('bogus', 'delete,,compact');
+      if (def.nonEmpty) values.push('');
       break;
     default:
       throw new Error(`no invalid values for ${def.type}`);

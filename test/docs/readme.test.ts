@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApiRegistry } from '../../host/api/api-handlers.js';
-import { brokerConfigReferenceMarkdown, topicConfigReferenceMarkdown } from '../../host/config/config-reference.js';
+import { brokerConfigReferenceMarkdown, kafkaOnlyBrokerConfigsMarkdown, topicConfigReferenceMarkdown } from '../../host/config/config-reference.js';
 import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -14,6 +14,10 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 describe('README.md', () => {
   it('lists every broker config exactly as the config definitions describe it', () => {
     expect(readme).toContain(brokerConfigReferenceMarkdown());
+  });
+
+  it('names every Kafka broker config that has no effect, by reason, as the definitions say', () => {
+    expect(readme).toContain(kafkaOnlyBrokerConfigsMarkdown());
   });
 
   it('lists every topic config exactly as the config definitions describe it', () => {
