@@ -53,6 +53,7 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.OffsetForLeaderEpoch, 'OffsetForLeaderEpoch', 4, async () => (await import('./offset-for-leader-epoch-api.js')).offsetForLeaderEpochApi),
   row(ApiKey.DescribeQuorum, 'DescribeQuorum', 2, async () => (await import('./describe-quorum-api.js')).describeQuorumApi),
   row(ApiKey.DescribeCluster, 'DescribeCluster', 1, async () => (await import('./describe-cluster-api.js')).describeClusterApi),
+  row(ApiKey.WriteTxnMarkers, 'WriteTxnMarkers', 1, async () => (await import('./write-txn-markers-api.js')).writeTxnMarkersApi),
 ];
 
 /**

@@ -125,7 +125,8 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
         highWatermark: result.highWatermark,
         lastStableOffset: result.lastStableOffset,
         logStartOffset: result.logStartOffset,
-        abortedTransactions: [],
+        // read_committed: the aborted transactions overlapping the records (Partition.readRecords).
+        abortedTransactions: result.abortedTransactions === undefined ? [] : [...result.abortedTransactions],
         preferredReadReplica: -1,
         records: result.records,
         ...(result.divergingEpoch === undefined ? {} : { divergingEpoch: result.divergingEpoch }),

@@ -12,13 +12,13 @@ import { LogErrorCode } from './log-results.js';
 /**
  * Kafka's leader-side checks (LogValidator) of the client `batches` the core validated in
  * `records`: MESSAGE_TOO_LARGE (10) for a batch above `maxMessageBytes` (max.message.bytes),
- * INVALID_RECORD (87) for a control batch (markers come from the broker), then
- * {@link validateCompressedBatch} for compressed ones; else NONE (0).
+ * INVALID_RECORD (87) for a control batch (markers come from the broker: `allowControl` for its
+ * own appends), then {@link validateCompressedBatch} for compressed ones; else NONE (0).
  */
-export function checkClientBatches(records: Uint8Array, batches: readonly BatchSummary[], maxMessageBytes: number): number {
+export function checkClientBatches(records: Uint8Array, batches: readonly BatchSummary[], maxMessageBytes: number, allowControl = false): number {
   for (const batch of batches) {
     if (batch.sizeInBytes > maxMessageBytes) return LogErrorCode.MESSAGE_TOO_LARGE;
-    if (batch.isControl) return LogErrorCode.INVALID_RECORD;
+    if (batch.isControl && (!allowControl || batch.compression !== 0)) return LogErrorCode.INVALID_RECORD;
     if (batch.compression !== 0) {
       const errorCode = validateCompressedBatch(records.subarray(batch.position, batch.position + batch.sizeInBytes), batch);
       if (errorCode !== LogErrorCode.NONE) return errorCode;

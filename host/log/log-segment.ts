@@ -31,6 +31,8 @@ import { NO_TIMESTAMP, TIME_INDEX_ENTRY_SIZE, TimeIndex } from './time-index.js'
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
+/** The aborted-transaction index (transaction-index.ts), deleted with its segment. */
+export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
 /** Largest offset distance from the base offset an index entry can hold (int32). */
 export const MAX_RELATIVE_OFFSET = 0x7fffffff;
 
@@ -481,7 +483,7 @@ export class LogSegment {
   /** Deletes whatever files exist for `baseOffset` (cleanup after a failed create). Throws DiskError. */
   static deleteFilesFor(context: SegmentContext, dir: string, baseOffset: number): void {
     const stem = path.join(dir, offsetFileName(baseOffset));
-    for (const suffix of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX]) {
+    for (const suffix of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX]) {
       context.files.release(stem + suffix);
       context.files.disk.delete(stem + suffix);
     }
@@ -514,6 +516,8 @@ export class LogSegment {
     this.context.files.disk.delete(this.logPath);
     this.offsetIndex.deleteFile();
     this.timeIndex.deleteFile();
+    // The aborted-transaction index (transaction-index.ts) goes with its segment; often absent.
+    this.context.files.disk.delete(this.logPath.slice(0, -LOG_FILE_SUFFIX.length) + TXN_INDEX_FILE_SUFFIX);
   }
 
   // ---- internals ----

@@ -14,7 +14,7 @@
  */
 import type { BatchSummary } from '../wasm/core.js';
 import { type AppendResult, LogErrorCode } from './log-results.js';
-import type { ProducerBatchInfo, ProducerCheckResult } from './producer-state-manager.js';
+import type { AppendOrigin, ProducerBatchInfo, ProducerCheckResult } from './producer-state-manager.js';
 
 /**
  * What a leader append consults and updates; ProducerStateManager implements it. Both calls get
@@ -22,8 +22,8 @@ import type { ProducerBatchInfo, ProducerCheckResult } from './producer-state-ma
  * end) and the maxTimestamp stored (the broker time under LogAppendTime).
  */
 export interface ProducerAppendState {
-  /** Checks without changing anything: error 45/47/59, a duplicate's original offsets, or NONE. */
-  checkAndPrepare(batches: readonly ProducerBatchInfo[]): ProducerCheckResult;
+  /** Checks without changing anything: error 45/47/48/52/59, a duplicate's original offsets, or NONE. */
+  checkAndPrepare(batches: readonly ProducerBatchInfo[], origin?: AppendOrigin): ProducerCheckResult;
   /** Records the batches once they are written. */
   onAppended(batches: readonly ProducerBatchInfo[]): void;
 }
@@ -37,11 +37,12 @@ export interface ProducerAppendState {
  */
 export function checkProducerAppend(
   producerState: ProducerAppendState,
-  batches: readonly BatchSummary[],
+  batches: readonly ProducerBatchInfo[],
   logAppendTimeMs: number,
   logStartOffset: number,
+  origin: AppendOrigin = 'client',
 ): AppendResult | null {
-  const check = producerState.checkAndPrepare(batches);
+  const check = producerState.checkAndPrepare(batches, origin);
   if (check.errorCode !== LogErrorCode.NONE) {
     return {
       errorCode: check.errorCode,

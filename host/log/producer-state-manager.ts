@@ -17,7 +17,23 @@
  *       state was lost, e.g. removed by retention);
  *     newer epoch and baseSequence != 0 → OUT_OF_ORDER_SEQUENCE_NUMBER (45) (an epoch bump
  *       restarts sequences at 0);
- *     same epoch and baseSequence != lastSequence + 1 → OUT_OF_ORDER_SEQUENCE_NUMBER (45).
+ *     same epoch and baseSequence != lastSequence + 1 → OUT_OF_ORDER_SEQUENCE_NUMBER (45);
+ *     a non-transactional batch while the producer has an open transaction → INVALID_TXN_STATE (48).
+ *   Sequences are checked only for client appends (origin 'client'); the broker's own writes
+ *   (origin 'coordinator': transaction markers, transactional offset commits) only for epochs.
+ *
+ * Transactions (KIP-98, Kafka's ProducerAppendInfo.appendDataBatch / appendEndTxnMarker):
+ * - a transactional batch of a producer without an open transaction opens one at its base offset;
+ * - a control batch holding an EndTransactionMarker (end-txn-marker.ts) closes it: the marker's
+ *   producerEpoch older than the known one → INVALID_PRODUCER_EPOCH (47), its coordinatorEpoch
+ *   older than the last marker's → TRANSACTION_COORDINATOR_FENCED (52); a marker without an open
+ *   transaction is stored and changes only the epochs. A closed non-empty transaction is a
+ *   CompletedTxn, reported to `onCompletedTxn` with Kafka's lastStableOffset(completedTxn) (the
+ *   aborted ones go to the `.txnindex`: transaction-index.ts), and stays unstable until the high
+ *   watermark passes its marker (Kafka's unreplicatedTxns);
+ * - {@link firstUnstableOffset} bounds the last stable offset: LSO = min(it, high watermark).
+ * Open transactions' first offsets and coordinator epochs are in the snapshot, so a restart (even
+ * after SIGKILL) knows them; their producers are never expired nor trimmed by retention.
  *
  * Lifecycle with the log (everything is synchronous). The replication Partition owns the state
  * and makes these calls, except the two of each leader append, which UnifiedLog.appendAsLeader
@@ -44,6 +60,10 @@
 import * as path from 'node:path';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
+import { ControlRecordType, type EndTxnMarker, readEndTxnMarker } from './end-txn-marker.js';
+import {
+  checkEndTxnMarker, checkProducerEpoch, checkSequence, incrementSequence, lastSequenceOf, type TentativeProducerState,
+} from './producer-state-checks.js';
 import {
   decodeProducerSnapshot,
   encodeProducerSnapshot,
@@ -54,8 +74,9 @@ import {
 } from './producer-state-snapshot.js';
 
 export type { ProducerBatchMetadata, ProducerStateEntry } from './producer-state-snapshot.js';
+export { incrementSequence } from './producer-state-checks.js';
 
-const { NONE, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, UNKNOWN_PRODUCER_ID } = ErrorCode;
+const { NONE, INVALID_TXN_STATE } = ErrorCode;
 
 /** Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN. */
 export const NUM_BATCHES_TO_RETAIN = 5;
@@ -64,7 +85,6 @@ export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 /** Snapshots kept on disk after a new one is written. */
 export const DEFAULT_MAX_SNAPSHOTS = 2;
 
-const INT32_MAX = 0x7fffffff;
 /** Bytes read per step when replaying the log tail. */
 const REPLAY_READ_BYTES = 1 << 20;
 
@@ -81,11 +101,32 @@ export interface ProducerBatchInfo {
   baseSequence: number;
   isTransactional: boolean;
   isControl: boolean;
+  /**
+   * For a control batch: its COMMIT/ABORT marker (end-txn-marker.ts), null when it holds none.
+   * A control batch without this field is treated as holding none.
+   */
+  endTxnMarker?: EndTxnMarker | null;
+}
+
+/** Who wrote an append (Kafka's AppendOrigin): clients are sequence-checked, the broker's own writes are not. */
+export type AppendOrigin = 'client' | 'coordinator';
+
+/** A transaction ended by a marker (Kafka's CompletedTxn). */
+export interface CompletedTxn {
+  producerId: number;
+  /** Offset of the transaction's first batch. */
+  firstOffset: number;
+  /** Offset of the marker. */
+  lastOffset: number;
+  isAborted: boolean;
 }
 
 /** Result of {@link ProducerStateManager.checkAndPrepare}. */
 export interface ProducerCheckResult {
-  /** 0 NONE, 45 OUT_OF_ORDER_SEQUENCE_NUMBER, 47 INVALID_PRODUCER_EPOCH, 59 UNKNOWN_PRODUCER_ID. */
+  /**
+   * 0 NONE, 45 OUT_OF_ORDER_SEQUENCE_NUMBER, 47 INVALID_PRODUCER_EPOCH, 48 INVALID_TXN_STATE,
+   * 52 TRANSACTION_COORDINATOR_FENCED, 59 UNKNOWN_PRODUCER_ID.
+   */
   errorCode: number;
   /** Human-readable reason for a non-zero errorCode (logs, Produce v8+ error_message). */
   errorMessage?: string;
@@ -127,8 +168,9 @@ export interface ProducerStateManagerOptions {
 
 export class ProducerStateManager {
   private readonly producers = new Map<number, ProducerStateEntry>();
-  private readonly dir: string;
-  private readonly disk: ProducerStateDisk;
+  /** The partition directory (also where the `.txnindex` files of its segments are). */
+  readonly dir: string;
+  readonly disk: ProducerStateDisk;
   private readonly producerIdExpirationMs: number;
   private readonly maxSnapshots: number;
   /** Every batch below this offset is reflected in the state (Kafka's lastMapOffset + 1). */
@@ -139,6 +181,15 @@ export class ProducerStateManager {
   private lastSnapshotOffset = -1;
   /** False while the state is exactly what the file at lastSnapshotOffset holds. */
   private changedSinceSnapshot = true;
+  /** Open transactions: producer id -> first offset (Kafka's ongoingTxns). */
+  private readonly ongoingTxns = new Map<number, number>();
+  /** Completed transactions whose marker the high watermark has not passed yet, in marker order. */
+  private unreplicatedTxns: CompletedTxn[] = [];
+  /**
+   * Told of every transaction a marker completes (appends, replays), in log order, with the
+   * last stable offset right after the marker (Kafka's lastStableOffset(completedTxn)).
+   */
+  onCompletedTxn: ((txn: CompletedTxn, lastStableOffset: number) => void) | null = null;
 
   constructor(options: ProducerStateManagerOptions) {
     this.dir = options.dir;
@@ -186,6 +237,8 @@ export class ProducerStateManager {
   load(logStartOffset: number, logEndOffset: number): number {
     assert(logStartOffset <= logEndOffset, 'logStartOffset <= logEndOffset');
     this.producers.clear();
+    this.ongoingTxns.clear();
+    this.unreplicatedTxns = [];
     this.mapEndOffsetValue = logStartOffset;
     this.logStartOffsetValue = logStartOffset;
     this.lastSnapshotOffset = -1;
@@ -203,7 +256,10 @@ export class ProducerStateManager {
         this.disk.delete(file);
         continue;
       }
-      for (const entry of decoded.entries) this.producers.set(entry.producerId, entry);
+      for (const entry of decoded.entries) {
+        this.producers.set(entry.producerId, entry);
+        if (entry.currentTxnFirstOffset >= 0) this.ongoingTxns.set(entry.producerId, entry.currentTxnFirstOffset);
+      }
       this.mapEndOffsetValue = Math.max(offset, logStartOffset);
       // Older snapshots may remain, but this one (the newest) is what a restart would load.
       this.lastSnapshotOffset = offset;
@@ -247,16 +303,34 @@ export class ProducerStateManager {
   /**
    * Checks the batches of one leader append against the producer state without changing it.
    * Batches of one append are checked in order, each against the state the earlier ones would
-   * leave. Control batches are not sequence-checked (the transaction coordinator writes them).
+   * leave. Control batches (markers, written by the broker) are checked for their producer and
+   * coordinator epochs, never for sequences; with origin 'coordinator' data batches are not
+   * sequence-checked either (Kafka's AppendOrigin.COORDINATOR).
    */
-  checkAndPrepare(batches: readonly ProducerBatchInfo[]): ProducerCheckResult {
-    const tentative = new Map<number, { epoch: number; lastSequence: number; known: boolean }>();
+  checkAndPrepare(batches: readonly ProducerBatchInfo[], origin: AppendOrigin = 'client'): ProducerCheckResult {
+    const tentative = new Map<number, TentativeProducerState>();
     for (const batch of batches) {
-      if (batch.producerId < 0 || batch.isControl) continue;
+      if (batch.producerId < 0) continue;
       const current = this.producers.get(batch.producerId);
+      const state = tentative.get(batch.producerId) ?? {
+        epoch: current?.producerEpoch ?? -1,
+        lastSequence: lastSequenceOf(current),
+        known: current !== undefined,
+        coordinatorEpoch: current?.coordinatorEpoch ?? -1,
+        inTxn: current !== undefined && current.currentTxnFirstOffset >= 0,
+      };
+      if (batch.isControl) {
+        const marker = batch.endTxnMarker;
+        if (marker === undefined || marker === null) continue;
+        const error = checkEndTxnMarker(batch, marker, state);
+        if (error !== null) return error;
+        const lastSequence = batch.producerEpoch === state.epoch ? state.lastSequence : -1;
+        tentative.set(batch.producerId, { epoch: batch.producerEpoch, lastSequence, known: true, coordinatorEpoch: marker.coordinatorEpoch, inTxn: false });
+        continue;
+      }
       const firstSequence = batch.baseSequence;
       const lastSequence = incrementSequence(firstSequence, batch.lastOffsetDelta);
-      if (current !== undefined && current.producerEpoch === batch.producerEpoch) {
+      if (origin === 'client' && current !== undefined && current.producerEpoch === batch.producerEpoch) {
         const duplicate = current.batches.find(
           (cached) => cached.firstSequence === firstSequence && cached.lastSequence === lastSequence,
         );
@@ -267,14 +341,17 @@ export class ProducerStateManager {
           };
         }
       }
-      const state = tentative.get(batch.producerId) ?? {
-        epoch: current?.producerEpoch ?? -1,
-        lastSequence: lastSequenceOf(current),
-        known: current !== undefined,
-      };
-      const error = checkSequence(batch, state);
+      const error = origin === 'client' ? checkSequence(batch, state) : checkProducerEpoch(batch, state);
       if (error !== null) return error;
-      tentative.set(batch.producerId, { epoch: batch.producerEpoch, lastSequence, known: true });
+      if (state.inTxn && !batch.isTransactional) {
+        return {
+          errorCode: INVALID_TXN_STATE,
+          errorMessage: `producer ${batch.producerId}: expected a transactional write (its transaction is open)`,
+        };
+      }
+      tentative.set(batch.producerId, {
+        epoch: batch.producerEpoch, lastSequence, known: true, coordinatorEpoch: state.coordinatorEpoch, inTxn: state.inTxn || batch.isTransactional,
+      });
     }
     return { errorCode: NONE };
   }
@@ -361,6 +438,8 @@ export class ProducerStateManager {
   truncateFullyAndStartAt(offset: number): void {
     for (const snapshot of this.snapshotOffsets()) this.disk.delete(path.join(this.dir, snapshotFileName(snapshot)));
     this.producers.clear();
+    this.ongoingTxns.clear();
+    this.unreplicatedTxns = [];
     this.mapEndOffsetValue = offset;
     this.logStartOffsetValue = offset;
     this.lastSnapshotOffset = -1;
@@ -383,15 +462,26 @@ export class ProducerStateManager {
     return removed;
   }
 
-  /** Smallest first offset of an open transaction, or -1 (bounds the last stable offset). */
-  firstUnstableOffset(): number {
+  /**
+   * Kafka's firstUnstableOffset: the smallest first offset of an open transaction or of a
+   * completed one whose marker is at or above `highWatermark` (not replicated yet), or -1. The
+   * last stable offset is min(this, high watermark) (the high watermark when -1).
+   */
+  firstUnstableOffset(highWatermark = Number.MAX_SAFE_INTEGER): number {
+    while (this.unreplicatedTxns.length > 0 && this.unreplicatedTxns[0]!.lastOffset < highWatermark) this.unreplicatedTxns.shift();
     let first = -1;
-    for (const entry of this.producers.values()) {
-      if (entry.currentTxnFirstOffset >= 0 && (first < 0 || entry.currentTxnFirstOffset < first)) {
-        first = entry.currentTxnFirstOffset;
-      }
+    for (const txn of this.unreplicatedTxns) {
+      if (first < 0 || txn.firstOffset < first) first = txn.firstOffset;
+    }
+    for (const firstOffset of this.ongoingTxns.values()) {
+      if (first < 0 || firstOffset < first) first = firstOffset;
     }
     return first;
+  }
+
+  /** Open transactions (producer id -> first offset), read-only. */
+  ongoingTransactions(): ReadonlyMap<number, number> {
+    return this.ongoingTxns;
   }
 
   private apply(batch: ProducerBatchInfo): void {
@@ -418,9 +508,13 @@ export class ProducerStateManager {
       }
       entry.lastTimestamp = batch.maxTimestamp;
       if (batch.isControl) {
-        entry.currentTxnFirstOffset = -1;
+        // A control batch without a marker (emptied by the cleaner) changes nothing (Kafka's).
+        if (batch.endTxnMarker) this.completeTxn(entry, batch.baseOffset, batch.endTxnMarker);
       } else {
-        if (batch.isTransactional && entry.currentTxnFirstOffset < 0) entry.currentTxnFirstOffset = batch.baseOffset;
+        if (batch.isTransactional && entry.currentTxnFirstOffset < 0) {
+          entry.currentTxnFirstOffset = batch.baseOffset;
+          this.ongoingTxns.set(batch.producerId, batch.baseOffset);
+        }
         entry.batches.push({
           firstSequence: batch.baseSequence,
           lastSequence: incrementSequence(batch.baseSequence, batch.lastOffsetDelta),
@@ -432,6 +526,22 @@ export class ProducerStateManager {
       }
     }
     if (lastOffset + 1 > this.mapEndOffsetValue) this.mapEndOffsetValue = lastOffset + 1;
+  }
+
+  /** Applies a marker at `offset` to `entry` (Kafka's appendEndTxnMarker + completeTxn). */
+  private completeTxn(entry: ProducerStateEntry, offset: number, marker: EndTxnMarker): void {
+    entry.coordinatorEpoch = marker.coordinatorEpoch;
+    const firstOffset = entry.currentTxnFirstOffset;
+    if (firstOffset < 0) return;
+    entry.currentTxnFirstOffset = -1;
+    this.ongoingTxns.delete(entry.producerId);
+    const completed: CompletedTxn = {
+      producerId: entry.producerId, firstOffset, lastOffset: offset, isAborted: marker.controlType === ControlRecordType.ABORT,
+    };
+    let lastStableOffset = offset + 1;
+    for (const other of this.ongoingTxns.values()) lastStableOffset = Math.min(lastStableOffset, other);
+    this.unreplicatedTxns.push(completed);
+    this.onCompletedTxn?.(completed, lastStableOffset);
   }
 
   /** Returns how many producers were forgotten. */
@@ -496,7 +606,9 @@ export function readProducerBatches(bytes: Uint8Array): { batches: ProducerBatch
     if (size < RECORD_BATCH_OVERHEAD || position + size > bytes.length || bytes[position + BatchLayout.MAGIC] !== MAGIC_V2) {
       return { batches, complete: false };
     }
-    batches.push(readProducerBatchInfo(bytes, position));
+    const info = readProducerBatchInfo(bytes, position);
+    if (info.isControl) info.endTxnMarker = readEndTxnMarker(bytes, position, size);
+    batches.push(info);
     position += size;
   }
   return { batches, complete: true };
@@ -504,50 +616,6 @@ export function readProducerBatches(bytes: Uint8Array): { batches: ProducerBatch
 
 function readInt32(bytes: Uint8Array, position: number): number {
   return ((bytes[position]! << 24) | (bytes[position + 1]! << 16) | (bytes[position + 2]! << 8) | bytes[position + 3]!) | 0;
-}
-
-/** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap from 2^31-1 to 0. */
-export function incrementSequence(sequence: number, increment: number): number {
-  if (sequence > INT32_MAX - increment) return increment - (INT32_MAX - sequence) - 1;
-  return sequence + increment;
-}
-
-function lastSequenceOf(entry: ProducerStateEntry | undefined): number {
-  if (entry === undefined || entry.batches.length === 0) return -1;
-  return entry.batches[entry.batches.length - 1]!.lastSequence;
-}
-
-function checkSequence(
-  batch: ProducerBatchInfo,
-  state: { epoch: number; lastSequence: number; known: boolean },
-): ProducerCheckResult | null {
-  const { producerId, producerEpoch, baseSequence } = batch;
-  if (state.known && producerEpoch < state.epoch) {
-    return {
-      errorCode: INVALID_PRODUCER_EPOCH,
-      errorMessage: `producer ${producerId}: epoch ${producerEpoch} is older than the current epoch ${state.epoch}`,
-    };
-  }
-  if (!state.known) {
-    if (baseSequence === 0) return null;
-    return {
-      errorCode: UNKNOWN_PRODUCER_ID,
-      errorMessage: `no state for producer ${producerId} (its records may have been removed by retention); first sequence ${baseSequence} is not 0`,
-    };
-  }
-  if (producerEpoch !== state.epoch) {
-    if (baseSequence === 0) return null;
-    return {
-      errorCode: OUT_OF_ORDER_SEQUENCE_NUMBER,
-      errorMessage: `producer ${producerId}: new epoch ${producerEpoch} must start at sequence 0, got ${baseSequence}`,
-    };
-  }
-  const expected = state.lastSequence < 0 ? 0 : incrementSequence(state.lastSequence, 1);
-  if (baseSequence === expected) return null;
-  return {
-    errorCode: OUT_OF_ORDER_SEQUENCE_NUMBER,
-    errorMessage: `producer ${producerId} epoch ${producerEpoch}: expected sequence ${expected}, got ${baseSequence}`,
-  };
 }
 
 function assert(condition: boolean, message: string): asserts condition {

@@ -31,7 +31,9 @@ import { loadSegments } from './log-loader.js';
 import { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, type ReadResult } from './log-results.js';
 import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
 import { findOffsetByTimestamp } from './offset-by-timestamp.js';
+import { withEndTxnMarkers } from './end-txn-marker.js';
 import { checkProducerAppend, type ProducerAppendState } from './producer-append.js';
+import type { AppendOrigin } from './producer-state-manager.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
 import { floorSegmentIndex, leadingDeletableSegments, shouldRollSegment } from './segment-list.js';
 import type { StorageContext } from './storage-context.js';
@@ -177,9 +179,10 @@ export class UnifiedLog implements GroupFlushTarget {
    * are checked against it after those checks and before the write (producer-append.ts):
    * OUT_OF_ORDER_SEQUENCE_NUMBER (45), INVALID_PRODUCER_EPOCH (47), UNKNOWN_PRODUCER_ID (59), or
    * for a retried duplicate errorCode 0 with the original offsets and nothing written; after the
-   * write it records the appended batches.
+   * write it records the appended batches. `origin` 'coordinator' (the broker's own writes) allows
+   * control batches (transaction markers) and skips sequence checks (Kafka's AppendOrigin).
    */
-  appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState): AppendResult {
+  appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState, origin: AppendOrigin = 'client'): AppendResult {
     this.assertOpen();
     if (this.logDirectory.isOffline) return this.failedAppend(LogErrorCode.KAFKA_STORAGE_ERROR);
     if (records.length > this.config.segmentBytes) return this.failedAppend(LogErrorCode.RECORD_LIST_TOO_LARGE);
@@ -188,13 +191,14 @@ export class UnifiedLog implements GroupFlushTarget {
     const prepared = this.context.core.prepareAppend(records, this.logEndOffset, leaderEpoch, logAppendTimeMs);
     if (prepared.errorCode !== LogErrorCode.NONE) return this.failedAppend(prepared.errorCode);
     if (prepared.validBytes !== records.length || prepared.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
-    const invalid = checkClientBatches(records, prepared.batches, this.config.maxMessageBytes);
+    const invalid = checkClientBatches(records, prepared.batches, this.config.maxMessageBytes, origin === 'coordinator');
     if (invalid !== LogErrorCode.NONE) return this.failedAppend(invalid);
-    const refused = producerState && checkProducerAppend(producerState, prepared.batches, logAppendTimeMs, this.logStartOffsetValue);
+    const batches = origin === 'coordinator' ? withEndTxnMarkers(records, prepared.batches) : prepared.batches;
+    const refused = producerState && checkProducerAppend(producerState, batches, logAppendTimeMs, this.logStartOffsetValue, origin);
     if (refused) return refused;
     const errorCode = this.appendPrepared(prepared, nowMs);
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
-    producerState?.onAppended(prepared.batches);
+    producerState?.onAppended(batches);
     return {
       errorCode: LogErrorCode.NONE,
       baseOffset: prepared.firstOffset,

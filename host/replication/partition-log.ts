@@ -12,7 +12,7 @@
  */
 
 import type { ProducerAppendState } from '../log/producer-append.js';
-import type { ProducerBatchInfo } from '../log/producer-state-manager.js';
+import type { AppendOrigin, ProducerBatchInfo } from '../log/producer-state-manager.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
 
 /** Header facts of one appended batch (a subset of BatchSummary in host/wasm/core.ts). */
@@ -81,11 +81,14 @@ export interface PartitionLog {
   readonly config: PartitionLogConfig;
   /** Optional: lets the partition notice segment rolls (producer-state snapshots are taken there). */
   readonly activeSegment?: { readonly baseOffset: number };
+  /** Optional: the segments, oldest first (which segment's `.txnindex` an ABORT marker goes to). */
+  readonly logSegments?: readonly { readonly baseOffset: number }[];
   /**
    * Validates, stamps and appends a Produce blob; `producerState`, when given, is checked before
-   * the write and told of the appended batches after it (see the file header).
+   * the write and told of the appended batches after it (see the file header). `origin`
+   * 'coordinator': the broker's own write (transaction markers allowed, no sequence checks).
    */
-  appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState): LogAppendResult;
+  appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState, origin?: AppendOrigin): LogAppendResult;
   /** `buffers`: where the records are read into (UnifiedLog.read); fakes may ignore it. */
   read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean, buffers?: ReadBuffers): LogReadResult;
   updateHighWatermark(offset: number): void;

@@ -40,6 +40,11 @@ export interface PartitionReadResult {
    * here): the fetcher truncates to `endOffset` (at most) and fetches again. Absent otherwise.
    */
   divergingEpoch?: { epoch: number; endOffset: number };
+  /**
+   * read_committed reads with records: the aborted transactions overlapping them (Fetch v4+
+   * aborted_transactions: producer id, first offset). Absent otherwise.
+   */
+  abortedTransactions?: readonly { producerId: number; firstOffset: number }[];
 }
 
 /** What `onIsrCommitted` is told: which partition, and the bytes its high watermark move made visible. */

@@ -25,6 +25,7 @@
  */
 import { PartitionLeaderEpochs } from './partition-leader-epochs.js';
 import { PartitionProducerState } from './partition-producer-state.js';
+import type { AppendOrigin } from '../log/producer-state-manager.js';
 import {
   type FollowerAppendResult,
   type IsrCommittedEvent,
@@ -189,10 +190,9 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     return this.log.logStartOffset;
   }
 
-  /** LSO: below the first open transaction; the high watermark while no transaction is open. */
+  /** LSO: below the first open (or not yet replicated) transaction; the high watermark while none is open. */
   get lastStableOffset(): number {
-    const lso = this.log.lastStableOffset;
-    return lso === undefined ? this.log.highWatermark : Math.min(lso, this.log.highWatermark);
+    return this.producers.lastStableOffset();
   }
 
   /**
@@ -227,9 +227,10 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * NOT_LEADER_OR_FOLLOWER (6) on a follower. requiredAcks -1 refuses with NOT_ENOUGH_REPLICAS
    * (19) before writing when the ISR is smaller
    * than min.insync.replicas (Kafka checks this only for acks=all). Other errors come from the
-   * log (CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, sequence errors, storage errors).
+   * log (CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, sequence, epoch and transaction
+   * errors, storage errors). `origin` 'coordinator' for the broker's own writes (markers).
    */
-  appendRecordsToLeader(records: Uint8Array, requiredAcks: number): PartitionAppendResult {
+  appendRecordsToLeader(records: Uint8Array, requiredAcks: number, origin: AppendOrigin = 'client'): PartitionAppendResult {
     if (this.leaderIdValue !== this.localBrokerId) {
       return appendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, `broker ${this.localBrokerId} is not the leader of ${this.key}`);
     }
@@ -244,7 +245,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     // Kafka assigns the epoch before writing: after a crash the cache may be ahead, never behind.
     this.epochs.assignAtLogEnd(this.leaderEpochValue);
     // The log checks the producer state on the core's batch summaries and records the append.
-    const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producers.manager ?? undefined);
+    const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producers.manager ?? undefined, origin);
     if (result.errorCode !== ErrorCode.NONE) return appendError(result.errorCode, result.errorMessage ?? null);
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
@@ -285,7 +286,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
     this.epochs.onFollowerAppend(result.batches);
-    this.producers.onFollowerAppend(result.batches);
+    this.producers.onFollowerAppend(records, result.batches);
     return { errorCode: ErrorCode.NONE, baseOffset: result.baseOffset, lastOffset: result.lastOffset, logEndOffset: this.log.logEndOffset, appendedBytes };
   }
 
@@ -380,7 +381,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    * nothing. Call before the log closes. Throws the disk's error.
    */
   onCleanShutdown(): void {
-    this.producers.manager?.takeSnapshot();
+    this.producers.takeSnapshot();
   }
 
   /**
@@ -431,10 +432,12 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       if (read.errorCode !== ErrorCode.NONE) return this.readError(read.errorCode);
       records = read.records;
     }
+    const aborted = follower === undefined && options.isolationLevel === IsolationLevel.READ_COMMITTED && records.length > 0
+      ? this.producers.abortedTransactions(fetchOffset, upperBoundOffset) : undefined;
     if (follower !== undefined && options.updateFetchState !== false) {
       this.updateFollowerFetchState(follower, fetchOffset, options.followerLogStartOffset ?? -1, logEndOffset);
     }
-    return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records };
+    return { errorCode: ErrorCode.NONE, highWatermark, lastStableOffset, logStartOffset, records, abortedTransactions: aborted };
   }
 
   /**

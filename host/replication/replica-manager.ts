@@ -21,7 +21,8 @@
  * Everything is synchronous except the returned promises; state changes happen on the caller's
  * turn of the event loop.
  */
-import type { ProducerStateManager } from '../log/producer-state-manager.js';
+import type { AppendOrigin, ProducerStateManager } from '../log/producer-state-manager.js';
+import { appendTxnMarkers, type TxnMarkerEntry, type TxnMarkerResult } from './txn-markers.js';
 import { fetchReadBuffers, type ReadBuffers } from '../log/read-buffer-pool.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { SystemTime } from '../io/time.js';
@@ -52,6 +53,9 @@ export type {
   ProducePartitionResult,
 } from './replication-types.js';
 
+/** How long WriteTxnMarkers waits for the ISR by default (Kafka: request.timeout.ms). */
+export const DEFAULT_TXN_MARKER_TIMEOUT_MS = 30_000;
+
 /** Topics clients may not produce to (Kafka's Topic.isInternal). */
 export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);
 
@@ -63,7 +67,7 @@ export interface ReplicationLogger {
 export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
   localBrokerId: number;
   /** The purgatories' timers (an Environment's `time`); default a {@link SystemTime}. */
-  scheduler?: Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'>;
+  scheduler?: Pick<Time, 'monotonicMs' | 'setTimeout' | 'clearTimeout'> & Partial<Pick<Time, 'nowMs'>>;
   /** Bound on waiting long-poll fetches; beyond it fetches answer at once. */
   maxDelayedFetches?: number;
   /** Bound on waiting acks=all produces; beyond it they answer with what the ISR has. */
@@ -101,6 +105,8 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly logger: ReplicationLogger | undefined;
   private readonly readBuffers: ReadBuffers;
   private readonly time: Pick<Time, 'monotonicMs'>;
+  /** Marker timestamps: the scheduler's wall clock when it has one (an Environment's time). */
+  private readonly wallClock: Pick<Time, 'nowMs'>;
   private shuttingDown = false;
 
   /** Method syntax: bivariant in L, so a ReplicaManager<UnifiedLog> is still a ReplicaManager<PartitionLog>. */
@@ -113,6 +119,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.localBrokerId = options.localBrokerId;
     const scheduler = options.scheduler ?? new SystemTime();
     this.time = scheduler;
+    this.wallClock = scheduler.nowMs === undefined ? new SystemTime() : { nowMs: () => scheduler.nowMs!() };
     this.fetchPurgatory = new Purgatory('Fetch', scheduler, options.maxDelayedFetches ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.producePurgatory = new Purgatory('Produce', scheduler, options.maxDelayedProduces ?? DEFAULT_MAX_DELAYED_OPERATIONS);
     this.logger = options.logger;
@@ -293,7 +300,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     let flushes: { index: number; flush: Promise<number> }[] | undefined;
     for (let index = 0; index < params.entries.length; index++) {
       const entry = params.entries[index]!;
-      const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false);
+      const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false, params.origin ?? 'client');
       results.push(result);
       if (result.errorCode === ErrorCode.NONE) {
         // Also a retried duplicate: its original may be in the same unflushed turn.
@@ -355,6 +362,15 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       const delayed = new DelayedProduce(timeoutMs, waiting, results, (t, p) => this.getPartition(t, p), resolve);
       this.producePurgatory.tryCompleteElseWatch(delayed, delayed.keys);
     });
+  }
+
+  /**
+   * WriteTxnMarkers (in-process entry point of the transaction coordinator, and API 27's): appends
+   * each marker's COMMIT/ABORT control batch to its partitions and resolves once replicated
+   * (acks=all); one result per marker, never rejects. Contract and error codes: txn-markers.ts.
+   */
+  appendTxnMarkers(markers: readonly TxnMarkerEntry[], timeoutMs = DEFAULT_TXN_MARKER_TIMEOUT_MS): Promise<TxnMarkerResult[]> {
+    return appendTxnMarkers((params) => this.appendRecords(params), markers, timeoutMs, this.wallClock.nowMs());
   }
 
   /** Answers a Fetch now or after a long poll; one result per requested partition, in order. */
@@ -443,6 +459,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         logStartOffset: read.logStartOffset,
         records: read.records,
         divergingEpoch: read.divergingEpoch,
+        abortedTransactions: read.abortedTransactions,
       });
     }
     // After the loop: completing waiting operations may read partitions again.
@@ -594,14 +611,14 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     return true;
   }
 
-  private appendToPartition(entry: ProducePartitionData, requiredAcks: number, internalTopicsAllowed: boolean): ProducePartitionResult {
+  private appendToPartition(entry: ProducePartitionData, requiredAcks: number, internalTopicsAllowed: boolean, origin: AppendOrigin): ProducePartitionResult {
     if (INTERNAL_TOPICS.has(entry.topic) && !internalTopicsAllowed) {
       return produceError(entry, ErrorCode.INVALID_TOPIC_EXCEPTION, `cannot append to internal topic ${entry.topic}`);
     }
     const partition = this.getPartition(entry.topic, entry.partition);
     if (partition === undefined) return produceError(entry, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
     try {
-      const r = partition.appendRecordsToLeader(entry.records ?? EMPTY, requiredAcks);
+      const r = partition.appendRecordsToLeader(entry.records ?? EMPTY, requiredAcks, origin);
       // Fields copied by name: cheaper than an object spread on every append.
       return {
         topic: entry.topic,

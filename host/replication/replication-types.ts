@@ -3,6 +3,7 @@
  * out), in their own file so that the delayed operations (delayed-produce.ts, delayed-fetch.ts) and
  * the ReplicaManager that creates them share them without importing each other.
  */
+import type { AppendOrigin } from '../log/producer-state-manager.js';
 import type { PartitionAppendResult, PartitionReadResult } from './partition.js';
 
 /** One partition's records of a Produce request. */
@@ -22,6 +23,11 @@ export interface ProduceParams {
   entries: readonly ProducePartitionData[];
   /** True for the broker's own writes (group coordinator to __consumer_offsets). */
   internalTopicsAllowed?: boolean;
+  /**
+   * Kafka's AppendOrigin: 'client' (default) or 'coordinator' for the broker's own writes, which
+   * may hold transaction markers (control batches) and are checked for producer epochs only.
+   */
+  origin?: AppendOrigin;
 }
 
 /** The outcome of one partition's append: error code, base offset, log append time, log start offset. */

@@ -206,8 +206,12 @@ describe('ProducerStateManager sequence checks', () => {
     append(psm, [batch({ producerId: 7, baseSequence: 0 })]);
     append(psm, [batch({ producerId: 8, baseSequence: 0, isTransactional: true, lastOffsetDelta: 2 })]);
     expect(psm.firstUnstableOffset()).toBe(1);
-    psm.onAppended([batch({ producerId: 8, baseSequence: -1, isControl: true, isTransactional: true, baseOffset: 4 })]);
-    expect(psm.firstUnstableOffset()).toBe(-1);
+    psm.onAppended([batch({
+      producerId: 8, baseSequence: -1, isControl: true, isTransactional: true, baseOffset: 4, endTxnMarker: { controlType: 1, coordinatorEpoch: 0 },
+    })]);
+    // Stable once the high watermark passes the marker (Kafka's unreplicated transactions).
+    expect(psm.firstUnstableOffset(4)).toBe(1);
+    expect(psm.firstUnstableOffset(5)).toBe(-1);
   });
 
   it('expires producers idle longer than producer.id.expiration.ms', () => {

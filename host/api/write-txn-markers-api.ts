@@ -1,0 +1,39 @@
+/**
+ * WriteTxnMarkers (api key 27), v0-1: the transaction coordinator asks the leaders of a
+ * transaction's partitions to write its COMMIT or ABORT marker (KIP-98). An inter-broker API:
+ * clients never send it.
+ *
+ * ```
+ * WriteTxnMarkers Request (Version: 0-1) => [markers]
+ *   markers => producer_id producer_epoch transaction_result [topics] coordinator_epoch
+ *     topics => name [partition_indexes]
+ * WriteTxnMarkers Response (Version: 0-1) => [markers]
+ *   markers => producer_id [topics]
+ *     topics => name [partitions]  (partitions => partition_index error_code)
+ * ```
+ * Version notes that matter: v1 is the flexible version (KIP-482), nothing else changes.
+ * transaction_result false = ABORT, true = COMMIT. Each marker is appended as a control batch by
+ * the partition's leader and answered once replicated (acks=all); the per-partition errors are
+ * those of ReplicaManager.appendTxnMarkers (host/replication/txn-markers.ts): 3, 6, 7, 19, 20, 47,
+ * 52, 56.
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import {
+  decodeWriteTxnMarkersRequest,
+  encodeWriteTxnMarkersResponse,
+  type WriteTxnMarkersRequest,
+  type WriteTxnMarkersResponseInit,
+} from '../protocol/generated/write-txn-markers.js';
+import { defineApi } from './api-definition.js';
+
+export const writeTxnMarkersApi = defineApi<WriteTxnMarkersRequest, WriteTxnMarkersResponseInit>({
+  apiKey: ApiKey.WriteTxnMarkers,
+  name: 'WriteTxnMarkers',
+  minVersion: 0,
+  maxVersion: 1,
+  decode: decodeWriteTxnMarkersRequest,
+  encode: encodeWriteTxnMarkersResponse,
+  async handle(request, context) {
+    return { markers: await context.broker.replicaManager.appendTxnMarkers(request.markers) };
+  },
+});
