@@ -295,12 +295,14 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         params.entries.map((e) => produceError(e, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${requiredAcks}`)),
       );
     }
+    // The broker's own writes (internal topics allowed) are the coordinators' (Kafka's AppendOrigin.COORDINATOR).
+    const origin = params.origin ?? (params.internalTopicsAllowed === true ? 'coordinator' : 'client');
     const results: ProducePartitionResult[] = [];
     const waiting: ProduceAcksPending[] = [];
     let flushes: { index: number; flush: Promise<number> }[] | undefined;
     for (let index = 0; index < params.entries.length; index++) {
       const entry = params.entries[index]!;
-      const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false, params.origin ?? 'client');
+      const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false, origin);
       results.push(result);
       if (result.errorCode === ErrorCode.NONE) {
         // Also a retried duplicate: its original may be in the same unflushed turn.

@@ -26,6 +26,7 @@ export interface ProduceParams {
   /**
    * Kafka's AppendOrigin: 'client' (default) or 'coordinator' for the broker's own writes, which
    * may hold transaction markers (control batches) and are checked for producer epochs only.
+   * Default: 'coordinator' when internalTopicsAllowed, else 'client'.
    */
   origin?: AppendOrigin;
 }
