@@ -13,6 +13,8 @@
  * tributary topic alter-config TOPIC [--set key=value ...] [--delete key ...]
  * tributary topic add-partitions TOPIC --num N
  * tributary topic elect-leaders TOPIC... [--unclean] [--partition N...]
+ * tributary partitions reassign --topic TOPIC --partition N... (--replicas ID,ID,... | --cancel)
+ * tributary partitions reassignments [--topic TOPIC...]
  * tributary produce TOPIC [-k DELIM] [-p N] [--acks -1|0|1] [-H key=value ...] [-z CODEC]
  * tributary consume TOPIC [-g GROUP] [--from beginning|end|offset:N|timestamp:MS] [-p N ...] [-n COUNT] [-f FORMAT]
  *                         (--from-beginning, -o OFFSET, --timestamp MS are the long spellings of --from)
@@ -113,6 +115,20 @@ export interface TopicElectLeadersOptions extends ClientOptions {
   partition: number[];
 }
 
+export interface PartitionsReassignOptions extends ClientOptions {
+  topic: string;
+  /** Partitions of `topic` to move (at least one). */
+  partition: number[];
+  /** Target broker ids, preferred leader first; absent with --cancel. */
+  replicas?: number[];
+  /** Cancel the moves in flight instead (back to the original replicas). */
+  cancel: boolean;
+}
+export interface PartitionsReassignmentsOptions extends ClientOptions {
+  /** Only these topics; empty = every topic. */
+  topic: string[];
+}
+
 /** One function per command; each prints its result and throws CliError on failure. */
 export interface ClientCommandHandlers {
   topicCreate(topic: string, options: TopicCreateOptions): Promise<void>;
@@ -122,6 +138,8 @@ export interface ClientCommandHandlers {
   topicAlterConfig(topic: string, options: TopicAlterConfigOptions): Promise<void>;
   topicAddPartitions(topic: string, options: TopicAddPartitionsOptions): Promise<void>;
   topicElectLeaders(topics: string[], options: TopicElectLeadersOptions): Promise<void>;
+  partitionsReassign(options: PartitionsReassignOptions): Promise<void>;
+  partitionsReassignments(options: PartitionsReassignmentsOptions): Promise<void>;
   produce(topic: string, options: ProduceOptions): Promise<void>;
   consume(topic: string, options: ConsumeOptions): Promise<void>;
   groupList(options: ClientOptions): Promise<void>;
@@ -160,6 +178,15 @@ function bootstrapServers(text: string): string[] {
   return servers;
 }
 
+/** `--replicas 2,3,4`: distinct broker ids, preferred leader first. */
+function brokerIdList(text: string): number[] {
+  const ids = text.split(',').map((item) => item.trim());
+  if (ids.length === 0 || ids.some((id) => !/^\d+$/.test(id)) || new Set(ids).size !== ids.length) {
+    throw new InvalidArgumentError('expected distinct broker ids separated by commas, e.g. 2,3,4');
+  }
+  return ids.map(Number);
+}
+
 function seekTarget(text: string): GroupSeekOptions['to'] {
   if (text === 'earliest' || text === 'latest') return { kind: text };
   if (/^\d+$/.test(text)) return { kind: 'offset', offset: Number(text) };
@@ -194,6 +221,7 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
     keys.some((key) => handlers[key] !== undefined) ? program.command(name).description(description) : undefined;
   const context: RegistrationContext = { program, handlers, run, group };
   registerTopicCommands(context);
+  registerPartitionsCommands(context);
   registerRecordCommands(context);
   registerGroupCommands(context);
   registerClusterCommands(context);
@@ -258,6 +286,31 @@ function registerTopicCommands({ handlers, run, group }: RegistrationContext): v
       .option('--unclean', 'elect a live out-of-sync replica where no in-sync replica can lead (may lose records)', false)
       .option('--partition <n...>', 'only these partitions', collect(integerOption(0, 2147483647)), [])
       .action((names: string[], options: TopicElectLeadersOptions) => run(() => topicElectLeaders(names, options)));
+  }
+}
+
+/** `partitions reassign|reassignments` (kafka-reassign-partitions.sh --execute / --cancel / --list). */
+function registerPartitionsCommands({ handlers, run, group }: RegistrationContext): void {
+  const partitions = group('partitions', 'move partitions between brokers', ['partitionsReassign', 'partitionsReassignments']);
+  const reassign: Handler<'partitionsReassign'> = handlers.partitionsReassign;
+  if (partitions && reassign) {
+    withClientOptions(partitions.command('reassign').description('move partitions to new replicas (or --cancel the moves in flight)'))
+      .requiredOption('-t, --topic <topic>', 'the topic')
+      .requiredOption('-p, --partition <n...>', 'the partitions to move', collect(integerOption(0, 2147483647)))
+      .option('-r, --replicas <ids>', 'target broker ids, preferred leader first, e.g. 2,3,4', brokerIdList)
+      .option('--cancel', 'cancel the moves in flight (back to the original replicas)', false)
+      .action((options: PartitionsReassignOptions) => run(() => {
+        if ((options.replicas === undefined) === !options.cancel) {
+          throw new CliError('give either --replicas or --cancel', 'e.g. --replicas 2,3,4', ExitCode.USAGE);
+        }
+        return reassign(options);
+      }));
+  }
+  const reassignments: Handler<'partitionsReassignments'> = handlers.partitionsReassignments;
+  if (partitions && reassignments) {
+    withClientOptions(partitions.command('reassignments').description('list the partition moves in flight'))
+      .option('-t, --topic <topic...>', 'only these topics', collect((text: string) => text), [])
+      .action((options: PartitionsReassignmentsOptions) => run(() => reassignments(options)));
   }
 }
 

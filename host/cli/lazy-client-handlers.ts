@@ -9,7 +9,7 @@ import type { CliIo } from './output.js';
 /** Every client command, so that all of them are registered before any handler is loaded. */
 const HANDLER_NAMES: readonly (keyof ClientCommandHandlers)[] = [
   'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions', 'topicElectLeaders',
-  'produce', 'consume', 'groupList', 'groupDescribe', 'groupDelete', 'groupSeek', 'clusterInfo',
+  'partitionsReassign', 'partitionsReassignments', 'produce', 'consume', 'groupList', 'groupDescribe', 'groupDelete', 'groupSeek', 'clusterInfo',
 ];
 
 /** Handlers that import the real ones (built for `io` with the process deps) on first call. */

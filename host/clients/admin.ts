@@ -13,6 +13,7 @@
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { describeClusterBrokers, describeQuorum, type QuorumDescription } from './admin-quorum.js';
+import { alterPartitionReassignments, listPartitionReassignments, type OngoingReassignment, type PartitionReassignment } from './admin-reassignments.js';
 import { Cluster, type BrokerInfo, type ClusterOptions } from './cluster.js';
 import { decodeAssignment, decodeSubscription, type Subscription, type TopicPartitions } from './consumer/consumer-protocol.js';
 import { ConnectionError, isRetriableError, KafkaError } from './errors.js';
@@ -148,7 +149,6 @@ export interface ClusterDescription {
 /** ListOffsets timestamps with special meaning. */
 const LATEST_TIMESTAMP = -1;
 const EARLIEST_TIMESTAMP = -2;
-
 /** Broker-side timeout sent in CreateTopics / DeleteTopics / CreatePartitions, ms. */
 const DEFAULT_OPERATION_TIMEOUT_MS = 15_000;
 
@@ -395,6 +395,15 @@ export class Admin {
     return response.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({
       topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage,
     })));
+  }
+
+  /** Moves partitions to new replicas, or cancels moves (replicas null). {@link alterPartitionReassignments} */
+  alterPartitionReassignments(options: { reassignments: PartitionReassignment[]; timeoutMs?: number }): ReturnType<typeof alterPartitionReassignments> {
+    return alterPartitionReassignments((what, body) => this.withController(what, body), options.reassignments, options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
+  }
+  /** The moves in flight (`topics` absent: every topic). {@link listPartitionReassignments} */
+  listPartitionReassignments(options: { topics?: { topic: string; partitions: number[] }[]; timeoutMs?: number } = {}): Promise<OngoingReassignment[]> {
+    return listPartitionReassignments((what, body) => this.withController(what, body), options.topics ?? null, options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
   }
 
   /** Every group on every broker (ListGroups), sorted by id. */

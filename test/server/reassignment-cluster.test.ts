@@ -3,7 +3,8 @@
  * loopback TCP): a partition with replication.factor 3 and min.insync.replicas 2 moves from
  * brokers {1,2,3} to {2,3,4} while a kafkajs idempotent producer writes with acks=all. The
  * reassignment is asked for and listed with kafkajs's admin (AlterPartitionReassignments and
- * ListPartitionReassignments over the wire, forwarded to the active controller). While broker 4 is
+ * ListPartitionReassignments over the wire, forwarded to the active controller) and listed with
+ * `tributary partitions reassignments`. While broker 4 is
  * down the move stays in flight and Metadata shows the union {2,3,4,1}; once 4 is back it catches
  * up, joins the ISR, the controller drops 1 (the leader, so 2 takes over) and broker 1 deletes its
  * replica. Every acknowledged record reads back from the new leader at its offset, exactly once.
@@ -22,6 +23,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { decodeRecords, fetch, fetchRequest } from '../integration/requests.js';
 import { quorumNodeConfigs } from './real-clock-quorum.js';
+import { runInProcess } from '../cli/commands/cli-harness.js';
 
 const TOPIC = 'moving';
 const dirs = new Map<number, string>();
@@ -123,6 +125,9 @@ describe('partition reassignment among four BrokerServers', () => {
       const listed = await admin.listPartitionReassignments({});
       // kafkajs 2.2.4 hands the topics back as decoded (its typings say topic / partitionIndex).
       expect(listed.topics as unknown).toEqual([{ name: TOPIC, partitions: [{ partition: 0, replicas: [2, 3, 4, 1], addingReplicas: [4], removingReplicas: [1] }] }]);
+      // The CLI lists the same move (through broker 3, whose controller need not be the active one).
+      const cli = await runInProcess(['partitions', 'reassignments', '--json', '-b', bootstrap[2]!]);
+      expect(JSON.parse(cli.out)).toEqual([{ topic: TOPIC, partition: 0, replicas: [2, 3, 4, 1], addingReplicas: [4], removingReplicas: [1] }]);
       const during = await admin.fetchTopicMetadata({ topics: [TOPIC] });
       expect(during.topics[0]!.partitions[0]).toMatchObject({ leader: 1, replicas: [2, 3, 4, 1] });
       const writtenBefore = ledger.size;

@@ -8,6 +8,7 @@ import type { CliIo } from '../output.js';
 import { clusterInfoHandler } from './cluster-command.js';
 import { consumeHandler, type ConsumeDeps } from './consume-command.js';
 import { groupHandlers } from './group-commands.js';
+import { partitionsHandlers } from './partition-commands.js';
 import { produceHandler, type ProduceDeps } from './produce-command.js';
 import { topicHandlers } from './topic-commands.js';
 
@@ -42,6 +43,7 @@ export function createClientCommandHandlers(io: CliIo, deps: ClientCommandDeps =
   return {
     ...topicHandlers(io),
     ...groupHandlers(io),
+    ...partitionsHandlers(io),
     produce: produceHandler(io, deps),
     consume: consumeHandler(io, deps),
     clusterInfo: clusterInfoHandler(io),

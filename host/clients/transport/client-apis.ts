@@ -36,6 +36,14 @@ import { decodeDeleteGroupsResponse, encodeDeleteGroupsRequest, type DeleteGroup
 import { decodeOffsetDeleteResponse, encodeOffsetDeleteRequest, type OffsetDeleteRequestInit, type OffsetDeleteResponse } from '../../protocol/generated/offset-delete.js';
 import { decodeDescribeQuorumResponse, encodeDescribeQuorumRequest, type DescribeQuorumRequestInit, type DescribeQuorumResponse } from '../../protocol/generated/describe-quorum.js';
 import { decodeElectLeadersResponse, encodeElectLeadersRequest, type ElectLeadersRequestInit, type ElectLeadersResponse } from '../../protocol/generated/elect-leaders.js';
+import {
+  decodeAlterPartitionReassignmentsResponse, encodeAlterPartitionReassignmentsRequest,
+  type AlterPartitionReassignmentsRequestInit, type AlterPartitionReassignmentsResponse,
+} from '../../protocol/generated/alter-partition-reassignments.js';
+import {
+  decodeListPartitionReassignmentsResponse, encodeListPartitionReassignmentsRequest,
+  type ListPartitionReassignmentsRequestInit, type ListPartitionReassignmentsResponse,
+} from '../../protocol/generated/list-partition-reassignments.js';
 import { decodeDescribeClusterResponse, encodeDescribeClusterRequest, type DescribeClusterRequestInit, type DescribeClusterResponse } from '../../protocol/generated/describe-cluster.js';
 
 /** Request and response types by api key. */
@@ -63,6 +71,8 @@ export interface ClientApiMap {
   37: { request: CreatePartitionsRequestInit; response: CreatePartitionsResponse };
   42: { request: DeleteGroupsRequestInit; response: DeleteGroupsResponse };
   43: { request: ElectLeadersRequestInit; response: ElectLeadersResponse };
+  45: { request: AlterPartitionReassignmentsRequestInit; response: AlterPartitionReassignmentsResponse };
+  46: { request: ListPartitionReassignmentsRequestInit; response: ListPartitionReassignmentsResponse };
   47: { request: OffsetDeleteRequestInit; response: OffsetDeleteResponse };
   55: { request: DescribeQuorumRequestInit; response: DescribeQuorumResponse };
   60: { request: DescribeClusterRequestInit; response: DescribeClusterResponse };
@@ -119,6 +129,14 @@ export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
   42: { apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 1, encodeRequest: encodeDeleteGroupsRequest, decodeResponse: decodeDeleteGroupsResponse },
   // v1+: election type (KIP-460) and a top-level error.
   43: { apiKey: 43, name: 'ElectLeaders', minVersion: 1, maxVersion: 2, encodeRequest: encodeElectLeadersRequest, decodeResponse: decodeElectLeadersResponse },
+  45: {
+    apiKey: 45, name: 'AlterPartitionReassignments', minVersion: 0, maxVersion: 0,
+    encodeRequest: encodeAlterPartitionReassignmentsRequest, decodeResponse: decodeAlterPartitionReassignmentsResponse,
+  },
+  46: {
+    apiKey: 46, name: 'ListPartitionReassignments', minVersion: 0, maxVersion: 0,
+    encodeRequest: encodeListPartitionReassignmentsRequest, decodeResponse: decodeListPartitionReassignmentsResponse,
+  },
   47: { apiKey: 47, name: 'OffsetDelete', minVersion: 0, maxVersion: 0, encodeRequest: encodeOffsetDeleteRequest, decodeResponse: decodeOffsetDeleteResponse },
   // v1+: last fetch and caught-up times per replica (KIP-836).
   55: { apiKey: 55, name: 'DescribeQuorum', minVersion: 1, maxVersion: 2, encodeRequest: encodeDescribeQuorumRequest, decodeResponse: decodeDescribeQuorumResponse },

@@ -77,6 +77,31 @@ describe('tributary topic commands', () => {
   });
 });
 
+describe('tributary partitions commands', () => {
+  it('reassigns to the current replica (done at once), refuses unknown brokers and a cancel with nothing moving, and lists no moves', async () => {
+    await runInProcess(['topic', 'create', 'cli-move', '-p', '1', ...b]);
+    const [described] = await admin.describeTopics({ topics: ['cli-move'] });
+    const node = described!.partitions[0]!.replicas[0]!;
+    const same = await runInProcess(['partitions', 'reassign', '--topic', 'cli-move', '--partition', '0', '--replicas', `${node}`, '--json', ...b]);
+    expect(same.codes).toEqual([]);
+    expect(JSON.parse(same.out)).toEqual([{ topic: 'cli-move', partition: 0, replicas: [node], status: 'REASSIGNING', message: null }]);
+    const unknown = await runInProcess(['partitions', 'reassign', '-t', 'cli-move', '-p', '0', '-r', `${node},99`, ...b]);
+    expect(unknown.codes).toEqual([1]);
+    expect(unknown.out).toMatch(/cli-move\s+0\s+\S+\s+INVALID_REPLICA_ASSIGNMENT/);
+    expect(unknown.err).toContain('broker 99');
+    const cancel = await runInProcess(['partitions', 'reassign', '-t', 'cli-move', '-p', '0', '--cancel', ...b]);
+    expect(cancel.codes).toEqual([1]);
+    expect(cancel.out).toMatch(/cli-move\s+0\s+-\s+NO_REASSIGNMENT_IN_PROGRESS/);
+    expect(cancel.err).toContain('tributary partitions reassignments');
+    const usage = await runInProcess(['partitions', 'reassign', '-t', 'cli-move', '-p', '0', ...b]);
+    expect(usage.codes).toEqual([2]);
+    const listed = await runInProcess(['partitions', 'reassignments', '--json', ...b]);
+    expect(JSON.parse(listed.out)).toEqual([]);
+    const byTopic = await runInProcess(['partitions', 'reassignments', '-t', 'cli-move', ...b]);
+    expect(byTopic.codes).toEqual([]);
+  });
+});
+
 describe('tributary produce and consume', () => {
   it('produces stdin lines with keys and headers and consumes them in a template format', async () => {
     await admin.createTopics({ topics: [{ topic: 'cli-pc', numPartitions: 1 }] });
