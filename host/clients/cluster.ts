@@ -210,9 +210,11 @@ export class Cluster {
    * Metadata for `topics`, refreshing when any is unknown, has a partition without a leader, or
    * the cache is older than metadata.max.age.ms. Retries LEADER_NOT_AVAILABLE /
    * UNKNOWN_TOPIC_OR_PARTITION (a topic being created) until `timeoutMs`.
+   * @param awaitCreation the topics were just created: UNKNOWN_TOPIC_OR_PARTITION from a broker
+   *   whose metadata has not caught up with the controller yet is retried too
    * @throws KafkaError UNKNOWN_TOPIC_OR_PARTITION (3) when a topic does not exist (and is not auto-created)
    */
-  async topicMetadata(topics: string[], timeoutMs = this.options.requestTimeoutMs): Promise<TopicInfo[]> {
+  async topicMetadata(topics: string[], timeoutMs = this.options.requestTimeoutMs, awaitCreation = false): Promise<TopicInfo[]> {
     const ready = (): boolean => topics.every((name) => {
       const info = this.topicMap.get(name);
       return info !== undefined && info.partitions.length > 0 && info.partitions.every((p) => p.leader >= 0);
@@ -231,7 +233,7 @@ export class Cluster {
       retryBackoffMs: this.options.retryBackoffMs,
       what: `Metadata for ${topics.join(', ')}`,
       shouldRetry: (error) => error instanceof KafkaError
-        ? RETRIABLE_METADATA_ERRORS.has(error.errorCode) && (error.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || this.options.allowAutoTopicCreation)
+        ? RETRIABLE_METADATA_ERRORS.has(error.errorCode) && (error.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || this.options.allowAutoTopicCreation || awaitCreation)
         : error instanceof ConnectionError,
     });
   }
