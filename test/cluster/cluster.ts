@@ -15,7 +15,7 @@
  * directories removed by `close()`.
  */
 import { findFreePort, startBrokerProcess, type BrokerProcess, type OverrideValue } from '../helpers/broker-process.js';
-import { LinkProxy, type CutMode } from './link-proxy.js';
+import { LinkProxy, type CutMode } from '../../bench/jepsen/link-proxy.js';
 
 export interface ClusterOptions {
   /** Number of combined broker+controller nodes (ids 1..n). Default 3. Ignored with {@link brokers}. */

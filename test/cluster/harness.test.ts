@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { probeApiVersions, stopAllBrokerProcesses } from '../helpers/broker-process.js';
 import { AckLedger } from './ack-ledger.js';
 import { TestCluster } from './cluster.js';
-import { LinkProxy } from './link-proxy.js';
+import { LinkProxy } from '../../bench/jepsen/link-proxy.js';
 
 afterAll(async () => {
   await stopAllBrokerProcesses();

@@ -1,0 +1,94 @@
+"""confluent-kafka (librdkafka) writer of the Jepsen-style checker (bench/jepsen/writers.ts).
+
+args (argv[1], JSON): {bootstrap, topic, partitions, client, in_flight, pause_s}
+Writes "<client>-<seq>" values round robin over the partitions with an idempotent producer
+(acks=all), at most `in_flight` records without a delivery report, until stdin ends; then flushes
+and exits. Prints one JSON line per record handed to the producer ({"attempt": true}) and per
+delivery report ({"v", "p", "o", "e"}: e is null when acknowledged), and {"fatal": ...} when
+librdkafka raises a fatal idempotence error (the producer is then recreated, as an application
+would).
+"""
+import json
+import sys
+import threading
+import time
+
+from confluent_kafka import KafkaException, Producer
+
+args = json.loads(sys.argv[1])
+stop = threading.Event()
+
+
+def watch_stdin():
+    sys.stdin.read()
+    stop.set()
+
+
+threading.Thread(target=watch_stdin, daemon=True).start()
+lock = threading.Lock()
+outstanding = [0]
+
+
+def emit(event):
+    with lock:
+        sys.stdout.write(json.dumps(event) + "\n")
+        sys.stdout.flush()
+
+
+def on_delivery(err, msg):
+    outstanding[0] -= 1
+    value = msg.value().decode("utf-8")
+    if err is None:
+        emit({"v": value, "p": msg.partition(), "o": msg.offset(), "e": None})
+    else:
+        emit({"v": value, "p": msg.partition(), "o": -1, "e": "%s (code %s)" % (err.str(), err.code())})
+
+
+fatal = threading.Event()
+
+
+def on_error(err):
+    if err.fatal():
+        emit({"fatal": err.str()})
+        fatal.set()
+
+
+def new_producer():
+    return Producer({
+        "bootstrap.servers": args["bootstrap"],
+        "client.id": "jepsen-" + args["client"],
+        "enable.idempotence": True,
+        "acks": "all",
+        "linger.ms": 2,
+        "message.timeout.ms": 30000,
+        "request.timeout.ms": 5000,
+        "socket.connection.setup.timeout.ms": 3000,
+        "topic.metadata.refresh.interval.ms": 5000,
+        "error_cb": on_error,
+    })
+
+
+producer = new_producer()
+seq = 0
+while not stop.is_set():
+    if fatal.is_set():
+        producer.flush(10)
+        outstanding[0] = 0
+        fatal.clear()
+        producer = new_producer()
+    if outstanding[0] >= args["in_flight"]:
+        producer.poll(0.05)
+        continue
+    value = "%s-%d" % (args["client"], seq)
+    try:
+        producer.produce(args["topic"], value=value.encode("utf-8"), partition=seq % args["partitions"], on_delivery=on_delivery)
+    except (BufferError, KafkaException) as error:
+        producer.poll(0.1)
+        continue
+    emit({"attempt": True})
+    outstanding[0] += 1
+    seq += 1
+    producer.poll(args["pause_s"])
+
+left = producer.flush(60)
+sys.exit(0 if left == 0 else 3)

@@ -1,0 +1,103 @@
+/**
+ * The Jepsen-style checker's own logic (bench/jepsen/), without processes: the fault schedule is
+ * a function of the seed, and the checker finds each kind of violation it claims to find (lost,
+ * offset changed, duplicated, reordered, unexpected, a live read that changed) while it passes a
+ * clean history and lets acks=1 writers lose writes.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkHistory, type ReadBack } from '../../bench/jepsen/checker.js';
+import { FAULT_KINDS, faultSchedule } from '../../bench/jepsen/fault-schedule.js';
+import { History, parseValue, type ReadRecord } from '../../bench/jepsen/history.js';
+
+function readBack(topic: string, partitions: Record<number, string[]>): ReadBack {
+  return new Map([[topic, new Map(Object.entries(partitions).map(([partition, values]) => [
+    Number(partition), values.map((value, offset): ReadRecord => ({ partition: Number(partition), offset, value })),
+  ]))]]);
+}
+
+/** A history where client `c` (acks=all, idempotent) wrote c-0..c-3 to partition 0 at offsets 0..3. */
+function cleanHistory(): History {
+  const history = new History();
+  history.register({ client: 'c', topic: 't', acks: 'all', idempotent: true });
+  for (let seq = 0; seq < 4; seq++) {
+    history.attempt('c');
+    history.ack('c', 0, seq, `c-${seq}`);
+  }
+  return history;
+}
+
+describe('the Jepsen-style fault schedule', () => {
+  it('is the same list for the same seed and another list for another seed', () => {
+    const a = faultSchedule({ seed: 42, faults: 120, nodes: 3 });
+    expect(faultSchedule({ seed: 42, faults: 120, nodes: 3 })).toEqual(a);
+    expect(faultSchedule({ seed: 43, faults: 120, nodes: 3 })).not.toEqual(a);
+    expect(a).toHaveLength(120);
+  });
+
+  it('draws every kind over a long campaign, with valid targets', () => {
+    const faults = faultSchedule({ seed: 1, faults: 120, nodes: 3 });
+    expect(new Set(faults.map((f) => f.kind))).toEqual(new Set(FAULT_KINDS));
+    for (const fault of faults) {
+      expect(fault.node).toBeGreaterThanOrEqual(1);
+      expect(fault.node).toBeLessThanOrEqual(3);
+      if (fault.kind === 'cut-replication' || fault.kind === 'cut-controller') expect([1, 2, 3].filter((id) => id !== fault.node)).toContain(fault.peer);
+    }
+  });
+});
+
+describe('the Jepsen-style checker', () => {
+  it('passes a history whose acknowledged writes all read back in place', () => {
+    const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3'] }));
+    expect(report.violations).toEqual([]);
+    expect(report.clients[0]).toMatchObject({ acked: 4, lost: 0, offsetChanged: 0, duplicated: 0, reordered: 0 });
+  });
+
+  it('reports an acknowledged write that is gone as lost and its offset as changed', () => {
+    const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-3'] }));
+    expect(report.clients[0]).toMatchObject({ lost: 1, offsetChanged: 2 });
+    expect(report.violations.join('\n')).toContain('acknowledged c-2 at t-0@2 is lost');
+  });
+
+  it('reports a value written twice as duplicated', () => {
+    const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-3'] }));
+    expect(report.clients[0]).toMatchObject({ duplicated: 1, lost: 0 });
+    expect(report.violations).not.toEqual([]);
+  });
+
+  it('reports acknowledgements whose offsets do not follow the write order as reordered', () => {
+    const history = new History();
+    history.register({ client: 'c', topic: 't', acks: 'all', idempotent: true });
+    history.attempt('c');
+    history.attempt('c');
+    history.ack('c', 0, 1, 'c-0');
+    history.ack('c', 0, 0, 'c-1');
+    const report = checkHistory(history, readBack('t', { 0: ['c-1', 'c-0'] }));
+    expect(report.clients[0]).toMatchObject({ reordered: 1, lost: 0, offsetChanged: 0 });
+  });
+
+  it('reports values nobody wrote, and a live read whose offset changed afterwards', () => {
+    const history = cleanHistory();
+    history.observe('t', { partition: 0, offset: 1, value: 'c-1' }, undefined);
+    history.observe('t', { partition: 0, offset: 0, value: 'c-0' }, 1);
+    const report = checkHistory(history, readBack('t', { 0: ['c-0', 'c-9', 'c-2', 'c-3', 'x'] }));
+    expect(report.unexpected).toBe(2);
+    expect(report.readerChanged).toBe(1);
+    expect(report.readerRewinds).toBe(1);
+  });
+
+  it('lets an acks=1 writer lose acknowledged writes (reported, not a violation)', () => {
+    const history = new History();
+    history.register({ client: 'a', topic: 't', acks: '1', idempotent: false });
+    history.attempt('a');
+    history.ack('a', 0, 0, 'a-0');
+    const report = checkHistory(history, readBack('t', { 0: [] }));
+    expect(report.clients[0]).toMatchObject({ lost: 1 });
+    expect(report.violations).toEqual([]);
+  });
+
+  it('reads values back to their writer and sequence number', () => {
+    expect(parseValue('kafkajs-17')).toEqual({ client: 'kafkajs', seq: 17 });
+    expect(parseValue('acks1-0')).toEqual({ client: 'acks1', seq: 0 });
+    expect(parseValue('nope')).toBeUndefined();
+  });
+});
