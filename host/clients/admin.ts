@@ -219,7 +219,6 @@ export class Admin {
       if (result.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS && options.ignoreExisting) continue;
       throw new KafkaError(result.errorCode, `CreateTopics "${result.name}"`, result.errorMessage);
     }
-    // A broker other than the controller may not have applied the new topics yet: UNKNOWN_TOPIC_OR_PARTITION is retried.
     if (!options.validateOnly) await this.cluster.topicMetadata(options.topics.map((t) => t.topic), timeoutMs + this.cluster.options.requestTimeoutMs, true);
   }
 
