@@ -35,6 +35,7 @@ import type { Time, TimerHandle } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { guardHttpHandler, type MetricsRoute, registerHttpRoutes } from './http-server.js';
+import { type HttpApplicationMount, registerHttpApplications } from './http-applications.js';
 import type { JsonSessionFactory } from './json-socket.js';
 import { JsonConnection } from './websocket-json-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
@@ -120,6 +121,13 @@ export interface WebSocketGatewayOptions {
   allowedOrigins?: readonly string[];
   /** `GET /metrics` (the broker's Prometheus registry); absent: 404. */
   metrics?: MetricsRoute;
+  /**
+   * HTTP applications mounted on this listener (the console), behind the same
+   * Origin policy (http-applications.ts). Default none.
+   */
+  httpApplications?: readonly HttpApplicationMount[];
+  /** Where `GET /` redirects (302), e.g. `/console/`; default none (404). */
+  rootRedirect?: string;
   /** Called once per closed WebSocket (both routes). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -199,6 +207,11 @@ export class WebSocketGateway {
     const jsonSessions = options.jsonSessions ?? null;
     this.jsonEnabled = jsonSessions !== null;
     if (jsonSessions !== null) this.registerJsonRoute(jsonSessions);
+    registerHttpApplications(this.app, options.httpApplications ?? [], {
+      originPolicy: this.originPolicy,
+      logger: this.logger,
+      ...(options.rootRedirect === undefined ? {} : { rootRedirect: options.rootRedirect }),
+    });
     registerHttpRoutes(this.app, {
       isReady: () => this.state === 'listening' && (options.isReady?.() ?? true),
       logger: this.logger,
@@ -230,11 +243,15 @@ export class WebSocketGateway {
         this.startTimer();
         this.logger.info(
           { event: LogEvent.ListenerBound, listener: 'HTTP', host, port: this.boundAddress.port },
-          `WebSocket gateway listening on ${formatHostPort(host, this.boundAddress.port)} (/kafka${this.jsonEnabled ? ', /json' : ''}, /health, /ready)`,
+          `WebSocket gateway listening on ${formatHostPort(host, this.boundAddress.port)} (/kafka${this.jsonEnabled ? ', /json' : ''}, /health, /ready${this.mountedPaths()})`,
         );
         resolve(this.boundAddress);
       });
     });
+  }
+
+  private mountedPaths(): string {
+    return (this.options.httpApplications ?? []).map((mount) => `, ${mount.prefix}`).join('');
   }
 
   /** The bound address once `start()` resolved. */

@@ -62,6 +62,36 @@ export class OriginPolicy {
     if (hostname !== null && (isLoopbackHostname(hostname) || hostname === this.gatewayHostname)) return { allowed: true };
     return refused(origin);
   }
+
+  /**
+   * Decides for the raw `Host` header of a request to a browser-facing HTTP application (DNS
+   * rebinding: a page whose own name resolves to this listener is same-origin to the browser, so
+   * it sends no Origin on GETs, but its Host is its own name). Allowed: no header (HTTP/1.0
+   * tools), a loopback name, an IP literal (rebinding needs a name), the listener's bind host, the
+   * host of an origin listed in `http.allowed.origins`, or any host with `*` listed.
+   */
+  checkHost(hostHeader: string): OriginDecision {
+    const host = hostHeader.trim();
+    if (host === '' || this.allowAll) return { allowed: true };
+    const hostname = hostnameOf(host.replace(/:\d+$/, ''));
+    if (hostname === null) return refusedHost(host);
+    if (isLoopbackHostname(hostname) || hostname === this.gatewayHostname || isIpLiteral(hostname)) return { allowed: true };
+    for (const listed of this.listed) {
+      if (listed !== NULL_ORIGIN && hostnameOfOrigin(listed) === hostname) return { allowed: true };
+    }
+    return refusedHost(host);
+  }
+}
+
+function refusedHost(host: string): OriginDecision {
+  return {
+    allowed: false,
+    reason: `Host ${host.slice(0, 200)} is not this listener's (open it as localhost, by IP address, or add its origin to http.allowed.origins)`,
+  };
+}
+
+function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 function refused(origin: string): OriginDecision {
