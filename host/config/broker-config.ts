@@ -42,6 +42,7 @@ import { NO_EFFECT_CONFIG_DEFS } from './no-effect-configs.js';
 import { KAFKA_BROKER_CONFIGS, kafkaOnlyConfigDefs, LISTENER_PREFIXED_CONFIG, noEffectReason } from './kafka-config-catalog.js';
 import { RAFT_CONFIG_DEFS, raftSettings } from './raft-configs.js';
 import { assembleListeners, inconsistent } from './listener-assembly.js';
+import { CONSOLE_CONFIG_DEFS, type ConsoleConfig, consoleConfig } from './console-config.js';
 import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConfig } from './leader-balance-config.js';
 import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
 import { LIMIT_CONFIG_DEFS, type LimitConfigs, limitConfigs } from './limit-configs.js';
@@ -128,6 +129,7 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'http.allowed.origins', type: 'LIST', defaultValue: '',
     check: originListCheck, accepted: 'a comma-separated list of origins scheme://host[:port], null, or *',
     doc: 'Tributary-only: browser pages (Origin header) allowed to open WebSockets on http.listeners besides those on localhost, 127.0.0.1, [::1] or the listener\'s own host; other origins get HTTP 403; clients sending no Origin are always allowed; * allows every origin.' },
+  ...CONSOLE_CONFIG_DEFS,
 
   // Network limits
   { name: 'socket.request.max.bytes', type: 'INT', defaultValue: '104857600', min: 1,
@@ -285,7 +287,7 @@ export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map
  * log.flush.interval.ms > log.flush.scheduler.interval.ms). Durations in ms, sizes in bytes.
  * LONG values above 2^53-1 (Kafka's Long.MAX_VALUE "never") are Number.MAX_SAFE_INTEGER.
  */
-export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, MetricsConfig {
+export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, MetricsConfig, ConsoleConfig {
   readonly nodeId: number;
   readonly processRoles: readonly ('broker' | 'controller')[];
   readonly controllerQuorumVoters: readonly QuorumVoter[];
@@ -512,6 +514,7 @@ function assemble(
     uncleanLeaderElectionEnable: get('unclean.leader.election.enable'),
     replicaLagTimeMaxMs: get('replica.lag.time.max.ms'),
     ...leaderBalanceConfig(get),
+    ...consoleConfig(get),
     interBrokerListenerName: get<string | null>('inter.broker.listener.name')
       ?? (listeners.find((l) => !controllerListenerNames.includes(l.name)) ?? listeners[0]!).name,
     replicaFetcher: assembleReplicaFetcherConfig(get, inconsistent),

@@ -33,6 +33,7 @@ import type { Environment } from '../io/environment.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import type { GatewayAddress } from '../network/websocket-gateway.js';
+import type { HttpApplicationMount } from '../network/http-applications.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
 import type { AlterPartitionSink } from '../replication/alter-partition-sink.js';
 import { AlterPartitionManager } from '../replication/alter-partition-manager.js';
@@ -245,6 +246,8 @@ export class BrokerServer {
       rootLogger,
       time: this.environment.time,
       loadMetrics: () => this.metrics.loadPrometheus(),
+      httpApplications: () => this.httpApplications(),
+      rootRedirect: '/console/',
     });
     this.network = network;
     try {
@@ -296,6 +299,19 @@ export class BrokerServer {
       this.logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
     })();
     return this.stopping;
+  }
+
+  /** What the HTTP listeners serve besides the gateway: the web console (host/console/). */
+  private async httpApplications(): Promise<HttpApplicationMount[]> {
+    const { createConsoleMount } = await import('../console/console-mount.js');
+    return [createConsoleMount({
+      config: this.config,
+      environment: this.environment,
+      handler: (frame, connection) => this.handleRequest(frame, connection),
+      listenerName: this.network!.clientListeners[0]?.name ?? 'PLAINTEXT',
+      ownEndpoints: () => this.listeners,
+      partitions: this.replicaManager!,
+    })];
   }
 
   /**

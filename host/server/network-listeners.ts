@@ -11,6 +11,7 @@ import type { Time } from '../io/environment.js';
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
 import type { ConnectionResources } from '../network/tcp-connection.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
+import type { HttpApplicationMount } from '../network/http-applications.js';
 import { SocketServer } from '../network/socket-server.js';
 import type { MetricsRoute } from '../network/http-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
@@ -72,6 +73,13 @@ export interface NetworkListenersOptions {
    * (so that the Prometheus library loads only then); absent: no `/metrics`.
    */
   readonly loadMetrics?: () => Promise<MetricsRoute>;
+  /**
+   * HTTP applications for every `http.listeners` entry (the console), made once when the
+   * first gateway starts (so that their modules load only with an HTTP listener); closed on stop.
+   */
+  readonly httpApplications?: () => Promise<readonly HttpApplicationMount[]>;
+  /** Where `GET /` redirects on the HTTP listeners (e.g. `/console/`). */
+  readonly rootRedirect?: string;
 }
 
 /** The bound client listeners and HTTP gateways of one broker. */
@@ -89,8 +97,11 @@ export class NetworkListeners {
   private readonly resources: ConnectionResources | undefined;
   private readonly time: Time | undefined;
   private readonly loadMetrics: (() => Promise<MetricsRoute>) | undefined;
+  private readonly options: NetworkListenersOptions;
+  private mounts: readonly HttpApplicationMount[] = [];
 
   constructor(options: NetworkListenersOptions) {
+    this.options = options;
     this.time = options.time;
     this.config = options.config;
     this.handler = options.handler;
@@ -165,6 +176,7 @@ export class NetworkListeners {
     const gatewayModule = await import('../gateway/json-gateway.js');
     const metrics = await this.loadMetrics?.();
     const logger = componentLogger(this.rootLogger, 'websocket-gateway');
+    this.mounts = (await this.options.httpApplications?.()) ?? [];
     for (const endpoint of config.httpListeners) {
       const gateway = gatewayModule.createJsonGateway({
         host: endpoint.host === '' ? '0.0.0.0' : endpoint.host,
@@ -176,6 +188,8 @@ export class NetworkListeners {
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
         maxConnections: Math.max(1, config.maxConnections),
         allowedOrigins: config.httpAllowedOrigins,
+        httpApplications: this.mounts,
+        ...(this.options.rootRedirect === undefined ? {} : { rootRedirect: this.options.rootRedirect }),
         logger,
         ...(metrics === undefined ? {} : { metrics }),
         ...(this.time === undefined ? {} : { time: this.time }),
@@ -193,5 +207,9 @@ export class NetworkListeners {
   /** Stops accepting and reading; resolves when the requests in flight are answered. */
   async stop(): Promise<void> {
     await Promise.all([...this.servers.map((server) => server.stop()), ...this.gateways.map((gateway) => gateway.stop())]);
+    const mounts = this.mounts;
+    this.mounts = [];
+    await Promise.all(mounts.map((mount) => mount.application.close?.().catch((error: unknown) =>
+      componentLogger(this.rootLogger, 'broker').error({ event: 'callback.failed', err: error }, `closing ${mount.prefix} failed`))));
   }
 }
