@@ -28,6 +28,7 @@ const EXEMPT_FOLDERS: Record<string, string> = {
   'host/cli': 'the command-line entry: reads property files, prints wall-clock times',
   'host/clients': 'the client library: not broker code, runs in browsers as well as Node',
   'host/protocol/codegen': 'the code generator: a build tool reading the JSON schemas',
+  'host/console/web': 'the web console page: runs in the browser (its polling timers and clock are the page\'s), not broker code',
 };
 
 /** Files outside the exempt folders that still bypass a seam, with the reason (`path` -> reason). */

@@ -25,7 +25,7 @@ function listTypeScriptFiles(directory: string): string[] {
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const full = join(directory, entry.name);
     if (entry.isDirectory()) found.push(...listTypeScriptFiles(full));
-    else if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(full);
+    else if (entry.isFile() && (entry.name.endsWith('.ts') || entry.name.endsWith('.tsx')) && !entry.name.endsWith('.d.ts')) found.push(full);
   }
   return found;
 }
@@ -40,7 +40,7 @@ export function hostSources(): HostSource[] {
     .sort()
     .map((path) => {
       const text = readFileSync(join(REPOSITORY_ROOT, path), 'utf8');
-      return { path, text, sourceFile: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true) };
+      return { path, text, sourceFile: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS) };
     });
   return cached;
 }

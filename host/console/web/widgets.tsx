@@ -1,0 +1,26 @@
+/** Small pieces the pages share. */
+
+export function ErrorLine({ error }: { error: Error | null }) {
+  return error === null ? null : <p class="error" data-testid="error">{error.message}</p>;
+}
+
+/** Why a write form is missing: the console is read-only unless the broker allows writes. */
+export function WriteNote({ what }: { what: string }) {
+  return <p class="muted write-note" data-testid="write-disabled">Read-only: start the broker with <code>console.write.enable=true</code> to {what} here.</p>;
+}
+
+export function Pager({ offset, page, total, onOffset }: { offset: number; page: number; total: number; onOffset: (offset: number) => void }) {
+  if (total <= page) return <p class="muted">{total} in all</p>;
+  return (
+    <div class="pager">
+      <button disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - page))}>Previous</button>
+      <span>{offset + 1}–{Math.min(total, offset + page)} of {total}</span>
+      <button disabled={offset + page >= total} onClick={() => onOffset(offset + page)}>Next</button>
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string | null }) {
+  if (status === null) return <span class="muted">—</span>;
+  return <span class={`status status-${status.toLowerCase()}`} data-testid="group-status">{status}</span>;
+}
