@@ -3,9 +3,8 @@
  * throughput sampler and the page's files, behind one {@link HttpApplication} at `/console`
  * (with the Host check against DNS rebinding). Loaded only when `http.listeners` is set.
  *
- * Throughput comes from the broker's counters when it has them (`throughput`); until then from
- * the partitions this broker leads: messages in = the sum of their log end offsets, bytes in =
- * the sum of their log sizes (both only ever compared between two samples), no bytes out.
+ * Throughput comes from the broker's request counters (host/metrics/broker-topic-metrics.ts, the
+ * numbers /metrics exports): read once a second, whoever watches.
  */
 import type { BrokerAddress } from '../clients/transport/transport.js';
 import type { BrokerConfig } from '../config/broker-config.js';
@@ -18,12 +17,8 @@ import { ConsoleClients } from './console-clients.js';
 import type { GroupLagSource } from './console-groups.js';
 import { ThroughputSampler, type ThroughputTotals } from './throughput-sampler.js';
 
-/** What the fallback throughput reads of a partition. */
-export interface SampledPartition {
-  readonly topic: string;
-  readonly partition: number;
-  readonly isLeader: boolean;
-  readonly logEndOffset: number;
+/** What the console reads of a partition this broker holds. */
+export interface LocalPartition {
   readonly log: { readonly size: number };
 }
 
@@ -36,12 +31,9 @@ export interface ConsoleMountOptions {
   /** This broker's advertised endpoints (known once it registered). */
   readonly ownEndpoints: () => readonly BrokerAddress[];
   /** The partitions this broker holds (ReplicaManager). */
-  readonly partitions: {
-    allPartitions(): readonly SampledPartition[];
-    getPartition(topic: string, partition: number): SampledPartition | undefined;
-  };
-  /** The broker's cumulative counters, when it keeps them. */
-  readonly throughput?: () => ThroughputTotals;
+  readonly partitions: { getPartition(topic: string, partition: number): LocalPartition | undefined };
+  /** The broker's cumulative counters. */
+  readonly throughput: () => ThroughputTotals;
   readonly groupLag?: () => GroupLagSource | null;
   /** Where the page's files are; default dist/console of this package. */
   readonly assetsDir?: string;
@@ -51,7 +43,7 @@ export interface ConsoleMountOptions {
 export function createConsoleMount(options: ConsoleMountOptions): HttpApplicationMount {
   const { environment, partitions } = options;
   const clients = new ConsoleClients({ handler: options.handler, listenerName: options.listenerName, ownEndpoints: options.ownEndpoints });
-  const sampler = new ThroughputSampler({ time: environment.time, totals: options.throughput ?? (() => leaderLogTotals(partitions.allPartitions())) });
+  const sampler = new ThroughputSampler({ time: environment.time, totals: options.throughput });
   sampler.start();
   const application = new ConsoleApplication({
     clients,
@@ -73,15 +65,4 @@ export function createConsoleMount(options: ConsoleMountOptions): HttpApplicatio
       },
     },
   };
-}
-
-function leaderLogTotals(partitions: readonly SampledPartition[]): ThroughputTotals {
-  let messagesIn = 0;
-  let bytesIn = 0;
-  for (const partition of partitions) {
-    if (!partition.isLeader || partition.topic.startsWith('__')) continue;
-    messagesIn += partition.logEndOffset;
-    bytesIn += partition.log.size;
-  }
-  return { messagesIn, bytesIn, bytesOut: null, messagesOut: null };
 }

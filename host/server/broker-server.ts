@@ -311,6 +311,10 @@ export class BrokerServer {
       listenerName: this.network!.clientListeners[0]?.name ?? 'PLAINTEXT',
       ownEndpoints: () => this.listeners,
       partitions: this.replicaManager!,
+      throughput: () => {
+        const all = this.metrics.topicMetrics.allTopics;
+        return { messagesIn: all.messagesIn, bytesIn: all.bytesIn, bytesOut: all.bytesOut, messagesOut: null };
+      },
     })];
   }
 

@@ -116,6 +116,8 @@ describe('The web console in headless Chromium', () => {
       // The messages-in series' last point rises above zero while records arrive.
       await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-messages"]')?.getAttribute('data-last')?.split(',')[0]) > 0, undefined, { timeout: 20_000 });
       await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-bytes"]')?.getAttribute('data-last')?.split(',')[0]) > 0);
+      // Bytes out: the dashboard group's consumer fetches what the producer writes.
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-bytes"]')?.getAttribute('data-last')?.split(',')[1]) > 0, undefined, { timeout: 20_000 });
       const points = Number(await page.getAttribute('[data-testid="chart-messages"]', 'data-points'));
       await page.waitForFunction((before) => Number(document.querySelector('[data-testid="chart-messages"]')?.getAttribute('data-points')) > before, points);
       // A picture for the README wants a minute of history, not the test's few seconds.

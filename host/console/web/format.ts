@@ -23,6 +23,10 @@ export function formatRate(value: number | null | undefined, unit: string): stri
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${unit}/s`;
 }
 
+export function formatByteRate(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${formatBytes(value)}/s`;
+}
+
 export function formatSeconds(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
   if (value < 60) return `${value.toFixed(value < 10 ? 1 : 0)} s`;

@@ -61,6 +61,7 @@ export function GroupPage({ groupId, writeEnabled }: { groupId: string; writeEna
           <table data-testid="members-table">
             <thead><tr><th>Member</th><th>Client</th><th>Host</th><th>Assignment</th></tr></thead>
             <tbody>
+              {data.members.length === 0 && <tr><td colSpan={4} class="muted">no members: nobody consumes for this group now</td></tr>}
               {data.members.map((m) => (
                 <tr key={m.memberId}>
                   <td class="mono">{m.groupInstanceId ?? m.memberId}</td>

@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, usePoll } from './api.js';
 import { Chart } from './chart.js';
-import { formatBytes, formatNumber, formatRate } from './format.js';
+import { formatByteRate, formatBytes, formatNumber, formatRate } from './format.js';
 import type { Overview, ThroughputSample } from './types.js';
 
 /** How many seconds of samples the charts keep (the broker keeps 5 minutes). */
@@ -14,7 +14,7 @@ export function OverviewPage() {
   const charts = useMemo(() => {
     const x = samples.map((s) => s.timeMs / 1000);
     return {
-      messages: [x, samples.map((s) => s.messagesInPerSec), samples.map((s) => s.messagesOutPerSec)] as [number[], ...(number | null)[][]],
+      messages: [x, samples.map((s) => s.messagesInPerSec)] as [number[], ...(number | null)[][]],
       bytes: [x, samples.map((s) => s.bytesInPerSec), samples.map((s) => s.bytesOutPerSec)] as [number[], ...(number | null)[][]],
     };
   }, [samples]);
@@ -33,13 +33,13 @@ export function OverviewPage() {
           <Card label="Offline" value={formatNumber(data.offlinePartitions)} testId="offline" warn={data.offlinePartitions > 0} />
           <Card label="Consumer groups" value={formatNumber(data.groups)} testId="groups" />
           <Card label="Messages in" value={formatRate(last?.messagesInPerSec, 'msg')} testId="rate-messages-in" />
-          <Card label="Bytes in" value={formatRate(last?.bytesInPerSec, 'B')} testId="rate-bytes-in" />
-          <Card label="Bytes out" value={last?.bytesOutPerSec === null || last === undefined ? '—' : formatRate(last.bytesOutPerSec, 'B')} testId="rate-bytes-out" />
+          <Card label="Bytes in" value={formatByteRate(last?.bytesInPerSec)} testId="rate-bytes-in" />
+          <Card label="Bytes out" value={formatByteRate(last?.bytesOutPerSec)} testId="rate-bytes-out" />
         </div>
       )}
       <div class="charts">
-        <Chart title="Messages per second" testId="chart-messages" data={charts.messages}
-          series={[{ label: 'in', color: '#4ea1ff', format: (v) => formatNumber(Math.round(v)) }, { label: 'out', color: '#f0a04b', format: (v) => formatNumber(Math.round(v)) }]} />
+        <Chart title="Messages in per second" testId="chart-messages" data={charts.messages}
+          series={[{ label: 'in', color: '#4ea1ff', format: (v) => formatNumber(Math.round(v)) }]} />
         <Chart title="Bytes per second" testId="chart-bytes" data={charts.bytes}
           series={[{ label: 'in', color: '#4ea1ff', format: formatBytes }, { label: 'out', color: '#f0a04b', format: formatBytes }]} />
       </div>
