@@ -315,9 +315,17 @@ export class SimBroker {
   }
 
   private applyPartition(life: Life, topic: string, registration: PartitionRegistration): void {
-    if (!registration.replicas.includes(this.id)) return;
     const replicaManager = life.replicaManager;
     const index = registration.partitionId;
+    if (!registration.replicas.includes(this.id)) {
+      // Reassigned away (the publisher's rule): stop fetching, drop the Partition, delete the log.
+      if (replicaManager.getPartition(topic, index) === undefined) return;
+      life.fetchers.removeFetcherForPartitions([{ topic, partition: index }]);
+      replicaManager.removePartition(topic, index);
+      life.logManager.deleteLogs([{ topic, partition: index }]);
+      this.events.replicaDeleted = (this.events.replicaDeleted ?? 0) + 1;
+      return;
+    }
     const existing = replicaManager.getPartition(topic, index);
     if (existing !== undefined && existing.leaderEpoch === registration.leaderEpoch && existing.partitionEpoch === registration.partitionEpoch) return;
     const log = life.logManager.getOrCreateLog(topic, index, this.settings.logConfig);

@@ -10,7 +10,7 @@
  * its page cache: see replication-invariants.ts), network
  * partitions (random splits, a partition leader cut off, a broker cut from the controller),
  * network weather changes, and controller decisions (a live broker fenced, preferred leader
- * elections). After every step the {@link ReplicationInvariants} run. The run then heals
+ * elections, partition reassignments to other brokers and their cancellation). After every step the {@link ReplicationInvariants} run. The run then heals
  * everything and requires one new acks=all write per partition to be acknowledged within a bound
  * (liveness). The same seed gives the same run, step for step.
  */
@@ -144,7 +144,7 @@ class Simulation {
     const image = this.controller.controller.image;
     const now = new Map<string, string>();
     for (const topic of image.topics()) {
-      for (const p of topic.partitions) now.set(`${topic.name}-${p.partitionId}`, `leader ${p.leader} epoch ${p.leaderEpoch} isr [${p.isr.join(',')}] partition epoch ${p.partitionEpoch}`);
+      for (const p of topic.partitions) now.set(`${topic.name}-${p.partitionId}`, `leader ${p.leader} epoch ${p.leaderEpoch} replicas [${p.replicas.join(',')}] isr [${p.isr.join(',')}] partition epoch ${p.partitionEpoch}`);
     }
     for (const b of image.brokers()) now.set(`broker ${b.brokerId}`, `epoch ${b.brokerEpoch}${b.fenced ? ' fenced' : ''}`);
     for (const [key, value] of now) if (this.lastMetadata.get(key) !== value) this.note(`metadata: ${key}: ${value}`);
@@ -201,6 +201,7 @@ const FAULT = {
   fenceBroker: 0.0008,
   preferredElection: 0.001,
   deleteRecords: 0.001,
+  reassign: 0.001,
 } as const;
 
 function injectFault(sim: Simulation): void {
@@ -230,6 +231,7 @@ function injectFault(sim: Simulation): void {
   if (sim.chance(FAULT.networkChange)) changeNetwork(sim);
   if (sim.chance(FAULT.fenceBroker)) fenceLiveBroker(sim);
   if (sim.chance(FAULT.deleteRecords)) deleteRecords(sim);
+  if (sim.chance(FAULT.reassign)) reassign(sim);
   if (sim.chance(FAULT.preferredElection)) {
     void sim.controller.controller.electLeaders(0, null);
     sim.count('preferredElection');
@@ -295,6 +297,29 @@ function deleteRecords(sim: Simulation): void {
   const [result] = sim.brokers.find((b) => b.id === leaderId)!.replicaManager!.deleteRecords([{ topic: TOPIC, partition: index, offset }]);
   sim.count('deleteRecords');
   sim.note(`DeleteRecords ${TOPIC}-${index} before ${offset} on broker ${leaderId}: error ${result!.errorCode}, low watermark ${result!.lowWatermark}`);
+}
+
+/**
+ * AlterPartitionReassignments of one partition (KIP-455): to `replicationFactor` random brokers in
+ * random order (sometimes the same set reordered), or a cancel of the move in flight. The move
+ * completes when the new replicas join the ISR; invariants hold throughout.
+ */
+function reassign(sim: Simulation): void {
+  const random = sim.random;
+  const index = random.int(0, sim.partitions - 1);
+  const registration = sim.controller.controller.image.partition(TOPIC, index);
+  if (registration === undefined) return;
+  const moving = registration.addingReplicas.length > 0 || registration.removingReplicas.length > 0;
+  let replicas: number[] | null = null;
+  if (!moving || random.chance(0.6)) {
+    const pool = sim.brokers.map((b) => b.id);
+    replicas = [];
+    while (replicas.length < sim.replicationFactor) replicas.push(pool.splice(random.int(0, pool.length - 1), 1)[0]!);
+  }
+  void sim.controller.controller.alterPartitionReassignments([{ name: TOPIC, partitions: [{ partitionIndex: index, replicas }] }]).then((answer) => {
+    sim.note(`reassignment of ${TOPIC}-${index} to ${replicas === null ? 'cancel' : `[${replicas.join(',')}]`}: ${JSON.stringify(answer.responses[0]?.partitions[0]?.errorCode ?? answer.errorCode)}`);
+  });
+  sim.count(replicas === null ? 'cancelReassignment' : 'reassign');
 }
 
 /** The controller fences a live broker (as after missed heartbeats): its leaderships move, it leaves the ISRs. */

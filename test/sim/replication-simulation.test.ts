@@ -58,14 +58,15 @@ describe('Replication simulation', () => {
     expect(first.acked).toBeGreaterThan(0);
   }, 30_000);
 
-  it('injects every fault kind and exercises truncation and ISR changes over the short campaign', async () => {
+  it('injects every fault kind and exercises truncation, ISR changes and reassignments over the short campaign', async () => {
     const faults = new Set<string>();
     const events = new Set<string>();
     for (const result of await shortCampaign()) {
       for (const [kind, count] of Object.entries(result.faults)) if (count > 0) faults.add(kind);
       for (const [kind, count] of Object.entries(result.events)) if (count > 0) events.add(kind);
     }
-    for (const kind of ['crash', 'powerLoss', 'restart', 'partition', 'isolateLeader', 'healPartition', 'messageLoss', 'duplication', 'reordering', 'fenceBroker', 'preferredElection', 'sessionExpiry', 'deleteRecords']) expect(faults).toContain(kind);
-    for (const kind of ['truncation', 'isrShrink', 'isrExpand', 'becameLeader']) expect(events).toContain(kind);
+    for (const kind of ['crash', 'powerLoss', 'restart', 'partition', 'isolateLeader', 'healPartition', 'messageLoss', 'duplication', 'reordering', 'fenceBroker', 'preferredElection', 'sessionExpiry', 'deleteRecords', 'reassign']) expect(faults).toContain(kind);
+    // replicaDeleted: a reassignment moved a replica away and its broker deleted it.
+    for (const kind of ['truncation', 'isrShrink', 'isrExpand', 'becameLeader', 'replicaDeleted']) expect(events).toContain(kind);
   }, 180_000);
 });
