@@ -110,7 +110,7 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'broker.session.timeout.ms', type: 'INT', defaultValue: '9000', min: 1,
     doc: 'The active controller fences a broker it has not heard a heartbeat from for this long, in milliseconds.' },
   { name: 'broker.rack', type: 'STRING', defaultValue: null,
-    doc: 'Rack of this broker, reported in Metadata responses.' },
+    doc: 'Rack of this broker, reported in Metadata responses; new partitions place their replicas on distinct racks (rack-aware assignment), leaders spread over the brokers.' },
 
   // Listeners
   { name: 'listeners', type: 'LIST', defaultValue: 'PLAINTEXT://127.0.0.1:9092', nonEmpty: true,

@@ -282,7 +282,7 @@ export class ReplicationControlManager {
           const replicationFactor = topic.partitions[0]?.replicas.length ?? 1;
           const usable = this.latest().usableBrokerIds();
           if (replicationFactor > usable.length) return this.replicationFactorTooHigh(replicationFactor, usable.length);
-          assignments = this.replicaPlacer.place(current, adding, replicationFactor, usable);
+          assignments = this.replicaPlacer.place(current, adding, replicationFactor, usable, this.rackOf);
         }
         newPartitions += adding;
         if (!validateOnly) assignments.forEach((replicas, i) => records.push(this.partitionRecord(topic.topicId, current + i, replicas)));
@@ -294,6 +294,9 @@ export class ReplicationControlManager {
     return { records, response: results };
   }
 
+
+  /** A registered broker's `broker.rack` (null: none), for rack-aware placement. */
+  private readonly rackOf = (brokerId: number): string | null => this.latest().broker(brokerId)?.rack ?? null;
 
   private freshTopicId(): string {
     for (;;) {
@@ -373,7 +376,7 @@ export class ReplicationControlManager {
     } else {
       const usable = this.latest().usableBrokerIds();
       if (replicationFactor > usable.length) return this.replicationFactorTooHigh(replicationFactor, usable.length);
-      assignments = this.replicaPlacer.place(0, numPartitions, replicationFactor, usable);
+      assignments = this.replicaPlacer.place(0, numPartitions, replicationFactor, usable, this.rackOf);
     }
     return { assignments, configs };
   }
