@@ -38,7 +38,7 @@ export interface ProducerBatchMetadata {
 export interface ProducerStateEntry {
   producerId: number;
   producerEpoch: number;
-  /** Transaction coordinator epoch of the last marker, -1 when none (transactions: later). */
+  /** Transaction coordinator epoch of the last marker, -1 when none (markers with an older one are fenced, 52). */
   coordinatorEpoch: number;
   /** First offset of the open transaction, -1 when none. */
   currentTxnFirstOffset: number;
