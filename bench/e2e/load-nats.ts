@@ -12,6 +12,10 @@ import { LatencyRecorder, payload, paced, waitUntil, type LoadResult } from './l
 
 export interface NatsSpec {
   port: number;
+  /** Every server of a cluster (the client may use any); default just `port`. */
+  ports?: number[];
+  /** The stream's num_replicas (R3 on a 3-server cluster); default 1. */
+  replicas?: number;
   stream: string;
   records: number;
   size: number;
@@ -21,13 +25,23 @@ export interface NatsSpec {
 
 const ERROR_MARKER = Buffer.from('"error"');
 
-async function open(spec: { port: number }): Promise<NatsConnection> {
-  return connect({ servers: `127.0.0.1:${spec.port}`, maxReconnectAttempts: 0 });
+async function open(spec: { port: number; ports?: number[] }): Promise<NatsConnection> {
+  return connect({ servers: (spec.ports ?? [spec.port]).map((port) => `127.0.0.1:${port}`), maxReconnectAttempts: 0 });
 }
 
-async function ensureStream(connection: NatsConnection, stream: string): Promise<void> {
-  const manager = await connection.jetstreamManager();
-  await manager.streams.add({ name: stream, subjects: [stream], storage: StorageType.File, num_replicas: 1 });
+/** Creates the stream; a cluster still electing its meta leader refuses for a while, so retry up to 30 s. */
+async function ensureStream(connection: NatsConnection, stream: string, replicas = 1): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const manager = await connection.jetstreamManager();
+      await manager.streams.add({ name: stream, subjects: [stream], storage: StorageType.File, num_replicas: replicas });
+      return;
+    } catch (error) {
+      if (replicas === 1 || performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 /** Publishes with PubAcks on one inbox; `acked()` counts them, `waitForAcks(n)` waits for n. */
@@ -62,7 +76,7 @@ function ackedPublisher(connection: NatsConnection, subject: string): {
 
 export async function runNatsProduce(spec: NatsSpec): Promise<LoadResult> {
   const connection = await open(spec);
-  await ensureStream(connection, spec.stream);
+  await ensureStream(connection, spec.stream, spec.replicas);
   const publisher = ackedPublisher(connection, spec.stream);
   const value = payload(spec.size);
   const window = spec.window ?? 4096;

@@ -36,6 +36,33 @@ export class PeerServer {
     return PeerServer.ready(server, port, dataDir);
   }
 
+  /**
+   * `nodes` nats-server processes with JetStream clustered on 127.0.0.1 (each its own store_dir,
+   * server name and cluster port, routes to every other; cluster name `bench`), for streams with
+   * num_replicas 3 (R3: a PubAck once a majority of the replicas stored the message). Resolves
+   * when every client port listens; JetStream's meta leader may still be elected after that (the
+   * stream creation retries).
+   */
+  static async startNatsCluster(nodes = 3): Promise<PeerServer[]> {
+    const ports = await Promise.all(Array.from({ length: nodes }, async () => ({ client: await freePort(), cluster: await freePort() })));
+    const routes = ports.map((p) => `nats://127.0.0.1:${p.cluster}`).join(',');
+    const started = await Promise.allSettled(ports.map((p, i) => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-nats-'));
+      const server = new ServerProcess(`nats-server-${i + 1}`, 'nats-server', [
+        '-js', '-sd', dataDir, '-a', '127.0.0.1', '-p', String(p.client), '-n', `bench-${i + 1}`,
+        '--cluster_name', 'bench', '--cluster', `nats://127.0.0.1:${p.cluster}`, '--routes', routes,
+      ]);
+      return PeerServer.ready(server, p.client, dataDir);
+    }));
+    const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(servers.map((server) => server.close()));
+      throw failed.reason;
+    }
+    return servers;
+  }
+
   /** redis-server with AOF on (`appendfsync` everysec or always), no RDB snapshots. */
   static async startRedis(appendfsync: 'everysec' | 'always'): Promise<PeerServer> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-redis-'));

@@ -5,13 +5,19 @@
  * one with replication.factor 3 (min.insync.replicas 2), and produces the same records with kcat
  * to each, alternating: RF 1 with acks=1 (the baseline, no replication) and RF 3 with acks=all
  * (every write waits for the in-sync replicas). Prints MB/s per run and the ratio RF3/RF1 of the
- * medians, measured in the same run. Not a test: it fails only on errors.
+ * medians, measured in the same run. Then, when `nats-server` is on PATH (Debian: apt-get install
+ * nats-server; not needed by the tests), the same records on NATS JetStream with 3 replicas: three
+ * nats-server processes clustered on 127.0.0.1, a file-stored stream with num_replicas 3, published
+ * by nats.js with a PubAck per message (4,096 in flight, load-nats.ts) from its own process, and
+ * the ratio Tributary RF3 acks=all / NATS R3. Not a test: it fails only on errors.
  */
 import { Command } from 'commander';
 import { Admin } from '../../host/clients/admin.js';
 import { takeBuildSnapshot, type BuildSnapshot } from './build-snapshot.js';
 import { BENCH_HOST, BenchBroker } from './broker.js';
+import { runLoad } from './child-run.js';
 import { kcatProduce, kcatVersion, PayloadFiles } from './kcat.js';
+import { PeerServer, serverVersion } from './peers.js';
 import { freePort } from './server-process.js';
 
 interface Options {
@@ -61,6 +67,11 @@ async function main(): Promise<void> {
   const payloads = new PayloadFiles();
   const brokers = await startCluster(snapshot);
   const bootstrap = brokers.map((b) => b.bootstrap);
+  const configurations = [
+    { name: 'RF 1, acks=1 (baseline)', topic: 'rf1', acks: 1 as const },
+    { name: 'RF 3, acks=all, min.insync.replicas=2', topic: 'rf3', acks: -1 as const },
+  ];
+  const mbPerSecond = configurations.map(() => [] as number[]);
   try {
     const admin = new Admin({ bootstrapServers: bootstrap, clientId: 'bench-replication' });
     await admin.connect();
@@ -81,11 +92,6 @@ async function main(): Promise<void> {
       await admin.close();
     }
     const file = payloads.file(records, size);
-    const configurations = [
-      { name: 'RF 1, acks=1 (baseline)', topic: 'rf1', acks: 1 as const },
-      { name: 'RF 3, acks=all, min.insync.replicas=2', topic: 'rf3', acks: -1 as const },
-    ];
-    const mbPerSecond = configurations.map(() => [] as number[]);
     for (let run = 0; run < runs; run++) {
       for (const [i, configuration] of configurations.entries()) {
         const result = await kcatProduce({
@@ -107,6 +113,31 @@ async function main(): Promise<void> {
     await Promise.all(brokers.map((broker) => broker.close()));
     payloads.remove();
   }
+  if (mbPerSecond[1]!.length === runs) await natsLeg(records, size, runs, median(mbPerSecond[1]!));
+}
+
+/** NATS JetStream R3 beside Tributary RF3 acks=all (see the file header); skipped without nats-server. */
+async function natsLeg(records: number, size: number, runs: number, tributaryRf3MbPerSecond: number): Promise<void> {
+  const version = serverVersion('nats-server');
+  if (version === null) {
+    console.log('  NATS JetStream R3: skipped (nats-server is not on PATH; Debian: apt-get install nats-server)');
+    return;
+  }
+  const servers = await PeerServer.startNatsCluster(3);
+  const rates: number[] = [];
+  try {
+    for (let run = 0; run < runs; run++) {
+      const spec = { port: servers[run % servers.length]!.port, ports: servers.map((s) => s.port), stream: `R3RUN${run}`, records, size, replicas: 3 };
+      const result = await runLoad('nats-produce', spec, 600_000);
+      const rate = result.bytes / 1e6 / (result.elapsedMs / 1000);
+      rates.push(rate);
+      process.stderr.write(`[bench:replication] run ${run + 1}/${runs} NATS JetStream R3: ${rate.toFixed(1)} MB/s\n`);
+    }
+  } finally {
+    await Promise.all(servers.map((server) => server.close()));
+  }
+  console.log(`  ${`NATS JetStream R3 (${version.replace(/^nats-server: /, "")}, file store)`.padEnd(42)} ${median(rates).toFixed(1).padStart(7)} MB/s (min ${Math.min(...rates).toFixed(1)}, max ${Math.max(...rates).toFixed(1)}); nats.js, PubAck per message, 4,096 in flight`);
+  console.log(`  ratio Tributary RF3 acks=all / NATS R3 (medians): ${(tributaryRf3MbPerSecond / median(rates)).toFixed(2)}`);
 }
 
 main().catch((error: unknown) => {
