@@ -136,7 +136,7 @@ async function natsLeg(records: number, size: number, runs: number, tributaryRf3
   } finally {
     await Promise.all(servers.map((server) => server.close()));
   }
-  console.log(`  ${`NATS JetStream R3 (${version.replace(/^nats-server: /, "")}, file store)`.padEnd(42)} ${median(rates).toFixed(1).padStart(7)} MB/s (min ${Math.min(...rates).toFixed(1)}, max ${Math.max(...rates).toFixed(1)}); nats.js, PubAck per message, 4,096 in flight`);
+  console.log(`  ${`NATS JetStream R3 (${version.replace(/^nats-server: /, '')}, file store)`.padEnd(42)} ${median(rates).toFixed(1).padStart(7)} MB/s (min ${Math.min(...rates).toFixed(1)}, max ${Math.max(...rates).toFixed(1)}); nats.js, PubAck per message, 4,096 in flight`);
   console.log(`  ratio Tributary RF3 acks=all / NATS R3 (medians): ${(tributaryRf3MbPerSecond / median(rates)).toFixed(2)}`);
 }
 

@@ -3,6 +3,8 @@
  * to their ends after every fault healed. Per client it counts
  *
  * - `lost`: acknowledged values found nowhere in the topic;
+ * - `ackedWithoutOffset`: acknowledged without an offset (librdkafka does so for idempotent batches
+ *   it knows were persisted only because later ones were acknowledged): checked for presence only;
  * - `offsetChanged`: acknowledged at offset o, but o now holds another value (or nothing) — an
  *   offset that changed meaning (a lost value usually counts here too);
  * - `duplicated`: values present at more than one offset (idempotence must prevent it);
@@ -26,6 +28,7 @@ export interface ClientReport {
   readonly spec: ClientSpec;
   readonly attempted: number;
   readonly acked: number;
+  readonly ackedWithoutOffset: number;
   readonly indeterminate: number;
   readonly indeterminatePresent: number;
   readonly lost: number;
@@ -131,6 +134,7 @@ function checkClient(
     if (examples.length < MAX_EXAMPLES) examples.push(text);
   };
   let acked = 0;
+  let ackedWithoutOffset = 0;
   let lost = 0;
   let offsetChanged = 0;
   let reordered = 0;
@@ -144,6 +148,10 @@ function checkClient(
     if (found === undefined) {
       lost++;
       example(`acknowledged ${write.value} at ${write.topic}-${write.partition}@${write.offset} is lost`);
+    }
+    if (write.offset < 0) {
+      ackedWithoutOffset++;
+      continue;
     }
     const now = atOffset.get(`${write.topic}-${write.partition}`)?.get(write.offset);
     if (now !== write.value) {
@@ -169,7 +177,7 @@ function checkClient(
   for (const value of indeterminate) if (where.has(value)) indeterminatePresent++;
   const errors = [...(history.errors.get(spec.client) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
   return {
-    spec, attempted: history.attempted.get(spec.client) ?? 0, acked, indeterminate: indeterminate.size, indeterminatePresent,
+    spec, attempted: history.attempted.get(spec.client) ?? 0, acked, ackedWithoutOffset, indeterminate: indeterminate.size, indeterminatePresent,
     lost, offsetChanged, duplicated, reordered, errors, examples,
   };
 }
@@ -177,9 +185,9 @@ function checkClient(
 /** The report as text: one row per client, then the live consumer and the violations. */
 export function formatCheckReport(report: CheckReport): string {
   const lines: string[] = [];
-  const header = ['client', 'acks', 'idem', 'attempted', 'acked', 'indeterminate (present)', 'lost', 'offset changed', 'dup', 'reordered'];
+  const header = ['client', 'acks', 'idem', 'attempted', 'acked (no offset)', 'indeterminate (present)', 'lost', 'offset changed', 'dup', 'reordered'];
   const rows = report.clients.map((c) => [
-    c.spec.client, c.spec.acks, c.spec.idempotent ? 'yes' : 'no', String(c.attempted), String(c.acked),
+    c.spec.client, c.spec.acks, c.spec.idempotent ? 'yes' : 'no', String(c.attempted), `${c.acked} (${c.ackedWithoutOffset})`,
     `${c.indeterminate} (${c.indeterminatePresent})`, String(c.lost), String(c.offsetChanged), String(c.duplicated), String(c.reordered),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));

@@ -4,7 +4,8 @@ args (argv[1], JSON): {bootstrap, topic, partitions, client, in_flight, pause_s}
 Writes "<client>-<seq>" values round robin over the partitions with an idempotent producer
 (acks=all), at most `in_flight` records without a delivery report, until stdin ends; then flushes
 and exits. Prints one JSON line per record handed to the producer ({"attempt": true}) and per
-delivery report ({"v", "p", "o", "e"}: e is null when acknowledged), and {"fatal": ...} when
+delivery report ({"v", "p", "o", "e"}: e is null when acknowledged, o is -1 when librdkafka
+did not say at which offset), and {"fatal": ...} when
 librdkafka raises a fatal idempotence error (the producer is then recreated, as an application
 would).
 """
@@ -39,7 +40,10 @@ def on_delivery(err, msg):
     outstanding[0] -= 1
     value = msg.value().decode("utf-8")
     if err is None:
-        emit({"v": value, "p": msg.partition(), "o": msg.offset(), "e": None})
+        # librdkafka may report a delivery without its offset (None): an idempotent batch it
+        # knows was persisted only because later ones were acknowledged.
+        offset = msg.offset()
+        emit({"v": value, "p": msg.partition(), "o": -1 if offset is None or offset < 0 else offset, "e": None})
     else:
         emit({"v": value, "p": msg.partition(), "o": -1, "e": "%s (code %s)" % (err.str(), err.code())})
 

@@ -22,6 +22,7 @@ export interface AckedWrite {
   readonly client: string;
   readonly topic: string;
   readonly partition: number;
+  /** -1 when the client did not say (librdkafka reports some idempotent deliveries without an offset). */
   readonly offset: number;
   readonly value: string;
 }
@@ -77,7 +78,7 @@ export class History {
     this.attempted.set(client, (this.attempted.get(client) ?? 0) + 1);
   }
 
-  /** `value` was acknowledged at `partition`/`offset`. */
+  /** `value` was acknowledged at `partition`/`offset` (-1: at an offset the client did not tell). */
   ack(client: string, partition: number, offset: number, value: string): void {
     const spec = this.specs.get(client);
     if (spec === undefined) throw new Error(`unregistered client ${client}`);

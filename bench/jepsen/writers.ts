@@ -203,7 +203,7 @@ export class ConfluentWriter implements Writer {
     }
     if (event.attempt === true) this.history.attempt(this.spec.client);
     else if (event.fatal !== undefined) this.history.fail(this.spec.client, `${this.spec.client}-fatal`, new Error(`fatal: ${event.fatal}`));
-    else if (event.v !== undefined && (event.e === null || event.e === undefined) && event.o !== undefined && event.o >= 0) this.history.ack(this.spec.client, event.p!, event.o, event.v);
+    else if (event.v !== undefined && (event.e === null || event.e === undefined) && typeof event.o === 'number') this.history.ack(this.spec.client, event.p!, event.o, event.v);
     else if (event.v !== undefined) this.history.fail(this.spec.client, event.v, new Error(event.e ?? 'no offset'));
   }
 

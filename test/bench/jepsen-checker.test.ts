@@ -85,6 +85,15 @@ describe('the Jepsen-style checker', () => {
     expect(report.readerRewinds).toBe(1);
   });
 
+  it('checks a write acknowledged without an offset for presence only', () => {
+    const history = cleanHistory();
+    history.attempt('c');
+    history.ack('c', 0, -1, 'c-4');
+    expect(checkHistory(history, readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-4'] })).violations).toEqual([]);
+    const lost = checkHistory(history, readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3'] }));
+    expect(lost.clients[0]).toMatchObject({ lost: 1, ackedWithoutOffset: 1, offsetChanged: 0, reordered: 0 });
+  });
+
   it('lets an acks=1 writer lose acknowledged writes (reported, not a violation)', () => {
     const history = new History();
     history.register({ client: 'a', topic: 't', acks: '1', idempotent: false });
