@@ -113,6 +113,24 @@ describe('the leader high watermark', () => {
     expect(followers.get(2)!.highWatermark).toBe(3);
   });
 
+  it('answers a consumer fetching between the high watermark and the log end with no records and no error (Kafka checks the log end, not the high watermark)', async () => {
+    // A consumer that read up to the old leader's high watermark may ask a new leader whose own
+    // high watermark has not caught up yet: Kafka answers empty (the consumer retries), and
+    // OFFSET_OUT_OF_RANGE (1) only outside [log start, log end], which would reset the consumer.
+    const { replicaManager, leader, produce } = setup();
+    await produce(5);
+    expect([leader.highWatermark, leader.logEndOffset]).toEqual([0, 5]);
+    const read = (fetchOffset: number) => replicaManager.readFromLocalLog({
+      maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, minOneMessage: true,
+      partitions: [{ topic: 't', partition: 0, fetchOffset, partitionMaxBytes: 1 << 20 }],
+    })[0]!;
+    for (const fetchOffset of [3, 5]) {
+      const answer = read(fetchOffset);
+      expect([answer.errorCode, answer.records.length, answer.highWatermark]).toEqual([0, 0, 0]);
+    }
+    expect(read(6).errorCode).toBe(1);
+  });
+
   it('a Partition is what the ReplicaFetcher needs of a follower', () => {
     const { followers } = setup();
     const replica: FetcherPartition = followers.get(2)!;

@@ -19,6 +19,14 @@ import { quorumNodeConfigs } from './real-clock-quorum.js';
 import { RawKafkaClient } from '../integration/raw-kafka-client.js';
 import { batch, fetch, fetchRequest, produce, values } from '../integration/requests.js';
 
+/**
+ * Record timestamps for the produces: now. Timestamps from 1970 (as these tests once used) are
+ * older than retention.ms, so the brokers' housekeeping deletes the whole log by time-based
+ * retention (Kafka's rule, the active segment included) whenever it runs during a test: the
+ * followers then follow the leader's log start offset, and a fetch at offset 0 answers
+ * OFFSET_OUT_OF_RANGE, or the segment files compared byte for byte are empty or differ.
+ */
+const NOW_MS = Date.now();
 const dirs = new Map<number, string>();
 const configs = new Map<number, ReturnType<typeof libraryBrokerConfig>>();
 const servers: BrokerServer[] = [];
@@ -78,7 +86,7 @@ describe('partition replication among three BrokerServers', () => {
       const client = await connect(nodes.find((n) => n.nodeId === leaderId)!);
       for (let i = 0; i < 10; i++) {
         const records = [`p${partition}-${i}-a`, `p${partition}-${i}-b`];
-        const response = await produce(client, 7, [{ topic: 'replicated', partition, records: batch(records, { baseTimestamp: 1_000 + i }) }], { acks: -1, timeoutMs: 10_000 });
+        const response = await produce(client, 7, [{ topic: 'replicated', partition, records: batch(records, { baseTimestamp: NOW_MS + i }) }], { acks: -1, timeoutMs: 10_000 });
         const answer = response.responses[0]!.partitionResponses[0]!;
         expect([answer.errorCode, Number(answer.baseOffset)]).toEqual([0, 2 * i]);
         acknowledged.get(partition)!.push(...records);
@@ -134,7 +142,7 @@ describe('partition replication among three BrokerServers', () => {
     const leader = others.find((n) => n.nodeId === others[0]!.metadataCache.partition('rejoin', 0)!.leaderId)!;
     const client = await connect(leader);
     for (let i = 0; i < 5; i++) {
-      const response = await produce(client, 7, [{ topic: 'rejoin', partition: 0, records: batch([`r${i}`], { baseTimestamp: 1_000 + i }) }], { acks: -1, timeoutMs: 10_000 });
+      const response = await produce(client, 7, [{ topic: 'rejoin', partition: 0, records: batch([`r${i}`], { baseTimestamp: NOW_MS + i }) }], { acks: -1, timeoutMs: 10_000 });
       expect(response.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
     }
     const restarted = newServer(follower.nodeId);
