@@ -102,6 +102,14 @@ export interface ConsumeOptions extends ClientOptions {
   /** A ConsumeFormat name or a template (see consumeFormatOption). */
   format: ConsumeFormat | string;
 }
+export interface GroupDescribeOptions extends ClientOptions {
+  /**
+   * `host:port` of the broker's HTTP listener (http.listeners), where it serves the lag in seconds
+   * and the status it computes (`GET /consumer-lag`); default the first broker's host, port 8080.
+   */
+  http?: string;
+}
+
 export interface GroupSeekOptions extends ClientOptions {
   to: { kind: 'earliest' } | { kind: 'latest' } | { kind: 'offset'; offset: number } | { kind: 'timestamp'; timestampMs: number };
   /** Topics to reset; empty = every topic the group has committed offsets for. */
@@ -143,7 +151,7 @@ export interface ClientCommandHandlers {
   produce(topic: string, options: ProduceOptions): Promise<void>;
   consume(topic: string, options: ConsumeOptions): Promise<void>;
   groupList(options: ClientOptions): Promise<void>;
-  groupDescribe(groups: string[], options: ClientOptions): Promise<void>;
+  groupDescribe(groups: string[], options: GroupDescribeOptions): Promise<void>;
   groupDelete(groups: string[], options: ClientOptions): Promise<void>;
   groupSeek(group: string, options: GroupSeekOptions): Promise<void>;
   clusterInfo(options: ClientOptions): Promise<void>;
@@ -370,8 +378,9 @@ function registerGroupCommands({ handlers, run, group }: RegistrationContext): v
   }
   const groupDescribe: Handler<'groupDescribe'> = handlers.groupDescribe;
   if (groupCommand && groupDescribe) {
-    withClientOptions(groupCommand.command('describe').description('members, assignments, committed offsets and lag').argument('<groups...>'))
-      .action((names: string[], options: ClientOptions) => run(() => groupDescribe(names, options)));
+    withClientOptions(groupCommand.command('describe').description('members, assignments, committed offsets, lag in offsets and seconds, status').argument('<groups...>'))
+      .option('--http <host:port>', 'the coordinator\'s http.listeners address, for lag in seconds and status (default: the first broker\'s host, port 8080)')
+      .action((names: string[], options: GroupDescribeOptions) => run(() => groupDescribe(names, options)));
   }
   const groupDelete: Handler<'groupDelete'> = handlers.groupDelete;
   if (groupCommand && groupDelete) {

@@ -17,6 +17,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { apiKeyName } from '../protocol/generated/api-keys.js';
 import { errorName } from '../protocol/generated/error-codes.js';
 import type { BrokerTopicMetrics, TopicCounters } from './broker-topic-metrics.js';
+import { registerConsumerLagMetrics, type ConsumerLagSource } from './consumer-lag-metrics.js';
 import { REQUEST_TIME_BUCKETS_MS, type RequestMetrics } from './request-metrics.js';
 
 /** One partition this broker holds, as the gauges need it. */
@@ -44,6 +45,8 @@ export interface BrokerMetricsSources {
   connections(): readonly { listener: string; count: number }[];
   /** Open WebSockets of the HTTP gateway per route (`kafka`, `json`). */
   webSocketSessions(): readonly { route: string; count: number }[];
+  /** Consumer lag of the groups this broker coordinates; absent: no consumer-group series. */
+  readonly consumerLag?: ConsumerLagSource;
 }
 
 /** A registry ready to scrape. */
@@ -64,6 +67,7 @@ export function createPrometheusEndpoint(sources: BrokerMetricsSources): Prometh
   registerRequestMetrics(registry, sources.requestMetrics);
   registerReplicaGauges(registry, sources);
   registerNetworkGauges(registry, sources);
+  if (sources.consumerLag !== undefined) registerConsumerLagMetrics(registry, sources.consumerLag, sources.topicMetrics);
   return { contentType: registry.contentType, render: () => registry.metrics(), registry };
 }
 

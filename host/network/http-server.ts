@@ -10,6 +10,9 @@
  * - `GET /metrics`: the Prometheus text exposition of the broker's metrics, when a
  *   {@link MetricsRoute} is given (host/metrics/prometheus-registry.ts), else 404; a render that
  *   fails answers 500 (and is logged: it is a bug).
+ * - `GET /consumer-lag` (`?group=ID` for one group): `200 {"groups":[...]}`, the consumer lag
+ *   and status of the groups this broker coordinates (host/metrics/consumer-lag-monitor.ts's
+ *   GroupLagReport), when a `consumerLag` callback is given, else 404.
  * - anything else that is not a WebSocket upgrade: `404 {"error":"NOT_FOUND","path":...}`.
  *
  * Responses are JSON (but `/metrics`), `Cache-Control: no-store` (probes must never see a cached
@@ -32,6 +35,8 @@ export interface HttpRoutesOptions {
   logger: NetworkLogger;
   /** `/metrics`; absent: 404. */
   metrics?: MetricsRoute;
+  /** `/consumer-lag`: the groups' lag reports (all, or the one named; a JSON-ready value); absent: 404. */
+  consumerLag?: (groupId: string | null) => readonly unknown[];
 }
 
 /** Registers `/health`, `/ready` and the 404 fallback. Call after the WebSocket routes. */
@@ -56,6 +61,13 @@ export function registerHttpRoutes(app: TemplatedApp, options: HttpRoutesOptions
   app.get('/ready', guardHttpHandler(ready, options.logger)).head('/ready', guardHttpHandler(ready, options.logger));
   const metricsRoute = options.metrics;
   if (metricsRoute !== undefined) app.get('/metrics', guardHttpHandler((res) => serveMetrics(res, metricsRoute, options.logger), options.logger));
+  const consumerLag = options.consumerLag;
+  if (consumerLag !== undefined) {
+    app.get('/consumer-lag', guardHttpHandler((res, req) => {
+      const group = req.getQuery('group');
+      answer(res, req, '200 OK', { groups: consumerLag(group === undefined || group === '' ? null : group) });
+    }, options.logger));
+  }
   app.any('/*', guardHttpHandler(notFound, options.logger));
 }
 

@@ -11,7 +11,7 @@
  *   json-socket.ts). The application behind it, the JSON subprotocol for browsers and `websocat`,
  *   lives in host/gateway/ (documented in host/gateway/JSON-PROTOCOL.md); this file only carries
  *   its text messages, limits and close handling.
- * - HTTP `GET /health`, `GET /ready`, `GET /metrics` (http-server.ts).
+ * - HTTP `GET /health`, `GET /ready`, `GET /metrics`, `GET /consumer-lag` (http-server.ts).
  *
  * Bad input harms only its own socket: a message above socket.request.max.bytes closes with 1009
  * and the limit in the reason (a frame more than OVERSIZE_GRACE_BYTES above it is dropped by uWS
@@ -128,6 +128,8 @@ export interface WebSocketGatewayOptions {
   httpApplications?: readonly HttpApplicationMount[];
   /** Where `GET /` redirects (302), e.g. `/console/`; default none (404). */
   rootRedirect?: string;
+  /** `GET /consumer-lag` (http-server.ts); absent: 404. */
+  consumerLag?: (groupId: string | null) => readonly unknown[];
   /** Called once per closed WebSocket (both routes). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -216,6 +218,7 @@ export class WebSocketGateway {
       isReady: () => this.state === 'listening' && (options.isReady?.() ?? true),
       logger: this.logger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.consumerLag === undefined ? {} : { consumerLag: options.consumerLag }),
     });
   }
 

@@ -3,19 +3,28 @@
  * path increments (BrokerTopicMetrics, RequestMetrics) and the `/metrics` endpoint over them and
  * over the broker's state, built when the HTTP gateway starts (prom-client loads only then).
  *
- * The typed accessors ({@link BrokerMetrics.topicMetrics}, {@link BrokerMetrics.requestMetrics})
- * are the in-process API a console reads the same numbers through, without parsing the text.
+ * It also runs the ConsumerLagMonitor (lag in offsets and seconds, Burrow-style status of the
+ * groups this broker coordinates), sampled on the broker's Time from start-up to shutdown.
+ *
+ * The typed accessors ({@link BrokerMetrics.topicMetrics}, {@link BrokerMetrics.requestMetrics},
+ * {@link BrokerMetrics.consumerLag}) are the in-process API a console reads the same numbers
+ * through, without parsing the text.
  */
 import type { BrokerConfig } from '../config/broker-config.js';
+import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { Time } from '../io/environment.js';
+import { ConsumerLagMonitor } from '../metrics/consumer-lag-monitor.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
 import type { BrokerMetricsSources, PartitionGaugeSource, PrometheusEndpoint } from '../metrics/prometheus-registry.js';
 import { RequestMetrics } from '../metrics/request-metrics.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import { consumerLagSources } from './consumer-lag-sources.js';
 
 /** The broker state `/metrics` reads besides the counters. */
 export interface BrokerMetricsState {
   readonly replicaManager: () => ReplicaManager<UnifiedLog> | null;
+  readonly groupCoordinator: () => GroupCoordinator | null;
   topicExists(topic: string): boolean;
   isActiveController(): boolean;
   connections(): readonly { listener: string; count: number }[];
@@ -27,10 +36,19 @@ export class BrokerMetrics {
   readonly topicMetrics: BrokerTopicMetrics;
   /** Requests, total time and errors per API. */
   readonly requestMetrics = new RequestMetrics();
+  /** Lag in offsets and seconds and the status of the groups this broker coordinates ({@link ConsumerLagMonitor.describeGroups}). */
+  readonly consumerLag: ConsumerLagMonitor;
   private endpoint: PrometheusEndpoint | null = null;
 
-  constructor(config: Pick<BrokerConfig, 'metricsTopicLabelsEnable' | 'metricsTopicLabelsMax'>, private readonly state: BrokerMetricsState) {
+  constructor(config: BrokerConfig, time: Time, private readonly state: BrokerMetricsState) {
     this.topicMetrics = new BrokerTopicMetrics({ enabled: config.metricsTopicLabelsEnable, max: config.metricsTopicLabelsMax });
+    this.consumerLag = new ConsumerLagMonitor({
+      time,
+      sources: consumerLagSources(state.groupCoordinator, state.replicaManager),
+      sampleIntervalMs: config.consumerLagSampleIntervalMs,
+      windowMs: config.consumerLagWindowMs,
+      maxTimestampReads: config.consumerLagMaxTimestampReads,
+    });
   }
 
   /** The Prometheus endpoint once loaded ({@link loadPrometheus}); null before, or without `http.listeners`. */
@@ -56,6 +74,7 @@ export class BrokerMetrics {
       isActiveController: () => state.isActiveController(),
       connections: () => state.connections(),
       webSocketSessions: () => state.webSocketSessions(),
+      consumerLag: this.consumerLag,
     };
   }
 }

@@ -138,8 +138,9 @@ export class BrokerServer {
       readBuffers: new ReadBufferPool(),
       groupFlusher: groupFlusherOn(environment.time),
     };
-    this.metrics = new BrokerMetrics(config, {
+    this.metrics = new BrokerMetrics(config, environment.time, {
       replicaManager: () => this.replicaManager,
+      groupCoordinator: () => this.groupCoordinator,
       topicExists: (topic) => this.cache?.topic(topic) !== undefined,
       isActiveController: () => config.processRoles.includes('controller')
         && (this.quorum === null || this.quorum.metadataLog.leaderAndEpoch().leaderId === config.nodeId),
@@ -248,6 +249,12 @@ export class BrokerServer {
       loadMetrics: () => this.metrics.loadPrometheus(),
       httpApplications: () => this.httpApplications(),
       rootRedirect: '/console/',
+      consumerLag: (groupId) => {
+        const lag = this.metrics.consumerLag;
+        if (groupId === null) return lag.describeGroups();
+        const report = lag.describeGroup(groupId);
+        return report === undefined ? [] : [report];
+      },
     });
     this.network = network;
     try {
@@ -273,6 +280,7 @@ export class BrokerServer {
       logger,
     });
     this.housekeeping.start();
+    if (config.processRoles.includes('broker')) this.metrics.consumerLag.start();
     this.watchdog?.start();
     if (config.processRoles.includes('controller')) {
       const controllerLogger = componentLogger(rootLogger, 'controller');
@@ -293,6 +301,7 @@ export class BrokerServer {
     this.stopping ??= (async () => {
       this.logger.info({ event: LogEvent.BrokerStopping }, 'broker stopping');
       this.housekeeping?.stop();
+      this.metrics.consumerLag.stop();
       this.watchdog?.stop();
       this.leaderBalancer?.stop();
       await this.closeEverything();

@@ -80,6 +80,8 @@ export interface NetworkListenersOptions {
   readonly httpApplications?: () => Promise<readonly HttpApplicationMount[]>;
   /** Where `GET /` redirects on the HTTP listeners (e.g. `/console/`). */
   readonly rootRedirect?: string;
+  /** The gateways' `GET /consumer-lag`: lag reports of every group, or of the one named. */
+  readonly consumerLag?: (groupId: string | null) => readonly unknown[];
 }
 
 /** The bound client listeners and HTTP gateways of one broker. */
@@ -99,6 +101,7 @@ export class NetworkListeners {
   private readonly loadMetrics: (() => Promise<MetricsRoute>) | undefined;
   private readonly options: NetworkListenersOptions;
   private mounts: readonly HttpApplicationMount[] = [];
+  private readonly consumerLag: ((groupId: string | null) => readonly unknown[]) | undefined;
 
   constructor(options: NetworkListenersOptions) {
     this.options = options;
@@ -109,6 +112,7 @@ export class NetworkListeners {
     this.rootLogger = options.rootLogger;
     this.resources = options.resources;
     this.loadMetrics = options.loadMetrics;
+    this.consumerLag = options.consumerLag;
   }
 
   /** Open Kafka TCP connections per client listener. */
@@ -192,6 +196,7 @@ export class NetworkListeners {
         ...(this.options.rootRedirect === undefined ? {} : { rootRedirect: this.options.rootRedirect }),
         logger,
         ...(metrics === undefined ? {} : { metrics }),
+        ...(this.consumerLag === undefined ? {} : { consumerLag: this.consumerLag }),
         ...(this.time === undefined ? {} : { time: this.time }),
       });
       try {

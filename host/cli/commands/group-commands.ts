@@ -3,9 +3,11 @@
  */
 import type { GroupDescription, PartitionLag } from '../../clients/admin.js';
 import { KafkaError } from '../../clients/errors.js';
-import type { ClientCommandHandlers, ClientOptions, GroupSeekOptions } from '../client-commands.js';
+import type { ClientCommandHandlers, ClientOptions, GroupDescribeOptions, GroupSeekOptions } from '../client-commands.js';
 import { CliError, formatJson, formatTable, printResult, type CliIo } from '../output.js';
 import { withAdmin } from './client-session.js';
+import { fetchGroupLag, httpAddress } from './consumer-lag-http.js';
+import type { GroupLagReport } from '../../metrics/consumer-lag-monitor.js';
 
 type GroupHandlers = Pick<ClientCommandHandlers, 'groupList' | 'groupDescribe' | 'groupDelete' | 'groupSeek'>;
 
@@ -33,29 +35,50 @@ async function groupList(io: CliIo, options: ClientOptions): Promise<void> {
   }, options);
 }
 
-async function groupDescribe(io: CliIo, groups: string[], options: ClientOptions): Promise<void> {
+/** The broker's view of one partition (lag in seconds, status), or nulls without a report. */
+function brokerLag(report: GroupLagReport | undefined, topic: string, partition: number): { lagSeconds: number | null; status: string | null } {
+  const entry = report?.partitions.find((p) => p.topic === topic && p.partition === partition);
+  return { lagSeconds: entry?.lagSeconds ?? null, status: entry?.status ?? null };
+}
+
+/** Seconds for a table cell: one decimal, null stays empty. */
+function secondsText(seconds: number | null | undefined): string | null {
+  return seconds === null || seconds === undefined ? null : seconds.toFixed(1);
+}
+
+async function groupDescribe(io: CliIo, groups: string[], options: GroupDescribeOptions): Promise<void> {
   const results = await withAdmin(options, `describe ${groups.map((g) => `"${g}"`).join(', ')}`, async (admin) => {
     const descriptions = await admin.describeGroups(groups);
     const out: { description: GroupDescription; lag: PartitionLag[] }[] = [];
     for (const description of descriptions) out.push({ description, lag: await admin.fetchGroupLag(description.groupId) });
     return out;
   });
+  // Lag in seconds and the status are computed by the coordinator and served on its HTTP listener.
+  const address = httpAddress(options.http, options.bootstrapServer);
+  const { reports, problem } = await fetchGroupLag(address, groups);
+  if (problem !== null) io.stderr.write(`note: no lag in seconds or status: ${problem}; pass --http HOST:PORT (the coordinator's http.listeners)\n`);
   if (options.json) {
     io.stdout.write(formatJson(results.map(({ description: d, lag }) => ({
       group: d.groupId,
       state: d.state,
       protocolType: d.protocolType,
       protocol: d.protocol,
+      status: reports.get(d.groupId)?.status ?? null,
       members: d.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, host: m.clientHost, assignment: m.assignment })),
-      offsets: lag.map((l) => ({ ...l, memberId: ownerOf(d, l.topic, l.partition) })),
+      offsets: lag.map((l) => ({ ...l, ...brokerLag(reports.get(d.groupId), l.topic, l.partition), memberId: ownerOf(d, l.topic, l.partition) })),
       totalLag: lag.reduce((sum, l) => sum + l.lag, 0),
+      maxLagSeconds: reports.get(d.groupId)?.maxLagSeconds ?? null,
     }))));
     return;
   }
   const sections = results.map(({ description: d, lag }) =>
     `GROUP ${d.groupId}\n` +
-    formatTable([{ state: d.state, protocol: d.protocol || '-', members: d.members.length, totalLag: lag.reduce((s, l) => s + l.lag, 0) }], [
+    formatTable([{
+      state: d.state, protocol: d.protocol || '-', members: d.members.length, totalLag: lag.reduce((s, l) => s + l.lag, 0),
+      status: reports.get(d.groupId)?.status ?? null, maxLagSeconds: secondsText(reports.get(d.groupId)?.maxLagSeconds),
+    }], [
       { header: 'state', value: 'state' }, { header: 'assignor', value: 'protocol' }, { header: 'members', value: 'members' }, { header: 'total-lag', value: 'totalLag' },
+      { header: 'max-lag-seconds', value: 'maxLagSeconds' }, { header: 'status', value: 'status' },
     ]) +
     (d.members.length === 0 ? '' : `\nMEMBERS\n${formatTable(d.members, [
       { header: 'member-id', value: 'memberId' }, { header: 'client-id', value: 'clientId' }, { header: 'host', value: 'clientHost' },
@@ -65,6 +88,8 @@ async function groupDescribe(io: CliIo, groups: string[], options: ClientOptions
       { header: 'topic', value: 'topic' }, { header: 'partition', value: 'partition' },
       { header: 'current-offset', value: (l) => (l.committedOffset >= 0 ? l.committedOffset : null) },
       { header: 'log-end-offset', value: 'logEndOffset' }, { header: 'lag', value: 'lag' },
+      { header: 'lag-seconds', value: (l) => secondsText(brokerLag(reports.get(d.groupId), l.topic, l.partition).lagSeconds) },
+      { header: 'status', value: (l) => brokerLag(reports.get(d.groupId), l.topic, l.partition).status },
       { header: 'member-id', value: (l) => ownerOf(d, l.topic, l.partition) },
     ])}`);
   io.stdout.write(sections.join('\n'));
@@ -120,7 +145,7 @@ async function groupSeek(io: CliIo, group: string, options: GroupSeekOptions): P
 export function groupHandlers(io: CliIo): GroupHandlers {
   return {
     groupList: (options: ClientOptions) => groupList(io, options),
-    groupDescribe: (groups: string[], options: ClientOptions) => groupDescribe(io, groups, options),
+    groupDescribe: (groups: string[], options: GroupDescribeOptions) => groupDescribe(io, groups, options),
     groupDelete: (groups: string[], options: ClientOptions) => groupDelete(io, groups, options),
     groupSeek: (group: string, options: GroupSeekOptions) => groupSeek(io, group, options),
   };

@@ -49,7 +49,7 @@ describe('the compiled tributary client commands', () => {
     await runBinary(['produce', 'bin-lag', ...b], 'three\nfour\nfive\n');
     const described = await runBinary(['group', 'describe', 'bin-lag-group', ...b]);
     expect(described.status).toBe(0);
-    expect(described.stdout).toMatch(/STATE\s+ASSIGNOR\s+MEMBERS\s+TOTAL-LAG\nEmpty\s+-\s+0\s+3/);
+    expect(described.stdout).toMatch(/STATE\s+ASSIGNOR\s+MEMBERS\s+TOTAL-LAG\s+MAX-LAG-SECONDS\s+STATUS\nEmpty\s+-\s+0\s+3/);
     expect(described.stdout).toMatch(/bin-lag\s+0\s+2\s+5\s+3/);
     const consumer = new Consumer({ bootstrapServers: [broker.bootstrap], groupId: 'bin-lag-group' });
     consumer.subscribe(['bin-lag']);

@@ -1,0 +1,42 @@
+/**
+ * The adapter between the ConsumerLagMonitor (host/metrics/) and the layers it must not import
+ * itself: the group coordinator (groups and committed offsets) and the replica manager (the local
+ * replicas' last stable offsets and their batches' timestamps).
+ */
+import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import { batchTimestampAt } from '../log/batch-timestamp.js';
+import type { UnifiedLog } from '../log/unified-log.js';
+import type { ConsumerLagSources, LagGroupSource } from '../metrics/consumer-lag-monitor.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+
+/** Sources over the broker's coordinator and replicas (null before start-up: nothing to sample). */
+export function consumerLagSources(
+  coordinator: () => GroupCoordinator | null,
+  replicas: () => ReplicaManager<UnifiedLog> | null,
+): ConsumerLagSources {
+  return {
+    groups(): LagGroupSource[] {
+      const classic = coordinator()?.classic;
+      if (classic === undefined) return [];
+      const listed = classic.listGroups();
+      if (listed.errorCode !== ErrorCode.NONE) return [];
+      return listed.groups.map(({ groupId, state }) => {
+        const fetched = classic.fetchOffsets(groupId, false, null);
+        const committed = fetched.errorCode !== ErrorCode.NONE ? [] : fetched.partitions
+          .filter((p) => p.errorCode === ErrorCode.NONE && p.offset >= 0)
+          .map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset }));
+        return { groupId, state, committed };
+      });
+    },
+    partition(topic, partition) {
+      const replica = replicas()?.getPartition(topic, partition);
+      if (replica === undefined) return null;
+      return {
+        lastStableOffset: replica.lastStableOffset,
+        logStartOffset: replica.logStartOffset,
+        timestampAt: (offset) => batchTimestampAt(replica.log.logSegments, offset)?.timestampMs ?? null,
+      };
+    },
+  };
+}
