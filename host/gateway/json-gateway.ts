@@ -3,11 +3,13 @@
  * `/kafka` frames, `/health`, `/ready`, the `/json` text route) with the JSON application
  * (json-session.ts, documented in JSON-PROTOCOL.md) behind `/json`. Each `/json` socket drives an
  * in-process Kafka client over the broker's own request handler, so the transport never sees the
- * client library and the application never sees uWebSockets.js.
+ * client library and the application never sees uWebSockets.js. The client library loads with the
+ * first `/json` socket (lazy-json-session.ts).
  */
 import { componentLogger, createLogger } from '../observability/logger.js';
 import { DEFAULT_WEBSOCKET_LISTENER_NAME, WebSocketGateway, type WebSocketGatewayOptions } from '../network/websocket-gateway.js';
-import { createJsonSessionFactory, type JsonSessionOptions } from './json-session.js';
+import type { JsonSessionOptions } from './json-session.js';
+import { createLazyJsonSessionFactory } from './lazy-json-session.js';
 
 /** The transport's options plus the JSON sessions' own. */
 export interface JsonGatewayOptions extends WebSocketGatewayOptions {
@@ -27,7 +29,7 @@ export function createJsonGateway(options: JsonGatewayOptions): WebSocketGateway
   const { json, ...transport } = options;
   if (transport.jsonSessions !== undefined) return new WebSocketGateway(transport);
   const logger = transport.logger ?? componentLogger(createLogger(), 'websocket-gateway');
-  const jsonSessions = createJsonSessionFactory({
+  const jsonSessions = createLazyJsonSessionFactory({
     ...(transport.time === undefined ? {} : { time: transport.time }),
     ...json,
     handler: transport.handler,

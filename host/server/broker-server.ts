@@ -36,7 +36,6 @@ import type { GatewayAddress } from '../network/websocket-gateway.js';
 import type { HttpApplicationMount } from '../network/http-applications.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
 import type { AlterPartitionSink } from '../replication/alter-partition-sink.js';
-import { AlterPartitionManager } from '../replication/alter-partition-manager.js';
 import { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { groupFlusherOn, type GroupFlusher } from '../log/group-flush.js';
@@ -57,6 +56,7 @@ import { MetadataCache } from './metadata-cache.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
 import { LazyReplicaFetching } from './lazy-replica-fetching.js';
 import { BrokerMetrics } from './broker-metrics.js';
+import { LazyAlterPartitionManager } from './lazy-alter-partitions.js';
 
 /** A bound listener as clients reach it (advertised host, real port). */
 export interface BoundListener {
@@ -112,7 +112,7 @@ export class BrokerServer {
   private brokerEpoch = -1;
   private replicaManager: ReplicaManager<UnifiedLog> | null = null;
   /** Where this broker's partition leaders send ISR proposals (AlterPartition to the active controller). */
-  private alterPartitions: AlterPartitionManager | null = null;
+  private alterPartitions: LazyAlterPartitionManager | null = null;
   /** Follower partitions' fetchers (ReplicaFetcherManager) and their connections. */
   private replicaFetching: LazyReplicaFetching | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
@@ -428,12 +428,13 @@ export class BrokerServer {
   /**
    * AlterPartition towards the active controller: over the CONTROLLER listeners in a multi-voter
    * quorum (to whichever voter leads the metadata log), in-process to the embedded controller.
+   * Loaded with the first ISR proposal (lazy-alter-partitions.ts): a single node never makes one.
    */
-  private createAlterPartitionManager(controller: QuorumController): AlterPartitionManager {
+  private createAlterPartitionManager(controller: QuorumController): LazyAlterPartitionManager {
     const { config, environment } = this;
     const quorum = this.quorum;
     const logger = componentLogger(this.rootLogger, 'alter-partition');
-    return new AlterPartitionManager({
+    return new LazyAlterPartitionManager(() => ({
       time: environment.time,
       brokerId: config.nodeId,
       brokerEpoch: () => this.lifecycle?.brokerEpoch ?? this.brokerEpoch,
@@ -442,7 +443,7 @@ export class BrokerServer {
         : { remote: { transport: quorum.channels, activeControllerId: () => quorum.metadataLog.leaderAndEpoch().leaderId } }),
       requestTimeoutMs: config.controllerQuorumRequestTimeoutMs,
       onRetry: (reason) => logger.debug({ reason }, 'AlterPartition will be retried'),
-    });
+    }), (error) => logger.error({ err: error }, 'the AlterPartitionManager could not be loaded; ISR changes are not proposed'));
   }
 
   /**
