@@ -3,6 +3,11 @@
  * throughput sampler and the page's files, behind one {@link HttpApplication} at `/console`
  * (with the Host check against DNS rebinding). Loaded only when `http.listeners` is set.
  *
+ * The sampler starts with the broker (the charts show the last minutes, watched or not); the
+ * application, its Kafka clients (the client library, about 45 modules) and the page's files load
+ * with the first request to `/console`, so the quick start (`npm start`, HTTP listener on) does
+ * not pay for them at start-up.
+ *
  * Throughput comes from the broker's request counters (host/metrics/broker-topic-metrics.ts, the
  * numbers /metrics exports): read once a second, whoever watches.
  */
@@ -11,9 +16,8 @@ import type { BrokerConfig } from '../config/broker-config.js';
 import type { Environment } from '../io/environment.js';
 import type { HttpApplicationMount } from '../network/http-applications.js';
 import type { RequestHandler } from '../network/network-types.js';
-import { defaultConsoleAssetsDir, loadConsoleAssets } from './console-assets.js';
-import { CONSOLE_PREFIX, ConsoleApplication } from './console-application.js';
-import { ConsoleClients } from './console-clients.js';
+import type { ConsoleApplication } from './console-application.js';
+import type { ConsoleClients } from './console-clients.js';
 import type { GroupLagSource } from './console-groups.js';
 import { ThroughputSampler, type ThroughputTotals } from './throughput-sampler.js';
 
@@ -39,29 +43,45 @@ export interface ConsoleMountOptions {
   readonly assetsDir?: string;
 }
 
-/** Builds the console's mount and starts its sampler (stopped by the application's close()). */
+/** Where the console is mounted (console-application.ts's CONSOLE_PREFIX, checked when it loads). */
+const CONSOLE_MOUNT_PREFIX = '/console';
+
+/**
+ * Builds the console's mount and starts its sampler (stopped by the application's close()); the
+ * application loads with the first request (see the file header).
+ */
 export function createConsoleMount(options: ConsoleMountOptions): HttpApplicationMount {
   const { environment, partitions } = options;
-  const clients = new ConsoleClients({ handler: options.handler, listenerName: options.listenerName, ownEndpoints: options.ownEndpoints });
   const sampler = new ThroughputSampler({ time: environment.time, totals: options.throughput });
   sampler.start();
-  const application = new ConsoleApplication({
-    clients,
-    sampler,
-    writeEnabled: options.config.consoleWriteEnable,
-    nodeId: options.config.nodeId,
-    localLogSize: (topic, partition) => partitions.getPartition(topic, partition)?.log.size ?? null,
-    assets: loadConsoleAssets(environment.disk, options.assetsDir ?? defaultConsoleAssetsDir(environment.disk)),
-    ...(options.groupLag === undefined ? {} : { groupLag: options.groupLag }),
-  });
+  let clients: ConsoleClients | null = null;
+  let loading: Promise<ConsoleApplication> | null = null;
+  const load = (): Promise<ConsoleApplication> => {
+    loading ??= Promise.all([import('./console-application.js'), import('./console-clients.js'), import('./console-assets.js')])
+      .then(([{ CONSOLE_PREFIX, ConsoleApplication }, { ConsoleClients }, { defaultConsoleAssetsDir, loadConsoleAssets }]) => {
+        if (CONSOLE_PREFIX !== CONSOLE_MOUNT_PREFIX) throw new Error(`console mounted at ${CONSOLE_MOUNT_PREFIX}, serving ${CONSOLE_PREFIX}`);
+        clients = new ConsoleClients({ handler: options.handler, listenerName: options.listenerName, ownEndpoints: options.ownEndpoints });
+        return new ConsoleApplication({
+          clients,
+          sampler,
+          writeEnabled: options.config.consoleWriteEnable,
+          nodeId: options.config.nodeId,
+          localLogSize: (topic, partition) => partitions.getPartition(topic, partition)?.log.size ?? null,
+          assets: loadConsoleAssets(environment.disk, options.assetsDir ?? defaultConsoleAssetsDir(environment.disk)),
+          ...(options.groupLag === undefined ? {} : { groupLag: options.groupLag }),
+        });
+      });
+    return loading;
+  };
   return {
-    prefix: CONSOLE_PREFIX,
+    prefix: CONSOLE_MOUNT_PREFIX,
     checkHost: true,
     application: {
-      handle: (request) => application.handle(request),
+      handle: async (request) => (await load()).handle(request),
       close: async () => {
         sampler.stop();
-        await clients.close();
+        await loading?.catch(() => undefined);
+        await clients?.close();
       },
     },
   };

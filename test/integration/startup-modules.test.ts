@@ -1,9 +1,9 @@
 /**
  * What a single node started as `npm start` does (the HTTP listener on, one voter) never loads,
  * so its start-up does not pay for it (issue 10: the quick start's ready time does not get
- * worse): the client library (the `/json` sessions load it with their first socket), the replica
- * fetchers (with the first partition followed) and the AlterPartitionManager (with the first ISR
- * proposal). The broker runs from dist/ under a module-loading hook that reports every module.
+ * worse): the client library (the `/json` sessions and the console load it with their first
+ * socket or request), the replica fetchers (with the first partition followed) and the
+ * AlterPartitionManager (with the first ISR proposal). The broker runs from dist/ under a module-loading hook that reports every module.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,7 @@ export async function load(url, context, next) {
 }
 
 describe('the single-node quick start', () => {
-  it('never loads the client library, the replica fetchers or the AlterPartitionManager', async () => {
+  it('never loads the client library, the console application, the replica fetchers or the AlterPartitionManager', async () => {
     const httpPort = await findFreePort();
     const broker = await startBrokerProcess({
       command: { file: process.execPath, args: ['--import', moduleReportingHook(), BROKER_CLI_PATH, 'broker'] },
@@ -46,6 +46,7 @@ describe('the single-node quick start', () => {
     const unwanted = loaded.filter((url) =>
       /\/dist\/host\/clients\//.test(url) ||
       /\/dist\/host\/gateway\/json-session\.js$/.test(url) ||
+      /\/dist\/host\/console\/console-(application|clients)\.js$/.test(url) ||
       /\/dist\/host\/server\/replica-fetching\.js$/.test(url) ||
       /\/dist\/host\/replication\/(alter-partition-manager|replica-fetcher-manager)\.js$/.test(url));
     expect(unwanted).toEqual([]);
