@@ -1,7 +1,6 @@
 /**
  * Every API the broker serves, registered in one place. The ApiVersions answer is built from this
- * registry, so adding a handler here is what advertises it (CLIENTS.md "Level A" ranges; no SASL
- * or transaction APIs yet).
+ * registry, so adding a handler here is what advertises it (CLIENTS.md "Level A" ranges; no SASL yet).
  *
  * Only what answers a client's first two requests is imported eagerly: ApiVersions and Metadata.
  * Every other handler (and its generated codecs) is advertised from {@link LAZY_API_TABLE} and
@@ -36,6 +35,9 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.DeleteTopics, 'DeleteTopics', 3, async () => (await import('./delete-topics-api.js')).deleteTopicsApi),
   row(ApiKey.DeleteRecords, 'DeleteRecords', 1, async () => (await import('./delete-records-api.js')).deleteRecordsApi),
   row(ApiKey.InitProducerId, 'InitProducerId', 4, async () => (await import('./init-producer-id-api.js')).initProducerIdApi),
+  row(ApiKey.AddPartitionsToTxn, 'AddPartitionsToTxn', 3, async () => (await import('./add-partitions-to-txn-api.js')).addPartitionsToTxnApi),
+  row(ApiKey.AddOffsetsToTxn, 'AddOffsetsToTxn', 2, async () => (await import('./add-offsets-to-txn-api.js')).addOffsetsToTxnApi),
+  row(ApiKey.EndTxn, 'EndTxn', 2, async () => (await import('./end-txn-api.js')).endTxnApi),
   row(ApiKey.DescribeConfigs, 'DescribeConfigs', 2, async () => (await import('./describe-configs-api.js')).describeConfigsApi),
   row(ApiKey.AlterConfigs, 'AlterConfigs', 1, async () => (await import('./alter-configs-api.js')).alterConfigsApi),
   row(ApiKey.CreatePartitions, 'CreatePartitions', 1, async () => (await import('./create-partitions-api.js')).createPartitionsApi),
@@ -54,6 +56,9 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.DescribeQuorum, 'DescribeQuorum', 2, async () => (await import('./describe-quorum-api.js')).describeQuorumApi),
   row(ApiKey.DescribeCluster, 'DescribeCluster', 1, async () => (await import('./describe-cluster-api.js')).describeClusterApi),
   row(ApiKey.WriteTxnMarkers, 'WriteTxnMarkers', 1, async () => (await import('./write-txn-markers-api.js')).writeTxnMarkersApi),
+  row(ApiKey.TxnOffsetCommit, 'TxnOffsetCommit', 3, async () => (await import('./txn-offset-commit-api.js')).txnOffsetCommitApi),
+  row(ApiKey.DescribeTransactions, 'DescribeTransactions', 0, async () => (await import('./describe-transactions-api.js')).describeTransactionsApi),
+  row(ApiKey.ListTransactions, 'ListTransactions', 1, async () => (await import('./list-transactions-api.js')).listTransactionsApi),
 ];
 
 /**

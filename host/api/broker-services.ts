@@ -6,6 +6,7 @@
 import type { ControllerMutationQuotaManager } from './controller-mutation-quota.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import type { TransactionCoordinator } from '../coordinator/transaction-coordinator.js';
 import type { PartitionLog } from '../replication/partition-log.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ClusterMetadata } from './cluster-metadata.js';
@@ -53,6 +54,8 @@ export interface BrokerServices {
   readonly metadata: ClusterMetadata;
   readonly replicaManager: ReplicaManager<PartitionLog & PartitionLogAccess>;
   readonly groupCoordinator: GroupCoordinator;
+  /** The transaction coordinator; absent where the broker runs none (handlers answer COORDINATOR_NOT_AVAILABLE). */
+  readonly transactionCoordinator?: TransactionCoordinator;
   /**
    * The brokers as clients reach them through `listenerName` (Kafka answers Metadata with the
    * endpoints of the listener the request came in on).
@@ -60,6 +63,8 @@ export interface BrokerServices {
   brokers(listenerName: string): BrokerEndpoint[];
   /** Creates `__consumer_offsets` if it does not exist yet; resolves with a Kafka error code. */
   ensureOffsetsTopic(): Promise<number>;
+  /** Creates `__transaction_state` if it does not exist yet; resolves with a Kafka error code (absent: COORDINATOR_NOT_AVAILABLE). */
+  ensureTransactionStateTopic?(): Promise<number>;
   /** Wall clock, ms since the epoch. */
   nowMs(): number;
   /** KIP-599 controller mutation quotas (CreateTopics, CreatePartitions, DeleteTopics); none: unbounded. */

@@ -1,5 +1,5 @@
 /**
- * InitProducerId (api key 22), v0-4: a producer id for an idempotent producer.
+ * InitProducerId (api key 22), v0-4: a producer id for an idempotent or transactional producer.
  *
  * ```
  * InitProducerId Request (Version: 0-1) => transactional_id transaction_timeout_ms
@@ -13,8 +13,15 @@
  * - v2+ are flexible (KIP-482): request header v2, response header v1.
  * - With a null transactional id every call gets a fresh producer id with epoch 0, whatever
  *   producer_id/producer_epoch (v3+, KIP-360) say: as Kafka does for idempotent producers.
- * - A transactional id needs the transaction coordinator, which does not exist yet:
- *   TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53), fatal in every client, with a log line.
+ * - With a transactional id (KIP-98) the transaction coordinator answers: the id's producer id
+ *   with a bumped epoch, fencing older producers of the id (see transaction-coordinator-shard.ts);
+ *   NOT_COORDINATOR (16) on a broker that does not coordinate the id, CONCURRENT_TRANSACTIONS (51)
+ *   while the previous producer's transaction is aborted, INVALID_TRANSACTION_TIMEOUT (50).
+ * - v3+ (KIP-360) name the producer id and epoch the producer holds (-1/-1 for none): a producer
+ *   recovering from an abortable error keeps its id with a bumped epoch; a stale one is fenced.
+ * - PRODUCER_FENCED (90) exists from v4; older versions get INVALID_PRODUCER_EPOCH (47), as Kafka.
+ * - A broker without a transaction coordinator answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+ *   (53), fatal in every client, with a log line.
  */
 import { logRefusedRequest } from '../observability/logger.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -26,6 +33,7 @@ import {
   type InitProducerIdResponseInit,
 } from '../protocol/generated/init-producer-id.js';
 import { defineApi } from './api-definition.js';
+import { legacyProducerFenced } from './transaction-errors.js';
 
 export const initProducerIdApi = defineApi<InitProducerIdRequest, InitProducerIdResponseInit>({
   apiKey: ApiKey.InitProducerId,
@@ -36,12 +44,24 @@ export const initProducerIdApi = defineApi<InitProducerIdRequest, InitProducerId
   encode: encodeInitProducerIdResponse,
   async handle(request, context) {
     if (request.transactionalId !== null) {
-      const errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-      logRefusedRequest(context.logger, {
-        peer: context.peer, api: 'InitProducerId', apiKey: context.apiKey, apiVersion: context.apiVersion,
-        correlationId: context.correlationId, clientId: context.clientId, errorCode, error: 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
-      }, `transactional.id ${JSON.stringify(request.transactionalId)}: transactions are not supported yet`);
-      return failure(errorCode);
+      const coordinator = context.broker.transactionCoordinator;
+      if (coordinator === undefined) {
+        // No coordinator on this broker (the log cannot write markers): fatal in every client, at once.
+        const errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        logRefusedRequest(context.logger, {
+          peer: context.peer, api: 'InitProducerId', apiKey: context.apiKey, apiVersion: context.apiVersion,
+          correlationId: context.correlationId, clientId: context.clientId, errorCode, error: 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+        }, `transactional.id ${JSON.stringify(request.transactionalId)}: this broker runs no transaction coordinator`);
+        return failure(errorCode);
+      }
+      const expected = context.apiVersion >= 3 && request.producerId !== -1
+        ? { producerId: request.producerId, producerEpoch: request.producerEpoch }
+        : null;
+      const result = await coordinator.initProducerId(request.transactionalId, request.transactionTimeoutMs, expected);
+      if (result.errorCode !== ErrorCode.NONE) {
+        return failure(legacyProducerFenced(result.errorCode, context.apiVersion, 4));
+      }
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: result.producerId, producerEpoch: result.producerEpoch };
     }
     const allocated = await context.broker.metadata.allocateProducerId();
     if (allocated.errorCode !== ErrorCode.NONE) return failure(allocated.errorCode);

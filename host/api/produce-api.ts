@@ -19,8 +19,9 @@
  *   legacy message sets (magic 0/1), which are refused with UNSUPPORTED_FOR_MESSAGE_FORMAT (43)
  *   and never stored (we store magic-2 batches only; kafkajs and @platformatic/kafka cannot mix).
  * - v3+ (KIP-98): exactly one magic-2 batch per partition, else INVALID_RECORD (87), as Kafka.
- *   transactional_id is present; transactional batches are refused with INVALID_TXN_STATE (48)
- *   until transactions exist (they are not advertised).
+ *   transactional_id is present: a transactional batch in a request without one is refused with
+ *   TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53), as Kafka; the partition's producer state checks
+ *   the rest (an epoch fenced by the coordinator 47, a plain batch inside an open transaction 48).
  * - v7 (KIP-110) allows zstd batches; the broker stores batches as received either way.
  * - acks=0: no response at all, ever (kafka-python and Java match responses FIFO; an extra one
  *   breaks them); the request is still fully processed, in order.
@@ -83,7 +84,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
           slot.reason = `topic ${topic} does not exist`;
           continue;
         }
-        const problem = checkRecords(partitionData.records, apiVersion);
+        const problem = checkRecords(partitionData.records, apiVersion, apiVersion >= 3 ? request.transactionalId : null);
         if (problem !== null) {
           slot.errorCode = problem.errorCode;
           slot.reason = problem.reason;
@@ -140,17 +141,17 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
 
 /**
  * The per-partition checks Kafka's ProduceRequest.validateRecords makes before the log sees the
- * bytes: magic 2 only, exactly one batch for v3+, no transactional batches yet.
+ * bytes: magic 2 only, exactly one batch for v3+, transactional batches only with a transactional_id.
  *
  * Cost: a frame check, not a second validation. For the only well-formed v3+ shape (one batch
  * filling the blob) it reads three fields of the first header (magic, batchLength, attributes)
  * and stops; it goes on only to count the batches of a blob holding several. It stays ahead of
- * the log because its answers (43 for legacy magic, 87 for several batches, 48 transactional)
+ * the log because its answers (43 for legacy magic, 87 for several batches, 53 transactional without id)
  * take precedence over the core's CORRUPT_MESSAGE for such requests, as in Kafka, where
  * ProduceRequest validates before the log. Everything else (CRC, records, producer state) is
  * checked once, in the append, on the core's batch summaries.
  */
-function checkRecords(records: Uint8Array | null, apiVersion: number): { errorCode: number; reason: string } | null {
+function checkRecords(records: Uint8Array | null, apiVersion: number, transactionalId: string | null): { errorCode: number; reason: string } | null {
   if (records === null || records.length === 0) {
     return { errorCode: ErrorCode.CORRUPT_MESSAGE, reason: 'the partition carries no records' };
   }
@@ -180,8 +181,8 @@ function checkRecords(records: Uint8Array | null, apiVersion: number): { errorCo
   if (apiVersion >= 3 && batches > 1) {
     return { errorCode: ErrorCode.INVALID_RECORD, reason: `Produce v${apiVersion} must carry exactly one record batch per partition, got ${batches}` };
   }
-  if (transactional) {
-    return { errorCode: ErrorCode.INVALID_TXN_STATE, reason: 'transactional batches are not supported yet' };
+  if (transactional && transactionalId === null) {
+    return { errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, reason: 'a transactional batch in a request without transactional_id' };
   }
   return null;
 }

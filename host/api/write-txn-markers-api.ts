@@ -15,8 +15,12 @@
  * transaction_result false = ABORT, true = COMMIT. Each marker is appended as a control batch by
  * the partition's leader and answered once replicated (acks=all); the per-partition errors are
  * those of ReplicaManager.appendTxnMarkers (host/replication/txn-markers.ts): 3, 6, 7, 19, 20, 47,
- * 52, 56.
+ * 52, 56. Markers appended to `__consumer_offsets` partitions are handed to the group coordinator
+ * (Kafka's scheduleHandleTxnCompletion): the transaction's pending offsets there become committed
+ * or are dropped.
  */
+import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import {
   decodeWriteTxnMarkersRequest,
@@ -34,6 +38,16 @@ export const writeTxnMarkersApi = defineApi<WriteTxnMarkersRequest, WriteTxnMark
   decode: decodeWriteTxnMarkersRequest,
   encode: encodeWriteTxnMarkersResponse,
   async handle(request, context) {
-    return { markers: await context.broker.replicaManager.appendTxnMarkers(request.markers) };
+    const markers = await context.broker.replicaManager.appendTxnMarkers(request.markers);
+    for (const [index, result] of markers.entries()) {
+      const offsets = result.topics
+        .filter((topic) => topic.name === OFFSETS_TOPIC_NAME)
+        .flatMap((topic) => topic.partitions.filter((partition) => partition.errorCode === ErrorCode.NONE).map((partition) => partition.partitionIndex));
+      const marker = request.markers[index];
+      if (offsets.length > 0 && marker !== undefined) {
+        context.broker.groupCoordinator.onTransactionCompleted(result.producerId, offsets, marker.transactionResult ? 'commit' : 'abort');
+      }
+    }
+    return { markers };
   },
 });

@@ -47,6 +47,7 @@ import { LEADER_BALANCE_CONFIG_DEFS, type LeaderBalanceConfig, leaderBalanceConf
 import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type ReplicaFetcherConfig } from './replica-fetcher-config.js';
 import { LIMIT_CONFIG_DEFS, type LimitConfigs, limitConfigs } from './limit-configs.js';
 import { METRICS_CONFIG_DEFS, type MetricsConfig, metricsConfig } from './metrics-configs.js';
+import { TRANSACTION_CONFIG_DEFS, type TransactionConfigs, transactionConfigs } from './transaction-configs.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -244,6 +245,9 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'group.max.size', type: 'INT', defaultValue: String(INT_MAX), min: 1,
     doc: 'Maximum members of one consumer group (GROUP_MAX_SIZE_REACHED beyond).' },
 
+  // Transaction coordinator
+  ...TRANSACTION_CONFIG_DEFS,
+
   // Tributary process
   { name: 'log.level', type: 'STRING', defaultValue: 'info', oneOf: LOG_LEVELS,
     doc: 'Tributary-only: level of the structured (pino) log on stdout.' },
@@ -287,7 +291,7 @@ export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map
  * log.flush.interval.ms > log.flush.scheduler.interval.ms). Durations in ms, sizes in bytes.
  * LONG values above 2^53-1 (Kafka's Long.MAX_VALUE "never") are Number.MAX_SAFE_INTEGER.
  */
-export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, MetricsConfig, ConsoleConfig {
+export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, MetricsConfig, ConsoleConfig, TransactionConfigs {
   readonly nodeId: number;
   readonly processRoles: readonly ('broker' | 'controller')[];
   readonly controllerQuorumVoters: readonly QuorumVoter[];
@@ -554,6 +558,7 @@ function assemble(
     logLevel: get('log.level'),
     ...limitConfigs(get),
     ...metricsConfig(get),
+    ...transactionConfigs(get),
     originals,
     values,
     ignoredConfigs,

@@ -1,6 +1,6 @@
 /**
  * Kafka broker configs Tributary accepts so that a Kafka server.properties loads, but that have no
- * effect here (thread counts, socket buffers, transaction log settings, ZooKeeper mode); each says
+ * effect here (thread counts, socket buffers, ZooKeeper mode); each says
  * why in `noEffect`, and the broker logs a warning naming the ones set. Part of
  * BROKER_CONFIG_DEFS (broker-config.ts), kept apart to keep that file within its size.
  */
@@ -17,10 +17,6 @@ export const NO_EFFECT_CONFIG_DEFS: readonly ConfigDef[] = [
     noEffect: 'Node does not expose SO_SNDBUF', doc: 'Kafka socket send buffer; no effect in Tributary.' },
   { name: 'socket.receive.buffer.bytes', type: 'INT', defaultValue: '102400',
     noEffect: 'Node does not expose SO_RCVBUF', doc: 'Kafka socket receive buffer; no effect in Tributary.' },
-  { name: 'transaction.state.log.replication.factor', type: 'SHORT', defaultValue: '3', min: 1,
-    noEffect: 'transactions are not supported yet', doc: 'Replication factor of __transaction_state; no effect yet.' },
-  { name: 'transaction.state.log.min.isr', type: 'INT', defaultValue: '2', min: 1,
-    noEffect: 'transactions are not supported yet', doc: 'min.insync.replicas of __transaction_state; no effect yet.' },
   // ZooKeeper mode: a stock ZooKeeper-mode server.properties sets these; other zookeeper.* keys
   // are accepted the same way (ZOOKEEPER_CONFIG_PREFIX).
   { name: 'zookeeper.connect', type: 'STRING', defaultValue: null,

@@ -40,12 +40,12 @@ import { GroupCoordinatorShard } from './group-coordinator-shard.js';
 import type { GroupMetadata } from './group-metadata.js';
 import { joinError, syncError } from './group-metadata.js';
 import type { HeartbeatParams, JoinGroupParams } from './group-metadata-manager.js';
-import type { CommitOffsetsParams } from './offset-metadata-manager.js';
+import type { CommitOffsetsParams, TxnCommitOffsetsParams } from './offset-metadata-manager.js';
 import { partitionForGroup, type OffsetsTopic, type OffsetsTopicRecord } from './offsets-topic.js';
 
 export type { HeartbeatParams, JoinGroupParams } from './group-metadata-manager.js';
 export type { SyncGroupParams } from './classic-group-rebalance.js';
-export type { CommitOffsetsParams } from './offset-metadata-manager.js';
+export type { CommitOffsetsParams, TxnCommitOffsetsParams } from './offset-metadata-manager.js';
 
 /** What a load of one `__consumer_offsets` partition found. */
 export interface LoadSummary {
@@ -66,7 +66,7 @@ export interface ClassicGroupCoordinatorOptions {
   logger?: Logger;
 }
 
-type ApiKind = 'join' | 'sync' | 'heartbeat' | 'leave' | 'offsetCommit' | 'offsetFetch' | 'offsetDelete' | 'describe' | 'delete';
+type ApiKind = 'join' | 'sync' | 'heartbeat' | 'leave' | 'offsetCommit' | 'txnOffsetCommit' | 'offsetFetch' | 'offsetDelete' | 'describe' | 'delete';
 
 export class ClassicGroupCoordinator {
   readonly config: Readonly<GroupCoordinatorConfig>;
@@ -234,6 +234,33 @@ export class ClassicGroupCoordinator {
       return Promise.resolve(params.offsets.map((entry) => ({ topic: entry.topic, partition: entry.partition, errorCode: statusError })));
     }
     return this.write(params.groupId, (shard) => shard.offsets.commitOffsets(params));
+  }
+
+  /**
+   * TxnOffsetCommit: offsets committed inside a producer's transaction, pending (invisible to
+   * OffsetFetch, UNSTABLE_OFFSET_COMMIT with RequireStable) until its marker reaches the group's
+   * `__consumer_offsets` partition. Resolves after the append; see
+   * OffsetMetadataManager.commitTransactionalOffsets, plus the group status errors.
+   */
+  commitTransactionalOffsets(params: TxnCommitOffsetsParams): Promise<TopicPartitionError[]> {
+    const statusError = this.validateGroupStatus(params.groupId, 'txnOffsetCommit');
+    if (statusError !== null) {
+      return Promise.resolve(params.offsets.map((entry) => ({ topic: entry.topic, partition: entry.partition, errorCode: statusError })));
+    }
+    return this.write(params.groupId, (shard) => shard.offsets.commitTransactionalOffsets(params));
+  }
+
+  /**
+   * A transaction marker of `producerId` was appended to these `__consumer_offsets` partitions
+   * (Kafka's scheduleHandleTxnCompletion): the producer's pending offsets there are committed or
+   * dropped. Partitions not loaded here are skipped (their coordinator replays the marker).
+   */
+  onTransactionCompleted(producerId: number, partitions: readonly number[], commit: boolean): number {
+    let settled = 0;
+    for (const partition of partitions) {
+      if (this.runtime.isLoaded(partition)) settled += this.runtime.write(partition, (shard) => shard.onTransactionCompleted(producerId, commit));
+    }
+    return settled;
   }
 
   /**

@@ -9,6 +9,19 @@
 export interface CoordinatorRecord {
   key: Uint8Array | null;
   value: Uint8Array | null;
+  /**
+   * Read back only: the producer id of a record of a transactional batch (TxnOffsetCommit on
+   * `__consumer_offsets`), or of a transaction marker; absent for ordinary records.
+   */
+  producerId?: number;
+  /** Read back only: a transaction marker (control batch) of `producerId`; key and value are null. */
+  control?: 'commit' | 'abort';
+}
+
+/** The producer a transactional coordinator batch is written for (TxnOffsetCommit). */
+export interface CoordinatorProducer {
+  producerId: number;
+  producerEpoch: number;
 }
 
 /**
@@ -23,6 +36,9 @@ export interface CoordinatorLog {
    * failure: that is KAFKA_STORAGE_ERROR (56).
    */
   append(partition: number, batch: Uint8Array): number | Promise<number>;
-  /** Every record of `partition` from the log start to the end, in offset order. */
+  /**
+   * Every record of `partition` from the log start to the end, in offset order, with the
+   * producer id of transactional records and the transaction markers (see {@link CoordinatorRecord}).
+   */
   readAll(partition: number): Iterable<CoordinatorRecord>;
 }

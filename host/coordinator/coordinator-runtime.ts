@@ -27,10 +27,10 @@
 import type { Logger } from 'pino';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Time, TimerHandle } from '../io/environment.js';
-import type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
+import type { CoordinatorLog, CoordinatorProducer, CoordinatorRecord } from './coordinator-log.js';
 import { buildOffsetsBatch } from './offsets-batch.js';
 
-export type { CoordinatorLog, CoordinatorRecord } from './coordinator-log.js';
+export type { CoordinatorLog, CoordinatorProducer, CoordinatorRecord } from './coordinator-log.js';
 
 /** One append an operation asks for (Kafka's CoordinatorResult records and append future). */
 export interface CoordinatorWrite {
@@ -38,6 +38,8 @@ export interface CoordinatorWrite {
   records: CoordinatorRecord[];
   /** Runs once the append completed: NONE (0) or the append's Kafka error code. */
   onAppended(errorCode: number): void;
+  /** Written as a transactional batch of this producer (TxnOffsetCommit); absent for ordinary writes. */
+  producer?: CoordinatorProducer;
 }
 
 /** What an operation returns (Kafka's CoordinatorResult): its response and the appends it needs. */
@@ -51,9 +53,12 @@ export interface CoordinatorResult<T> {
 export class CoordinatorWriteQueue {
   private queued: CoordinatorWrite[] = [];
 
-  /** Queues `records` (skipped when empty) with the completion to run after their append. */
-  append(records: CoordinatorRecord[], onAppended: (errorCode: number) => void): void {
-    if (records.length > 0) this.queued.push({ records, onAppended });
+  /**
+   * Queues `records` (skipped when empty) with the completion to run after their append; with a
+   * `producer` they are written as that producer's transactional batch.
+   */
+  append(records: CoordinatorRecord[], onAppended: (errorCode: number) => void, producer?: CoordinatorProducer): void {
+    if (records.length > 0) this.queued.push({ records, onAppended, ...(producer === undefined ? {} : { producer }) });
   }
 
   /**
@@ -240,7 +245,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard> {
       if (this.shards.get(partition) === loaded) this.flush(partition, loaded);
       else for (const late of loaded.writes.drain()) late.onAppended(ErrorCode.NOT_COORDINATOR);
     };
-    const batch = buildOffsetsBatch(write.records, this.options.time.nowMs());
+    const batch = buildOffsetsBatch(write.records, this.options.time.nowMs(), write.producer);
     const result = this.options.log.append(partition, batch);
     if (typeof result === 'number') {
       complete(result);

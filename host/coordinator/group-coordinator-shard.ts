@@ -56,6 +56,11 @@ export class GroupCoordinatorShard implements CoordinatorShard {
    * coordinators (key versions 3+).
    */
   replay(record: CoordinatorRecord): boolean {
+    if (record.control !== undefined) {
+      // A transaction marker: the producer's pending transactional offsets settle.
+      this.offsets.completeTransaction(record.producerId ?? -1, record.control === 'commit');
+      return true;
+    }
     const key = record.key === null ? null : readCoordinatorRecordKey(record.key);
     if (key === null || key.type === 'other') return false;
     if (key.type === 'offsetCommit') {
@@ -65,7 +70,7 @@ export class GroupCoordinatorShard implements CoordinatorShard {
       }
       const value = readOffsetCommitValue(record.value);
       if (value === null) return false;
-      this.offsets.replay(key.group, key.topic, key.partition, value);
+      this.offsets.replay(key.group, key.topic, key.partition, value, record.producerId);
       return true;
     }
     if (record.value === null) return this.groups.replay(key.group, null);
@@ -118,6 +123,11 @@ export class GroupCoordinatorShard implements CoordinatorShard {
       });
     }
     return offsetsRemoved;
+  }
+
+  /** A transaction marker was appended to this partition: the producer's pending offsets settle. */
+  onTransactionCompleted(producerId: number, commit: boolean): CoordinatorResult<number> {
+    return this.writes.result(this.offsets.completeTransaction(producerId, commit));
   }
 
   /** OffsetDelete as an operation: the answer and the tombstones. */

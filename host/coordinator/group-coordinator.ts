@@ -15,6 +15,9 @@
  * - OffsetFetch v0-1: no top-level error, so a group error goes on every partition; v2+: null
  *   topics = every committed partition; v5+: committed leader epoch.
  * - DescribeGroups v3+: authorized operations on request; v4+: group.instance.id of members.
+ * - TxnOffsetCommit v0-1: no generation/member (the offsets are the transaction's alone); v2+:
+ *   committed leader epoch; v3+ (KIP-447): generation, member id and group.instance.id, checked
+ *   when set, so a zombie member of an older generation cannot commit.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../protocol/generated/delete-groups.js';
@@ -27,6 +30,7 @@ import type { OffsetCommitRequest, OffsetCommitResponse, OffsetCommitResponseTop
 import type { OffsetDeleteRequest, OffsetDeleteResponse, OffsetDeleteResponseTopic } from '../protocol/generated/offset-delete.js';
 import type { OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponseTopic } from '../protocol/generated/offset-fetch.js';
 import type { SyncGroupRequest, SyncGroupResponse } from '../protocol/generated/sync-group.js';
+import type { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../protocol/generated/txn-offset-commit.js';
 import {
   ClassicGroupCoordinator,
   type ClassicGroupCoordinatorOptions,
@@ -122,6 +126,14 @@ export class GroupCoordinator {
 
   onTopicsDeleted(topics: Iterable<string>): number {
     return this.classic.onTopicsDeleted(topics);
+  }
+
+  /**
+   * A COMMIT or ABORT marker of `producerId` was appended to these `__consumer_offsets`
+   * partitions: the offsets its transaction committed there become visible or are dropped.
+   */
+  onTransactionCompleted(producerId: number, partitions: readonly number[], result: 'commit' | 'abort'): number {
+    return this.classic.onTransactionCompleted(producerId, partitions, result === 'commit');
   }
 
   // ---- APIs --------------------------------------------------------------------------------------
@@ -244,6 +256,55 @@ export class GroupCoordinator {
       })),
     }));
     return { throttleTimeMs: 0, topics };
+  }
+
+  /** TxnOffsetCommit (api key 28), v0-3; resolves after the transactional records are appended. */
+  async txnOffsetCommit(request: TxnOffsetCommitRequest, context: RequestContext): Promise<TxnOffsetCommitResponse> {
+    const version = context.apiVersion;
+    const nowMs = this.nowMs();
+    const errors: TopicPartitionError[] = [];
+    const offsets: TopicPartitionOffset[] = [];
+    for (const topic of request.topics) {
+      for (const partition of topic.partitions) {
+        if (!this.partitionExists(topic.name, partition.partitionIndex)) {
+          errors.push({ topic: topic.name, partition: partition.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+          continue;
+        }
+        offsets.push({
+          topic: topic.name,
+          partition: partition.partitionIndex,
+          offsetAndMetadata: {
+            offset: partition.committedOffset,
+            leaderEpoch: version >= 2 ? partition.committedLeaderEpoch : -1,
+            metadata: partition.committedMetadata ?? '',
+            commitTimestampMs: nowMs,
+            expireTimestampMs: null,
+          },
+        });
+      }
+    }
+    if (offsets.length > 0) {
+      errors.push(...await this.classic.commitTransactionalOffsets({
+        groupId: request.groupId,
+        memberId: version >= 3 ? request.memberId : '',
+        groupInstanceId: version >= 3 ? request.groupInstanceId : null,
+        generationId: version >= 3 ? request.generationId : -1,
+        offsets,
+        producerId: request.producerId,
+        producerEpoch: request.producerEpoch,
+      }));
+    }
+    const errorOf = new Map(errors.map((error) => [`${error.topic}\u0000${error.partition}`, error.errorCode] as const));
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitions.map((partition) => ({
+          partitionIndex: partition.partitionIndex,
+          errorCode: errorOf.get(`${topic.name}\u0000${partition.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+        })),
+      })),
+    };
   }
 
   /** OffsetFetch (api key 9), v0-5. */

@@ -14,6 +14,12 @@ export class GroupOffsets {
   readonly offsets = new TopicPartitionMap<OffsetAndMetadata>();
   /** Offsets written to the log but not yet acknowledged (OffsetFetch RequireStable answers 88). */
   private readonly pendingOffsetCommits = new TopicPartitionMap<OffsetAndMetadata>();
+  /**
+   * Offsets committed in a transaction (TxnOffsetCommit), by producer id: invisible until the
+   * transaction's COMMIT marker reaches `__consumer_offsets`, dropped by its ABORT marker
+   * (Kafka's pendingTransactionalOffsetCommits). OffsetFetch RequireStable answers 88 for them.
+   */
+  private readonly pendingTransactionalOffsetCommits = new Map<number, TopicPartitionMap<OffsetAndMetadata>>();
 
   /** The committed offset of a partition; undefined when none. */
   offset(topic: string, partition: number): OffsetAndMetadata | undefined {
@@ -21,12 +27,50 @@ export class GroupOffsets {
   }
 
   get hasOffsets(): boolean {
-    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0;
+    return this.offsets.size > 0 || this.pendingOffsetCommits.size > 0 || this.pendingTransactionalOffsetCommits.size > 0;
   }
 
-  /** A commit of this partition is being appended. */
+  /** A commit of this partition is being appended, or waits for its transaction to end. */
   hasPendingOffsetCommit(topic: string, partition: number): boolean {
-    return this.pendingOffsetCommits.has(topic, partition);
+    if (this.pendingOffsetCommits.has(topic, partition)) return true;
+    for (const pending of this.pendingTransactionalOffsetCommits.values()) if (pending.has(topic, partition)) return true;
+    return false;
+  }
+
+  /** Producer ids with offsets pending in an open transaction. */
+  get transactionalProducerIds(): number[] {
+    return [...this.pendingTransactionalOffsetCommits.keys()];
+  }
+
+  /** A transactional commit written (or replayed): pending until its transaction ends. */
+  replayTransactionalOffsetCommit(producerId: number, topic: string, partition: number, offsetAndMetadata: OffsetAndMetadata): void {
+    let pending = this.pendingTransactionalOffsetCommits.get(producerId);
+    if (pending === undefined) {
+      pending = new TopicPartitionMap();
+      this.pendingTransactionalOffsetCommits.set(producerId, pending);
+    }
+    pending.set(topic, partition, offsetAndMetadata);
+  }
+
+  /** The append of a transactional commit failed: it is dropped unless a later one replaced it. */
+  failTransactionalOffsetWrite(producerId: number, topic: string, partition: number, offsetAndMetadata: OffsetAndMetadata): void {
+    const pending = this.pendingTransactionalOffsetCommits.get(producerId);
+    if (pending?.get(topic, partition) !== offsetAndMetadata) return;
+    pending.delete(topic, partition);
+    if (pending.size === 0) this.pendingTransactionalOffsetCommits.delete(producerId);
+  }
+
+  /**
+   * The transaction of `producerId` ended (its marker on `__consumer_offsets`): on commit its
+   * pending offsets become the committed ones, on abort they are dropped (Kafka's
+   * completePendingTxnOffsetCommit). Returns how many were pending.
+   */
+  completeTransaction(producerId: number, commit: boolean): number {
+    const pending = this.pendingTransactionalOffsetCommits.get(producerId);
+    if (pending === undefined) return 0;
+    this.pendingTransactionalOffsetCommits.delete(producerId);
+    if (commit) for (const [topic, partition, offsetAndMetadata] of pending.entries()) this.offsets.set(topic, partition, offsetAndMetadata);
+    return pending.size;
   }
 
   /** Number of committed offsets (staged commits not counted). */
@@ -74,6 +118,9 @@ export class GroupOffsets {
     const removed: TopicPartitionOffset[] = [];
     for (const { topic, partition } of partitions) {
       this.pendingOffsetCommits.delete(topic, partition);
+      for (const [producerId, pending] of this.pendingTransactionalOffsetCommits) {
+        if (pending.delete(topic, partition) && pending.size === 0) this.pendingTransactionalOffsetCommits.delete(producerId);
+      }
       const offsetAndMetadata = this.offsets.get(topic, partition);
       if (offsetAndMetadata !== undefined) {
         this.offsets.delete(topic, partition);

@@ -1,5 +1,7 @@
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { CorruptRecordError, readRecords } from '../record/records.js';
+import { buildRecordBatch } from '../record/batch-builder.js';
+import { ControlRecordType, CorruptRecordError, readBatch, readRecords } from '../record/records.js';
+import { coordinatorRecordsOf } from './offsets-batch.js';
 import type { OffsetsTopic, OffsetsTopicRecord } from './offsets-topic.js';
 
 interface PendingAppend {
@@ -55,8 +57,22 @@ export class InMemoryOffsetsTopic implements OffsetsTopic {
 
   *readAll(partition: number): Iterable<OffsetsTopicRecord> {
     for (const batch of this.batchesByPartition.get(partition) ?? []) {
-      for (const record of readRecords(batch)) yield { key: record.key, value: record.value };
+      const { header, records } = readBatch(batch);
+      yield* coordinatorRecordsOf(header, records);
     }
+  }
+
+  /** Appends a transaction marker (control batch) of `producerId`, as a partition leader does for WriteTxnMarkers. */
+  appendMarker(partition: number, producerId: number, producerEpoch: number, commit: boolean, coordinatorEpoch = 0): void {
+    const key = Buffer.alloc(4);
+    key.writeInt16BE(0, 0);
+    key.writeInt16BE(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 2);
+    const value = Buffer.alloc(6);
+    value.writeInt16BE(0, 0);
+    value.writeInt32BE(coordinatorEpoch, 2);
+    this.store(partition, buildRecordBatch({
+      records: [{ key, value }], isControl: true, isTransactional: true, producerId, producerEpoch, baseSequence: -1,
+    }));
   }
 
   /** The stored batches of a partition, oldest first. */

@@ -42,6 +42,12 @@ export interface CommitOffsetsParams {
   offsets: TopicPartitionOffset[];
 }
 
+/** TxnOffsetCommit (KIP-98; v3+ with the member's generation, KIP-447): a commit inside a producer's transaction. */
+export interface TxnCommitOffsetsParams extends CommitOffsetsParams {
+  producerId: number;
+  producerEpoch: number;
+}
+
 export class OffsetMetadataManager {
   private readonly offsetsByGroup = new Map<string, GroupOffsets>();
 
@@ -51,8 +57,15 @@ export class OffsetMetadataManager {
     private readonly writes: CoordinatorWriteQueue,
   ) {}
 
-  /** Applies one OffsetCommit record (a null value is a tombstone). */
-  replay(groupId: string, topic: string, partition: number, value: OffsetAndMetadata | null): void {
+  /**
+   * Applies one OffsetCommit record (a null value is a tombstone); a record of a transactional
+   * batch (`producerId` set) is pending until that producer's marker is replayed.
+   */
+  replay(groupId: string, topic: string, partition: number, value: OffsetAndMetadata | null, producerId?: number): void {
+    if (producerId !== undefined && value !== null) {
+      this.offsetsOf(groupId).replayTransactionalOffsetCommit(producerId, topic, partition, value);
+      return;
+    }
     if (value === null) {
       this.offsetsByGroup.get(groupId)?.replayOffsetTombstone(topic, partition);
       return;
@@ -140,6 +153,41 @@ export class OffsetMetadataManager {
     }
   }
 
+  /** TxnOffsetCommit as an operation: the producer's transactional OffsetCommit records and the answer once appended. */
+  commitTransactionalOffsets(params: TxnCommitOffsetsParams): CoordinatorResult<Promise<TopicPartitionError[]>> {
+    const response = new Promise<TopicPartitionError[]>((resolve) => this.handleTxnCommitOffsets(params, resolve));
+    return this.writes.result(response);
+  }
+
+  /**
+   * Kafka's doTxnCommitOffsets: an unknown group is created; a member id, when given, must be a
+   * member (UNKNOWN_MEMBER_ID 25, FENCED_INSTANCE_ID 82), a generation, when given, the current
+   * one (ILLEGAL_GENERATION 22). The offsets stay pending until the transaction's marker.
+   */
+  private handleTxnCommitOffsets(params: TxnCommitOffsetsParams, callback: (errors: TopicPartitionError[]) => void): void {
+    const all = (errorCode: number) =>
+      callback(params.offsets.map((entry) => ({ topic: entry.topic, partition: entry.partition, errorCode })));
+    const group = this.groups.getGroup(params.groupId) ?? this.groups.getOrMaybeCreateGroup(params.groupId, true)!;
+    if (group.is(GroupState.Dead)) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (params.memberId !== '' || params.groupInstanceId !== null) {
+      const memberError = this.groups.validateCurrentMember(group, params.memberId, params.groupInstanceId);
+      if (memberError !== null) return all(memberError);
+    }
+    if (params.generationId >= 0 && params.generationId !== group.generationId) return all(ErrorCode.ILLEGAL_GENERATION);
+    this.storeOffsets(group, params.offsets, callback, { producerId: params.producerId, producerEpoch: params.producerEpoch });
+  }
+
+  /**
+   * The transaction of `producerId` ended (its marker on this `__consumer_offsets` partition):
+   * its pending offsets, in every group of the partition, become committed or are dropped.
+   * Returns how many offsets it settled.
+   */
+  completeTransaction(producerId: number, commit: boolean): number {
+    let settled = 0;
+    for (const offsets of this.offsetsByGroup.values()) settled += offsets.completeTransaction(producerId, commit);
+    return settled;
+  }
+
   private validateOffsetCommit(group: GroupMetadata, params: CommitOffsetsParams): number | null {
     if (group.is(GroupState.Dead)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (params.generationId >= 0 || params.memberId !== '' || params.groupInstanceId !== null) {
@@ -157,9 +205,13 @@ export class OffsetMetadataManager {
    * Appends commits to a validated group: queues the records and, once appended, replays them.
    * `callback` gets one error per input entry, in order: OFFSET_METADATA_TOO_LARGE (12) for
    * metadata longer than offset.metadata.max.bytes, else the mapped append error (Kafka's
-   * storeOffsets).
+   * storeOffsets). With a `producer` (TxnOffsetCommit) the records are that producer's
+   * transactional batch and the offsets stay pending until its transaction ends.
    */
-  storeOffsets(group: GroupMetadata, offsets: readonly TopicPartitionOffset[], callback: (errors: TopicPartitionError[]) => void): void {
+  storeOffsets(
+    group: GroupMetadata, offsets: readonly TopicPartitionOffset[], callback: (errors: TopicPartitionError[]) => void,
+    producer?: { producerId: number; producerEpoch: number },
+  ): void {
     const metadataFits = (entry: TopicPartitionOffset) => entry.offsetAndMetadata.metadata.length <= this.config.offsetMetadataMaxBytes;
     const respond = (errorCode: number) =>
       callback(offsets.map((entry) => ({
@@ -177,17 +229,21 @@ export class OffsetMetadataManager {
       value: offsetCommitValue(entry.offsetAndMetadata),
     }));
     const staged = this.offsetsOf(group.groupId);
-    staged.prepareOffsetCommit(filtered);
+    if (producer !== undefined) {
+      for (const entry of filtered) staged.replayTransactionalOffsetCommit(producer.producerId, entry.topic, entry.partition, entry.offsetAndMetadata);
+    } else staged.prepareOffsetCommit(filtered);
     this.writes.append(records, (errorCode) => {
       // A group deleted while its commit was in flight lost its staged commits with it.
       if (!group.is(GroupState.Dead)) {
         for (const entry of filtered) {
-          if (errorCode === ErrorCode.NONE) staged.onOffsetCommitAppend(entry.topic, entry.partition, entry.offsetAndMetadata);
+          if (producer !== undefined) {
+            if (errorCode !== ErrorCode.NONE) staged.failTransactionalOffsetWrite(producer.producerId, entry.topic, entry.partition, entry.offsetAndMetadata);
+          } else if (errorCode === ErrorCode.NONE) staged.onOffsetCommitAppend(entry.topic, entry.partition, entry.offsetAndMetadata);
           else staged.failPendingOffsetWrite(entry.topic, entry.partition, entry.offsetAndMetadata);
         }
       }
       respond(mapStoreOffsetsError(errorCode));
-    });
+    }, producer);
   }
 
   /**

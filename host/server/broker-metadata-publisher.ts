@@ -34,6 +34,8 @@ import type { BrokerConfig } from '../config/broker-config.js';
 import { toLogConfig } from '../config/topic-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import type { TransactionCoordinator } from '../coordinator/transaction-coordinator.js';
+import { TRANSACTION_STATE_TOPIC_NAME } from '../coordinator/transaction-topic.js';
 import type { BrokerRegistration, ConfigResource, MetadataImage, TopicImage } from '../controller/metadata-image.js';
 import type { MetadataListener, PartitionsChange } from '../controller/metadata-listener.js';
 import { ConfigResourceType } from '../controller/metadata-records.js';
@@ -67,6 +69,8 @@ export interface BrokerMetadataPublisherOptions {
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
   readonly groupCoordinator: GroupCoordinator;
+  /** Follows the leadership of `__transaction_state` partitions; absent: no transaction coordinator. */
+  readonly transactionCoordinator?: TransactionCoordinator;
   /** Follower partitions are fetched from their leaders through it. */
   readonly replicaFetcherManager: ReplicaFetchers;
   /** Where the Partitions' producer-state snapshots are read and written. */
@@ -86,6 +90,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly logManager: LogManager;
   private readonly replicaManager: ReplicaManager<UnifiedLog>;
   private readonly groupCoordinator: GroupCoordinator;
+  private readonly transactionCoordinator: TransactionCoordinator | null;
   private readonly fetchers: ReplicaFetchers;
   private readonly producerStateDisk: Disk;
   private readonly logger: Logger;
@@ -97,6 +102,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
     this.logManager = options.logManager;
     this.replicaManager = options.replicaManager;
     this.groupCoordinator = options.groupCoordinator;
+    this.transactionCoordinator = options.transactionCoordinator ?? null;
     this.fetchers = options.replicaFetcherManager;
     this.producerStateDisk = options.producerStateDisk;
     this.logger = options.logger;
@@ -220,6 +226,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
         `reassigned away from ${topic.name} partitions ${movedAway.map((p) => p.partition).join(', ')}: replicas deleted`);
     }
     if (topic.name === OFFSETS_TOPIC_NAME) this.applyCoordinatorElections(topic);
+    if (topic.name === TRANSACTION_STATE_TOPIC_NAME) this.applyTransactionCoordinatorElections(topic);
   }
 
   /**
@@ -277,6 +284,29 @@ export class BrokerMetadataPublisher implements MetadataListener {
         `group coordinator: loaded ${elected} and unloaded ${resigned} __consumer_offsets partitions`);
     }
   }
+
+  /**
+   * The transaction coordinator follows the leadership of `__transaction_state` partitions, the
+   * leader epoch being its coordinator epoch (a new leadership of the same broker reloads).
+   */
+  private applyTransactionCoordinatorElections(topic: TopicState): void {
+    const coordinator = this.transactionCoordinator;
+    if (coordinator === null) return;
+    let elected = 0;
+    let resigned = 0;
+    for (const state of topic.partitions) {
+      if (state.leaderId === this.config.nodeId) {
+        if (coordinator.onElection(state.partition, state.leaderEpoch)) elected++;
+      } else if (coordinator.onResignation(state.partition)) {
+        resigned++;
+      }
+    }
+    if (elected + resigned > 0) {
+      this.logger.info({ event: 'transaction_coordinator.elections', loaded: elected, unloaded: resigned },
+        `transaction coordinator: loaded ${elected} and unloaded ${resigned} ${TRANSACTION_STATE_TOPIC_NAME} partitions`);
+    }
+  }
+
 }
 
 /** `items` in runs of {@link PUBLISH_SLICE_PARTITIONS}. */

@@ -49,6 +49,7 @@ import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import type { BrokerSessionExpiry } from './broker-session-expiry.js';
 import { describeEmbeddedQuorum, registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
+import { createTransactionCoordinator, type TransactionCoordinatorSetup } from './transaction-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
 import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
@@ -116,6 +117,7 @@ export class BrokerServer {
   /** Follower partitions' fetchers (ReplicaFetcherManager) and their connections. */
   private replicaFetching: LazyReplicaFetching | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
+  private transactions: TransactionCoordinatorSetup | null = null;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
@@ -375,6 +377,10 @@ export class BrokerServer {
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
       liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
     });
+    const transactions = createTransactionCoordinator({
+      config, metadata, cache, logManager: storage.logManager, replicaManager, groupCoordinator, environment, rootLogger,
+      liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
+    });
     const replicaFetching = new LazyReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
     const publisher = new BrokerMetadataPublisher({
       config,
@@ -382,6 +388,7 @@ export class BrokerServer {
       logManager: storage.logManager,
       replicaManager,
       groupCoordinator,
+      transactionCoordinator: transactions.transactionCoordinator,
       replicaFetcherManager: replicaFetching,
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
@@ -397,6 +404,8 @@ export class BrokerServer {
       groupCoordinator,
       brokers: (listenerName) => cache.aliveBrokerEndpoints(listenerName),
       ensureOffsetsTopic,
+      transactionCoordinator: transactions.transactionCoordinator,
+      ensureTransactionStateTopic: transactions.ensureTransactionStateTopic,
       nowMs: () => environment.time.nowMs(),
       controllerMutationQuota: new ControllerMutationQuotaManager(config, environment.time),
       describeQuorum: () => this.quorum?.describeQuorum() ?? Promise.resolve(describeEmbeddedQuorum(controller, environment.time.nowMs())),
@@ -408,6 +417,7 @@ export class BrokerServer {
     this.replicaManager = replicaManager;
     this.replicaFetching = replicaFetching;
     this.groupCoordinator = groupCoordinator;
+    this.transactions = transactions;
     this.watchdog = new EventLoopWatchdog({
       time: environment.time,
       thresholdMs: config.eventLoopStallThresholdMs,
@@ -472,6 +482,7 @@ export class BrokerServer {
     // The coordinator starts first: applying `__consumer_offsets` loads the groups of the
     // partitions this broker leads (and only those).
     this.groupCoordinator!.startup();
+    this.transactions!.transactionCoordinator.startup();
     this.publisher!.applyAllTopics();
     storage.logManager.releaseStartupListings();
   }
@@ -521,6 +532,7 @@ export class BrokerServer {
     this.alterPartitions?.shutdown();
     this.replicaManager?.shutdown();
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
+    this.transactions?.shutdown();
     this.groupCoordinator?.shutdown();
     await listenersStopped;
     await this.quorum?.stop();

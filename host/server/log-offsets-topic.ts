@@ -1,9 +1,10 @@
 /**
  * The group coordinator's {@link OffsetsTopic} over the broker's own `__consumer_offsets`
- * partitions: appends go through the ReplicaManager like any leader append (internal topics
+ * partitions (and the transaction coordinator's over `__transaction_state`): appends go through the ReplicaManager like any leader append (internal topics
  * allowed), and loading reads the partition log from its start to its end.
  */
 import type { OffsetsTopic, OffsetsTopicRecord } from '../coordinator/offsets-topic.js';
+import { coordinatorRecordsOf } from '../coordinator/offsets-batch.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { iterateBatches, readBatch } from '../record/records.js';
@@ -23,6 +24,8 @@ export interface ReadableLog {
 
 export interface LogOffsetsTopicOptions {
   replicaManager: ReplicaManager;
+  /** The internal topic (default `__consumer_offsets`; the transaction coordinator's is `__transaction_state`). */
+  topic?: string;
   /** The log of a `__consumer_offsets` partition, or undefined while the topic does not exist. */
   log(partition: number): ReadableLog | undefined;
   /** Creates `__consumer_offsets` when missing; resolves with a Kafka error code. */
@@ -31,7 +34,11 @@ export interface LogOffsetsTopicOptions {
 }
 
 export class LogOffsetsTopic implements OffsetsTopic {
-  constructor(private readonly options: LogOffsetsTopicOptions) {}
+  private readonly topic: string;
+
+  constructor(private readonly options: LogOffsetsTopicOptions) {
+    this.topic = options.topic ?? OFFSETS_TOPIC_NAME;
+  }
 
   async append(partition: number, batch: Uint8Array): Promise<number> {
     const ensured = await this.options.ensureTopic();
@@ -39,7 +46,7 @@ export class LogOffsetsTopic implements OffsetsTopic {
     const [result] = await this.options.replicaManager.appendRecords({
       requiredAcks: -1,
       timeoutMs: OFFSETS_COMMIT_TIMEOUT_MS,
-      entries: [{ topic: OFFSETS_TOPIC_NAME, partition, records: batch }],
+      entries: [{ topic: this.topic, partition, records: batch }],
       internalTopicsAllowed: true,
     });
     return result?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR;
@@ -54,7 +61,7 @@ export class LogOffsetsTopic implements OffsetsTopic {
       const read = log.read(offset, LOAD_READ_BYTES, end, true);
       if (read.errorCode !== ErrorCode.NONE || read.records.length === 0) {
         this.options.logger?.warn({ event: 'offsets.load_stopped', partition, offset, errorCode: read.errorCode },
-          `loading ${OFFSETS_TOPIC_NAME}-${partition} stopped at offset ${offset}`);
+          `loading ${this.topic}-${partition} stopped at offset ${offset}`);
         return;
       }
       let progressed = false;
@@ -63,8 +70,7 @@ export class LogOffsetsTopic implements OffsetsTopic {
         if (header.lastOffset < offset) continue;
         progressed = true;
         offset = header.lastOffset + 1;
-        if (header.isControl) continue;
-        for (const record of records) yield { key: record.key, value: record.value };
+        yield* coordinatorRecordsOf(header, records);
       }
       if (!progressed) return;
     }

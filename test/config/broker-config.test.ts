@@ -142,8 +142,9 @@ describe('loadBrokerConfig precedence', () => {
     expect(config.ignoredConfigs).toEqual([
       'num.network.threads', 'num.io.threads', 'socket.send.buffer.bytes',
       'socket.receive.buffer.bytes', 'num.recovery.threads.per.data.dir',
-      'transaction.state.log.replication.factor', 'transaction.state.log.min.isr',
     ]);
+    expect(config.transactionStateLogReplicationFactor).toBe(1);
+    expect(config.transactionStateLogMinIsr).toBe(1);
   });
 
   it('advertises every listener except the controller ones by default, and maps controller listeners to PLAINTEXT', () => {

@@ -230,7 +230,7 @@ describe('admin APIs', () => {
     expect(after.responses[0]!.partitions[0]!.logStartOffset).toBe(4);
   });
 
-  it('hands out distinct producer ids with InitProducerId v0-4 and refuses transactional ids', async () => {
+  it('hands out distinct producer ids with InitProducerId v0-4; a transactional id goes to its coordinator (NOT_COORDINATOR before FindCoordinator created __transaction_state)', async () => {
     const ids = new Set<number>();
     for (let version = 0; version <= 4; version++) {
       const response = await client.request(ApiKey.InitProducerId, version, encodeInitProducerIdRequest, decodeInitProducerIdResponse,
@@ -242,6 +242,6 @@ describe('admin APIs', () => {
     expect(ids.size).toBe(5);
     const transactional = await client.request(ApiKey.InitProducerId, 4, encodeInitProducerIdRequest, decodeInitProducerIdResponse,
       { transactionalId: 'txn-1', transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
-    expect(transactional).toMatchObject({ errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1 });
+    expect(transactional).toMatchObject({ errorCode: ErrorCode.NOT_COORDINATOR, producerId: -1 });
   });
 });
