@@ -106,7 +106,8 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     bootstrap: `${first.host.includes(':') ? `[${first.host}]` : first.host}:${first.port}`,
     nodeId: config.nodeId,
     clusterId: server.clusterId,
-    config,
+    // The configuration in effect, dynamic broker configs (AlterConfigs on BROKER) included.
+    get config() { return server.config; },
     metrics: server.metrics,
     stop: () => server.shutdown(),
   };

@@ -11,9 +11,12 @@
  * Version notes that matter: MinVersion 0 (librdkafka sends only v0); v1 only changes
  * throttling. TOPIC (2): every name and value is validated (INVALID_CONFIG, 40, naming the key,
  * the value and what is accepted; null values are ignored, as Kafka does for this API); the new
- * overrides apply to the partition logs at once. BROKER (4): Tributary has no dynamic broker
- * configs, so a known name answers INVALID_REQUEST ("Cannot update these configs dynamically", as
- * Kafka does for read-only configs) and an unknown one INVALID_CONFIG; other types INVALID_REQUEST.
+ * overrides apply to the partition logs at once. BROKER (4): name "" (cluster default) or this
+ * broker's id (another id: INVALID_REQUEST, as Kafka's ConfigAdminManager); the configs replace
+ * the resource's dynamic broker configs (KIP-226), effective without restart, for the configs Kafka
+ * changes at run time; others INVALID_REQUEST "Cannot update these configs dynamically"; a name
+ * that is no broker config INVALID_CONFIG with a "did you mean" (host/config/
+ * dynamic-broker-configs.ts); other resource types INVALID_REQUEST.
  */
 import { validateTopicConfigs } from '../config/topic-config.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -54,6 +57,11 @@ export const alterConfigsApi = defineApi<AlterConfigsRequest, AlterConfigsRespon
         const result = await broker.metadata.alterTopicConfigs(resource.resourceName, validation.overrides, request.validateOnly);
         responses.push({ ...base, errorCode: result.errorCode, errorMessage: result.errorMessage });
       } else if (resource.resourceType === ConfigResourceType.BROKER) {
+        const wrongBroker = brokerResourceProblem(resource.resourceName, context.broker.nodeId);
+        if (wrongBroker !== null) {
+          responses.push({ ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: wrongBroker });
+          continue;
+        }
         const result = await broker.metadata.alterBrokerConfigs(resource.resourceName, resource.configs, request.validateOnly);
         responses.push({ ...base, errorCode: result.errorCode, errorMessage: result.errorMessage });
       } else {
@@ -64,3 +72,13 @@ export const alterConfigsApi = defineApi<AlterConfigsRequest, AlterConfigsRespon
     return { throttleTimeMs: 0, responses };
   },
 });
+
+/**
+ * Kafka's ConfigAdminManager.validateResourceNameIsCurrentNodeId for a BROKER resource sent to
+ * this broker: "" (cluster default) or this node's id; the reason otherwise.
+ */
+export function brokerResourceProblem(name: string, nodeId: number): string | null {
+  if (name === '') return null;
+  if (!/^-?\d+$/.test(name)) return `Node id must be an integer, but it is: ${name}`;
+  return Number(name) === nodeId ? null : `Unexpected broker id, expected ${nodeId}, but received ${name}`;
+}

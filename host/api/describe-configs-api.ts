@@ -1,32 +1,38 @@
 /**
- * DescribeConfigs (api key 32), v0-2: topic and broker configs with their sources.
+ * DescribeConfigs (api key 32), v0-4: topic and broker configs with their sources.
  *
  * ```
  * DescribeConfigs Request (Version: 0)   => [resources]
  * DescribeConfigs Request (Version: 1-2) => [resources] include_synonyms
+ * DescribeConfigs Request (Version: 3-4) => [resources] include_synonyms include_documentation
  *   resources => resource_type resource_name [configuration_keys]   (null keys = all)
  * DescribeConfigs Response (Version: 0)   => throttle_time_ms [results]
  *   results => error_code error_message resource_type resource_name [configs]
  *     configs => name value read_only is_default is_sensitive
  * DescribeConfigs Response (Version: 1-2) => ... configs => name value read_only config_source is_sensitive [synonyms]
  *       synonyms => name value source
+ * DescribeConfigs Response (Version: 3-4) => ... configs => ... [synonyms] config_type documentation
  * ```
  * Version notes that matter:
  * - Resource types (Kafka's ConfigResource.Type): TOPIC 2, BROKER 4; others INVALID_REQUEST.
- * - TOPIC: every topic config's effective value; source DYNAMIC_TOPIC_CONFIG (1) for overrides,
- *   STATIC_BROKER_CONFIG (4) from server.properties/--override, DEFAULT_CONFIG (5) otherwise.
- *   Unknown topic: UNKNOWN_TOPIC_OR_PARTITION (3).
- * - BROKER: name = this node id (else INVALID_REQUEST), all read-only (no dynamic broker configs);
- *   the empty name (cluster-wide dynamic defaults) has none.
+ * - TOPIC: every topic config Kafka has, with its effective value and source (host/config/
+ *   describe-configs.ts); unknown topic: UNKNOWN_TOPIC_OR_PARTITION (3).
+ * - BROKER: name = this node id: every broker config, read-only unless Kafka changes it at run
+ *   time, sources up to DYNAMIC_BROKER_CONFIG; name "" (cluster default): the dynamic default
+ *   configs only; another id: INVALID_REQUEST.
  * - v1 (KIP-226) replaces is_default with config_source and adds synonyms when asked;
- *   v2 only changes throttling. kafkajs sends v2, librdkafka v1, kafka-python v2.
+ *   v2 only changes throttling; v3 (KIP-569) adds config_type and documentation (when asked);
+ *   v4 is flexible (KIP-482). kafkajs sends v2, librdkafka v1-4, kafka-python v2, Java 3.9 v4.
+ * - Configs Tributary does not implement are described with Kafka's default and documentation
+ *   that starts "No effect in Tributary".
  * - Unknown config names asked for are left out, as in Kafka.
  */
 import {
   describeBrokerConfigs,
+  describeClusterDefaultBrokerConfigs,
   describeTopicConfigs,
   type DescribedConfig,
-} from '../config/topic-config.js';
+} from '../config/describe-configs.js';
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import {
@@ -45,17 +51,18 @@ export const describeConfigsApi = defineApi<DescribeConfigsRequest, DescribeConf
   apiKey: ApiKey.DescribeConfigs,
   name: 'DescribeConfigs',
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 4,
   decode: decodeDescribeConfigsRequest,
   encode: encodeDescribeConfigsResponse,
   handle(request, context) {
     const { broker } = context;
     const includeSynonyms = context.apiVersion >= 1 && request.includeSynonyms;
+    const includeDocumentation = context.apiVersion >= 3 && request.includeDocumentation;
     return {
       throttleTimeMs: 0,
       results: request.resources.map((resource) => {
         const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
-        const options = { names: resource.configurationKeys, includeSynonyms };
+        const options = { names: resource.configurationKeys, includeSynonyms, includeDocumentation };
         if (resource.resourceType === ConfigResourceType.TOPIC) {
           const topic = broker.metadata.topic(resource.resourceName);
           if (topic === undefined) {
@@ -64,7 +71,9 @@ export const describeConfigsApi = defineApi<DescribeConfigsRequest, DescribeConf
           return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeTopicConfigs(topic.configs, broker.config, options).map(toWire) };
         }
         if (resource.resourceType === ConfigResourceType.BROKER) {
-          if (resource.resourceName === '') return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: [] };
+          if (resource.resourceName === '') {
+            return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeClusterDefaultBrokerConfigs(broker.config, options).map(toWire) };
+          }
           if (resource.resourceName !== String(broker.nodeId)) {
             return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
               errorMessage: `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`, configs: [] };
@@ -87,5 +96,7 @@ function toWire(config: DescribedConfig): DescribeConfigsResourceResultInit {
     configSource: config.configSource,
     isSensitive: config.isSensitive,
     synonyms: config.synonyms.map((synonym) => ({ name: synonym.name, value: synonym.value, source: synonym.source })),
+    configType: config.configType,
+    documentation: config.documentation,
   };
 }

@@ -13,8 +13,8 @@
  * their values. TOPIC (2): the controller applies the operations to the topic's overrides and
  * validates the result (INVALID_CONFIG 40 naming the key, the value and what is accepted;
  * APPEND/SUBTRACT only for LIST configs such as cleanup.policy); UNKNOWN_TOPIC_OR_PARTITION (3)
- * for a missing topic. BROKER (4): no dynamic broker configs (INVALID_REQUEST 42, as
- * AlterConfigs); other types INVALID_REQUEST. The resources go to the controller as one request
+ * for a missing topic. BROKER (4): "" or this broker's id, dynamic broker configs as in
+ * AlterConfigs (KIP-226, effective without restart); other types INVALID_REQUEST. The resources go to the controller as one request
  * (forwarded to the active one when this node's is not).
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -24,7 +24,10 @@ import {
   type IncrementalAlterConfigsRequest,
   type IncrementalAlterConfigsResponseInit,
 } from '../protocol/generated/incremental-alter-configs.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
+import { brokerResourceProblem } from './alter-configs-api.js';
+import { ConfigResourceType } from './describe-configs-api.js';
 
 export const incrementalAlterConfigsApi = defineApi<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponseInit>({
   apiKey: ApiKey.IncrementalAlterConfigs,
@@ -34,10 +37,21 @@ export const incrementalAlterConfigsApi = defineApi<IncrementalAlterConfigsReque
   decode: decodeIncrementalAlterConfigsRequest,
   encode: encodeIncrementalAlterConfigsResponse,
   async handle(request, context) {
-    const results = await context.broker.metadata.incrementalAlterConfigs(request.resources, request.validateOnly);
+    const problems = request.resources.map((r) =>
+      (r.resourceType === ConfigResourceType.BROKER ? brokerResourceProblem(r.resourceName, context.broker.nodeId) : null));
+    const forwarded = request.resources.filter((_, index) => problems[index] === null);
+    const results = await context.broker.metadata.incrementalAlterConfigs(forwarded, request.validateOnly);
+    let next = 0;
     return {
       throttleTimeMs: 0,
-      responses: results.map((r) => ({ errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName })),
+      responses: request.resources.map((resource, index) => {
+        const problem = problems[index];
+        if (problem !== null && problem !== undefined) {
+          return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: problem, resourceType: resource.resourceType, resourceName: resource.resourceName };
+        }
+        const r = results[next++]!;
+        return { errorCode: r.errorCode, errorMessage: r.errorMessage, resourceType: r.resourceType, resourceName: r.resourceName };
+      }),
     };
   },
 });

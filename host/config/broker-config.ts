@@ -382,6 +382,10 @@ export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, Metrics
   readonly values: ReadonlyMap<string, ConfigValue>;
   /** Names set explicitly that have no effect in Tributary (the broker logs a warning). */
   readonly ignoredConfigs: readonly string[];
+  /** Dynamic cluster-default broker configs in effect (DYNAMIC_DEFAULT_BROKER_CONFIG), name -> text. */
+  readonly dynamicDefaultConfigs: ReadonlyMap<string, string>;
+  /** Dynamic configs of this broker in effect (DYNAMIC_BROKER_CONFIG), name -> text. */
+  readonly dynamicBrokerConfigs: ReadonlyMap<string, string>;
 }
 
 export interface LoadBrokerConfigOptions {
@@ -393,6 +397,12 @@ export interface LoadBrokerConfigOptions {
   properties?: string;
   /** `--override` pairs; they win over the file. */
   overrides?: Readonly<Record<string, string>>;
+  /**
+   * Dynamic broker configs (ConfigRecords of BROKER resources): the cluster default ("") and this
+   * broker's own, which win over the file and the overrides, in that order. Invalid or unknown
+   * entries are left out, as Kafka's DynamicBrokerConfig drops them.
+   */
+  dynamic?: { readonly clusterDefault?: ReadonlyMap<string, string>; readonly perBroker?: ReadonlyMap<string, string> };
 }
 
 /**
@@ -442,6 +452,8 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
     originals.set(key, def.type === 'PASSWORD' ? text : text.trim());
     if (def.noEffect) ignoredConfigs.push(key);
   }
+  const dynamicDefault = applyDynamicLayer(values, options.dynamic?.clusterDefault);
+  const dynamicBroker = applyDynamicLayer(values, options.dynamic?.perBroker);
   for (const def of BROKER_CONFIG_DEFS) {
     if (!values.has(def.name)) {
       values.set(def.name, def.defaultValue === null ? null : parseConfigValue(def, def.defaultValue));
@@ -450,7 +462,35 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
   // Kafka: broker.id alone sets node.id (a ZooKeeper-mode server.properties has only broker.id);
   // only an explicit node.id that differs is refused, in assemble.
   if (originals.has('broker.id') && !originals.has('node.id')) values.set('node.id', values.get('broker.id')!);
-  return assemble(values, originals, ignoredConfigs);
+  return { ...assemble(values, originals, ignoredConfigs), dynamicDefaultConfigs: dynamicDefault, dynamicBrokerConfigs: dynamicBroker };
+}
+
+/** Sets the valid entries of one dynamic layer into `values`; returns them (name -> text). */
+function applyDynamicLayer(values: Map<string, ConfigValue>, layer: ReadonlyMap<string, string> | undefined): ReadonlyMap<string, string> {
+  const applied = new Map<string, string>();
+  for (const [name, text] of layer ?? []) {
+    const def = BROKER_CONFIG_DEF_BY_NAME.get(name);
+    if (def === undefined) continue;
+    try {
+      values.set(name, parseConfigValue(def, text, 'dynamic broker config'));
+      applied.set(name, text);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+    }
+  }
+  return applied;
+}
+
+/**
+ * The configuration with new dynamic broker configs over the same static ones (server.properties
+ * and --override, kept in `originals`).
+ */
+export function withDynamicBrokerConfigs(
+  config: BrokerConfig,
+  clusterDefault: ReadonlyMap<string, string>,
+  perBroker: ReadonlyMap<string, string>,
+): BrokerConfig {
+  return loadBrokerConfig({ overrides: Object.fromEntries(config.originals), dynamic: { clusterDefault, perBroker } });
 }
 
 function unknownBrokerConfig(key: string, origin: string): ConfigError {
@@ -465,7 +505,7 @@ function assemble(
   values: ReadonlyMap<string, ConfigValue>,
   originals: ReadonlyMap<string, string>,
   ignoredConfigs: string[],
-): BrokerConfig {
+): Omit<BrokerConfig, 'dynamicDefaultConfigs' | 'dynamicBrokerConfigs'> {
   const get = <T extends ConfigValue>(name: string): T => {
     if (!values.has(name)) throw new Error(`bug: broker config ${name} has no value`);
     return values.get(name) as T;

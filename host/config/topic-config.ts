@@ -9,16 +9,11 @@
  * every topic that does not override it, as in Kafka.
  */
 import type { BrokerConfig } from './broker-config.js';
-import { BROKER_CONFIG_DEF_BY_NAME } from './broker-config.js';
 import {
   ConfigDef,
-  ConfigSource,
-  ConfigSourceCode,
-  ConfigTypeCode,
   ConfigValue,
   LONG_MAX_TEXT,
   configValueProblem,
-  formatConfigValue,
   parseConfigValue,
   suggestConfigNames,
 } from './config-def.js';
@@ -277,120 +272,3 @@ export function topicOverridesToLogConfig(overrides: Overrides): Partial<LogConf
   return partial as Partial<LogConfig>;
 }
 
-/** One synonym of a described config (DescribeConfigs v1+). */
-export interface DescribedConfigSynonym {
-  readonly name: string;
-  readonly value: string | null;
-  readonly source: ConfigSourceCode;
-}
-
-/** One config as DescribeConfigs answers it (all versions' fields; encoders pick theirs). */
-export interface DescribedConfig {
-  readonly name: string;
-  /** null for sensitive configs and for unset configs without a default. */
-  readonly value: string | null;
-  readonly readOnly: boolean;
-  /** v0 `IsDefault`: the value is the built-in default. */
-  readonly isDefault: boolean;
-  readonly configSource: ConfigSourceCode;
-  readonly isSensitive: boolean;
-  /** Where the value could come from, highest precedence first; empty unless asked for. */
-  readonly synonyms: readonly DescribedConfigSynonym[];
-  /** v3+ ConfigType code. */
-  readonly configType: number;
-  /** v3+ documentation; null unless asked for. */
-  readonly documentation: string | null;
-}
-
-export interface DescribeOptions {
-  /** Config names asked for; null/undefined = all. Unknown names are left out, as in Kafka. */
-  names?: readonly string[] | null;
-  /** DescribeConfigs v1+ IncludeSynonyms. */
-  includeSynonyms?: boolean;
-  /** DescribeConfigs v3+ IncludeDocumentation. */
-  includeDocumentation?: boolean;
-}
-
-function brokerSynonymsOf(names: readonly string[], broker: BrokerConfig): DescribedConfigSynonym[] {
-  const synonyms: DescribedConfigSynonym[] = [];
-  for (const name of names) {
-    const def = BROKER_CONFIG_DEF_BY_NAME.get(name);
-    const original = broker.originals.get(name);
-    if (original !== undefined) {
-      synonyms.push({ name, value: def?.sensitive ? null : original, source: ConfigSource.STATIC_BROKER_CONFIG });
-    }
-    if (def && def.defaultValue !== null) {
-      synonyms.push({ name, value: def.sensitive ? null : def.defaultValue, source: ConfigSource.DEFAULT_CONFIG });
-    }
-  }
-  return synonyms;
-}
-
-function wanted(name: string, options: DescribeOptions): boolean {
-  return options.names === undefined || options.names === null || options.names.includes(name);
-}
-
-/**
- * What DescribeConfigs answers for a TOPIC resource: each topic config's effective value and
- * source (DYNAMIC_TOPIC_CONFIG 1 for an override, STATIC_BROKER_CONFIG 4 when a broker synonym
- * is set in server.properties/--override, DEFAULT_CONFIG 5 otherwise), never read-only, never
- * sensitive. Synonyms follow Kafka's order: the topic override, then per broker synonym (highest
- * precedence first) its static value and its default, each in that synonym's own units.
- */
-export function describeTopicConfigs(
-  overrides: Overrides,
-  broker: BrokerConfig,
-  options: DescribeOptions = {},
-): DescribedConfig[] {
-  const described: DescribedConfig[] = [];
-  for (const def of TOPIC_CONFIG_DEFS) {
-    if (!wanted(def.name, options)) continue;
-    const override = overrideOf(overrides, def.name);
-    const synonyms: DescribedConfigSynonym[] = [];
-    if (override !== undefined) {
-      synonyms.push({ name: def.name, value: override, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
-    }
-    synonyms.push(...brokerSynonymsOf(def.brokerSynonyms, broker));
-    const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;
-    const value = override ?? formatConfigValue(def.fromBroker(broker));
-    described.push({
-      name: def.name,
-      value,
-      readOnly: false,
-      isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
-      configSource,
-      isSensitive: false,
-      synonyms: options.includeSynonyms ? synonyms : [],
-      configType: ConfigTypeCode[def.type],
-      documentation: options.includeDocumentation ? def.doc : null,
-    });
-  }
-  return described;
-}
-
-/**
- * What DescribeConfigs answers for a BROKER resource: every broker config with the text it was
- * set to (STATIC_BROKER_CONFIG 4) or its default (DEFAULT_CONFIG 5). All read-only: Tributary has
- * no dynamic broker configs, so AlterConfigs on a BROKER resource is refused.
- */
-export function describeBrokerConfigs(broker: BrokerConfig, options: DescribeOptions = {}): DescribedConfig[] {
-  const described: DescribedConfig[] = [];
-  for (const def of BROKER_CONFIG_DEF_BY_NAME.values()) {
-    if (!wanted(def.name, options)) continue;
-    const original = broker.originals.get(def.name);
-    const configSource = original !== undefined ? ConfigSource.STATIC_BROKER_CONFIG : ConfigSource.DEFAULT_CONFIG;
-    const text = original ?? def.defaultValue;
-    described.push({
-      name: def.name,
-      value: def.sensitive ? null : text,
-      readOnly: true,
-      isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
-      configSource,
-      isSensitive: def.sensitive === true,
-      synonyms: options.includeSynonyms ? brokerSynonymsOf([def.name], broker) : [],
-      configType: ConfigTypeCode[def.type],
-      documentation: options.includeDocumentation ? def.doc : null,
-    });
-  }
-  return described;
-}

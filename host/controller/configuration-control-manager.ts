@@ -7,7 +7,7 @@
  * applies ConfigRecords. A deleted topic's overrides go with its RemoveTopicRecord.
  */
 import { BROKER_CONFIG_DEF_BY_NAME } from '../config/broker-config.js';
-import { suggestConfigNames } from '../config/config-def.js';
+import { dynamicBrokerConfigProblem } from '../config/dynamic-broker-configs.js';
 import { TOPIC_CONFIG_DEF_BY_NAME, validateTopicConfigs } from '../config/topic-config.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { type ApiError, type ControllerResult, NONE, duplicateKeys, fail } from './controller-result.js';
@@ -65,15 +65,20 @@ export class ConfigurationControlManager {
    *   host/config/topic-config.ts's message for an unknown name or bad value (null values are
    *   ignored, as Kafka does for legacy AlterConfigs)
    * - BROKER (4): name "" (cluster default) or a registered broker's id, else INVALID_REQUEST (42);
-   *   Tributary has no dynamic broker configs, so any known broker config answers INVALID_REQUEST
-   *   ("Cannot update these configs dynamically", Kafka's answer for read-only configs) and an
-   *   unknown name INVALID_CONFIG (40); an empty list is accepted
+   *   the configs become the resource's dynamic broker configs (KIP-226) when Kafka lets each
+   *   change at run time, else INVALID_REQUEST "Cannot update these configs dynamically"; a bad
+   *   value or a null one INVALID_REQUEST, as Kafka; a name that is no broker config
+   *   INVALID_CONFIG (40) with a "did you mean" (host/config/dynamic-broker-configs.ts)
    * - any other resource type: INVALID_REQUEST (42); a resource given twice: INVALID_REQUEST (42)
    */
   alterConfigs(resources: readonly AlterConfigsRequest[], options: { validateOnly?: boolean } = {}): ControllerResult<AlterConfigsResult[]> {
     return this.alterResourceConfigs(resources, options.validateOnly ?? false, (resource, records) => {
       if (resource.resourceType === ConfigResourceType.TOPIC) return this.planTopicConfigs(resource, records);
-      if (resource.resourceType === ConfigResourceType.BROKER) return this.checkBrokerConfigs(resource);
+      if (resource.resourceType === ConfigResourceType.BROKER) {
+        const nulls = resource.configs.filter((c) => c.value === null).map((c) => c.name);
+        if (nulls.length > 0) return fail(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
+        return this.planBrokerConfigs(resource.resourceName, new Map(resource.configs.map((c) => [c.name, c.value!])), records);
+      }
       return fail(ErrorCode.INVALID_REQUEST,
         `AlterConfigs is only supported for topics (2) and brokers (4), but resource type is ${resource.resourceType}.`);
     });
@@ -97,7 +102,10 @@ export class ConfigurationControlManager {
         }
       }
       if (resource.resourceType === ConfigResourceType.BROKER) {
-        return this.checkBrokerConfigs({ ...resource, configs: resource.configs.map((c) => ({ name: c.name, value: c.value })) });
+        const next = applyIncrementalOps(this.latest().brokerConfigs(resource.resourceName), resource.configs,
+          (name) => BROKER_CONFIG_DEF_BY_NAME.get(name));
+        if ('errorCode' in next) return next;
+        return this.planBrokerConfigs(resource.resourceName, next, records);
       }
       if (resource.resourceType !== ConfigResourceType.TOPIC) {
         return fail(ErrorCode.INVALID_REQUEST,
@@ -105,30 +113,8 @@ export class ConfigurationControlManager {
       }
       const topic = resource.resourceName;
       if (this.latest().topic(topic) === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
-      const next = new Map(this.latest().topicConfigs(topic));
-      for (const c of resource.configs) {
-        if (c.configOperation === AlterConfigOp.DELETE) {
-          next.delete(c.name);
-          continue;
-        }
-        if (c.value === null) return fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic config ${c.name}; give a value.`);
-        if (c.configOperation === AlterConfigOp.SET) {
-          next.set(c.name, c.value);
-          continue;
-        }
-        const def = TOPIC_CONFIG_DEF_BY_NAME.get(c.name);
-        if (def !== undefined && def.type !== 'LIST') {
-          return fail(ErrorCode.INVALID_CONFIG, `Can't ${c.configOperation === AlterConfigOp.APPEND ? 'APPEND' : 'SUBTRACT'} to key ${c.name} because its type is not LIST.`);
-        }
-        const parts = (text: string | null | undefined): string[] => (text ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
-        const list = parts(next.get(c.name) ?? def?.defaultValue);
-        for (const element of parts(c.value)) {
-          const at = list.indexOf(element);
-          if (c.configOperation === AlterConfigOp.APPEND && at < 0) list.push(element);
-          if (c.configOperation === AlterConfigOp.SUBTRACT && at >= 0) list.splice(at, 1);
-        }
-        next.set(c.name, list.join(','));
-      }
+      const next = applyIncrementalOps(this.latest().topicConfigs(topic), resource.configs, (name) => TOPIC_CONFIG_DEF_BY_NAME.get(name), 'topic');
+      if ('errorCode' in next) return next;
       const entries = [...next].map(([name, value]) => ({ name, value }));
       return this.planTopicConfigs({ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }, records);
     });
@@ -174,24 +160,69 @@ export class ConfigurationControlManager {
     return NONE;
   }
 
-  /** BROKER resource of AlterConfigs: validation only (Tributary has no dynamic broker configs). */
-  private checkBrokerConfigs(resource: AlterConfigsRequest): ApiError {
-    const name = resource.resourceName;
+  /**
+   * BROKER resource (name "" = cluster default, else a registered broker's id): `next` becomes the
+   * resource's dynamic configs once validated as Kafka's DynamicBrokerConfig.validateConfigs does
+   * (host/config/dynamic-broker-configs.ts); ConfigRecords for the differences go to `records`
+   * (null = validate only).
+   */
+  private planBrokerConfigs(name: string, next: ReadonlyMap<string, string>, records: MetadataRecord[] | null): ApiError {
     if (name !== '') {
-      if (!/^\d+$/.test(name)) return fail(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is '${name}'.`);
+      if (!/^\d+$/.test(name)) return fail(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${name}`);
       if (this.latest().broker(Number(name)) === undefined) return fail(ErrorCode.INVALID_REQUEST, `Broker ${name} is not registered.`);
     }
-    const unknown = resource.configs.find((c) => !BROKER_CONFIG_DEF_BY_NAME.has(c.name));
-    if (unknown !== undefined) {
-      const suggestions = suggestConfigNames(unknown.name, BROKER_CONFIG_DEF_BY_NAME.keys());
-      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
-      return fail(ErrorCode.INVALID_CONFIG, `Unknown broker config name: ${unknown.name}.${hint}`);
-    }
-    if (resource.configs.length > 0) {
-      return fail(ErrorCode.INVALID_REQUEST,
-        `Cannot update these configs dynamically: ${resource.configs.map((c) => c.name).join(', ')}. ` +
-        'Tributary has no dynamic broker configs: set them in server.properties or with --override and restart the broker.');
-    }
+    const problem = dynamicBrokerConfigProblem(next, name !== '');
+    if (problem !== null) return fail(problem.errorCode, problem.errorMessage);
+    if (records === null) return NONE;
+    const current = this.latest().brokerConfigs(name);
+    const record = (k: string, v: string | null): MetadataRecord =>
+      metadataRecord('ConfigRecord', 0, { resourceType: ConfigResourceType.BROKER, resourceName: name, name: k, value: v });
+    for (const [k, v] of next) if (current.get(k) !== v) records.push(record(k, v));
+    for (const k of current.keys()) if (!next.has(k)) records.push(record(k, null));
     return NONE;
   }
+}
+
+/**
+ * IncrementalAlterConfigs' operations on a resource's current configs (KIP-339): SET (needs a
+ * value), DELETE, APPEND / SUBTRACT (LIST configs: add missing elements to, or remove elements
+ * from, the current value or else the default). Returns the resulting configs, or the error:
+ * INVALID_CONFIG (40) for a null SET value of a topic or APPEND/SUBTRACT on a non-LIST config,
+ * INVALID_REQUEST (42) for a null value of a broker config (Kafka's "Null value not supported").
+ */
+function applyIncrementalOps(
+  current: ReadonlyMap<string, string>,
+  configs: IncrementalAlterConfigsRequest['configs'],
+  defOf: (name: string) => { readonly type: string; readonly defaultValue: string | null } | undefined,
+  scope: 'topic' | 'broker' = 'broker',
+): Map<string, string> | ApiError {
+  const next = new Map(current);
+  for (const c of configs) {
+    if (c.configOperation === AlterConfigOp.DELETE) {
+      next.delete(c.name);
+      continue;
+    }
+    if (c.value === null) {
+      return scope === 'topic'
+        ? fail(ErrorCode.INVALID_CONFIG, `Null value not supported for topic config ${c.name}; give a value.`)
+        : fail(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${c.name}`);
+    }
+    if (c.configOperation === AlterConfigOp.SET) {
+      next.set(c.name, c.value);
+      continue;
+    }
+    const def = defOf(c.name);
+    if (def !== undefined && def.type !== 'LIST') {
+      return fail(ErrorCode.INVALID_CONFIG, `Can't ${c.configOperation === AlterConfigOp.APPEND ? 'APPEND' : 'SUBTRACT'} to key ${c.name} because its type is not LIST.`);
+    }
+    const parts = (text: string | null | undefined): string[] => (text ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+    const list = parts(next.get(c.name) ?? def?.defaultValue);
+    for (const element of parts(c.value)) {
+      const at = list.indexOf(element);
+      if (c.configOperation === AlterConfigOp.APPEND && at < 0) list.push(element);
+      if (c.configOperation === AlterConfigOp.SUBTRACT && at >= 0) list.splice(at, 1);
+    }
+    next.set(c.name, list.join(','));
+  }
+  return next;
 }

@@ -30,7 +30,7 @@
  * between (the broker's own registration electing it leader) are applied as they come, as before.
  */
 import type { TopicState } from '../api/cluster-metadata.js';
-import type { BrokerConfig } from '../config/broker-config.js';
+import { type BrokerConfig, withDynamicBrokerConfigs } from '../config/broker-config.js';
 import { toLogConfig } from '../config/topic-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
@@ -81,11 +81,20 @@ export interface BrokerMetadataPublisherOptions {
    * applied in slices between which other work runs. Absent: every change is applied at once.
    */
   readonly defer?: (task: () => void) => void;
+  /**
+   * Hears this broker's configuration whenever its dynamic broker configs (KIP-226: ConfigRecords
+   * of the BROKER resources "" and this node's id) change, and once at {@link start}.
+   */
+  readonly onBrokerConfigChanged?: (config: BrokerConfig) => void;
 }
 
 /** Applies published metadata to the broker's cache, logs and partitions. */
 export class BrokerMetadataPublisher implements MetadataListener {
-  private readonly config: BrokerConfig;
+  /** The static configuration (server.properties / --override). */
+  private readonly staticConfig: BrokerConfig;
+  /** The configuration in effect: the static one with the dynamic broker configs over it. */
+  private config: BrokerConfig;
+  private readonly onBrokerConfigChanged: (config: BrokerConfig) => void;
   private readonly cache: MetadataCache;
   private readonly logManager: LogManager;
   private readonly replicaManager: ReplicaManager<UnifiedLog>;
@@ -97,7 +106,9 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly work: SlicedWorkQueue;
 
   constructor(options: BrokerMetadataPublisherOptions) {
+    this.staticConfig = options.config;
     this.config = options.config;
+    this.onBrokerConfigChanged = options.onBrokerConfigChanged ?? (() => {});
     this.cache = options.cache;
     this.logManager = options.logManager;
     this.replicaManager = options.replicaManager;
@@ -124,6 +135,23 @@ export class BrokerMetadataPublisher implements MetadataListener {
   /** Loads the cache from the first image (storage untouched: see {@link applyAllTopics}). */
   start(image: MetadataImage, controllerId: number): void {
     this.cache.loadImage(image, controllerId);
+    this.applyDynamicBrokerConfigs(image);
+  }
+
+  /**
+   * The dynamic broker configs of `image` over the static configuration (Kafka's
+   * DynamicBrokerConfig): the configuration in effect, told to the broker. Returns true when it
+   * changed.
+   */
+  private applyDynamicBrokerConfigs(image: MetadataImage): boolean {
+    const clusterDefault = image.brokerConfigs('');
+    const perBroker = image.brokerConfigs(String(this.staticConfig.nodeId));
+    if (sameEntries(clusterDefault, this.config.dynamicDefaultConfigs) && sameEntries(perBroker, this.config.dynamicBrokerConfigs)) return false;
+    this.config = withDynamicBrokerConfigs(this.staticConfig, clusterDefault, perBroker);
+    this.onBrokerConfigChanged(this.config);
+    this.logger.info({ event: 'config.dynamic_changed', clusterDefault: Object.fromEntries(clusterDefault), broker: Object.fromEntries(perBroker) },
+      'dynamic broker configs changed');
+    return true;
   }
 
   /** Applies every topic in the cache to local storage and partitions (start-up). */
@@ -150,6 +178,14 @@ export class BrokerMetadataPublisher implements MetadataListener {
   }
 
   onConfigChanged(resource: ConfigResource, configs: ReadonlyMap<string, string>, image: MetadataImage): void {
+    if (resource.type === ConfigResourceType.BROKER) {
+      // Effective without restart (KIP-226): every hosted log gets its config again, with the
+      // new broker defaults under the topics' own overrides.
+      if (this.applyDynamicBrokerConfigs(image)) {
+        for (const topic of this.cache.topics()) this.publishTopicDelta({ name: topic.name, before: topic, after: topic });
+      }
+      return;
+    }
     if (resource.type !== ConfigResourceType.TOPIC) return;
     const topic = image.topic(resource.name);
     if (topic === undefined) return;
@@ -324,4 +360,10 @@ function withLast(slices: (() => void)[], last: () => void): (() => void)[] {
     last();
   });
   return slices;
+}
+
+function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, value] of a) if (b.get(key) !== value) return false;
+  return true;
 }

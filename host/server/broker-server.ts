@@ -90,7 +90,11 @@ export interface BrokerResources {
 
 /** One broker (with its embedded controller): {@link startup}, then {@link shutdown}. */
 export class BrokerServer {
-  readonly config: BrokerConfig;
+  /** The configuration in effect: the static one with the dynamic broker configs (KIP-226) over it. */
+  get config(): BrokerConfig {
+    return this.currentConfig;
+  }
+  private currentConfig: BrokerConfig;
   readonly environment: Environment;
   private readonly rootLogger: Logger;
   private readonly logger: Logger;
@@ -131,7 +135,7 @@ export class BrokerServer {
   private closing: Promise<void> | null = null;
 
   constructor(config: BrokerConfig, environment: Environment, options: BrokerServerOptions = {}) {
-    this.config = config;
+    this.currentConfig = config;
     this.environment = environment;
     this.rootLogger = options.logger ?? createLogger({ level: config.logLevel });
     this.logger = componentLogger(this.rootLogger, 'broker');
@@ -384,6 +388,7 @@ export class BrokerServer {
     const replicaFetching = new LazyReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
     const publisher = new BrokerMetadataPublisher({
       config,
+      onBrokerConfigChanged: (effective) => { this.currentConfig = effective; },
       cache,
       logManager: storage.logManager,
       replicaManager,
@@ -396,8 +401,9 @@ export class BrokerServer {
     });
     publisher.start(controller.image, controller.nodeId);
     controller.addListener(publisher);
+    const server = this;
     const services: BrokerServices = {
-      config,
+      get config() { return server.config; },
       nodeId: config.nodeId,
       metadata,
       replicaManager,

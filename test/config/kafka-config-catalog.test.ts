@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { BROKER_CONFIG_DEF_BY_NAME, loadBrokerConfig, TRIBUTARY_BROKER_CONFIG_DEFS } from '../../host/config/broker-config.js';
 import { ConfigError } from '../../host/config/config-error.js';
 import { KAFKA_BROKER_CONFIGS, KAFKA_TOPIC_CONFIGS } from '../../host/config/kafka-config-catalog.js';
-import { describeTopicConfigs, TOPIC_CONFIG_DEF_BY_NAME, validateTopicConfigs } from '../../host/config/topic-config.js';
+import { TOPIC_CONFIG_DEF_BY_NAME, validateTopicConfigs } from '../../host/config/topic-config.js';
+import { describeTopicConfigs } from '../../host/config/describe-configs.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 

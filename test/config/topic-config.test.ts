@@ -6,14 +6,13 @@ import {
   TOPIC_CONFIG_DEFS,
   TopicConfigDef,
   brokerLogConfigDefaults,
-  describeBrokerConfigs,
-  describeTopicConfigs,
   resolveTopicConfig,
   toLogConfig,
   topicOverridesToLogConfig,
   validateTopicConfigs,
 } from '../../host/config/topic-config.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
+import { describeBrokerConfigs, describeTopicConfigs } from '../../host/config/describe-configs.js';
 
 const defaults = loadBrokerConfig();
 
@@ -197,12 +196,12 @@ describe('describeTopicConfigs', () => {
 });
 
 describe('describeBrokerConfigs', () => {
-  it('describes broker configs as read-only, STATIC when set and DEFAULT otherwise', () => {
+  it('describes broker configs STATIC when set and DEFAULT otherwise, read-only unless Kafka changes them at run time', () => {
     const broker = loadBrokerConfig({ overrides: { 'num.partitions': '3' } });
     const described = describeBrokerConfigs(broker, { names: ['num.partitions', 'log.retention.ms', 'listeners'], includeSynonyms: true });
     expect(described).toEqual([
       {
-        name: 'listeners', value: 'PLAINTEXT://127.0.0.1:9092', readOnly: true, isDefault: true,
+        name: 'listeners', value: 'PLAINTEXT://127.0.0.1:9092', readOnly: false, isDefault: true,
         configSource: ConfigSource.DEFAULT_CONFIG, isSensitive: false,
         synonyms: [{ name: 'listeners', value: 'PLAINTEXT://127.0.0.1:9092', source: ConfigSource.DEFAULT_CONFIG }],
         configType: ConfigTypeCode.LIST, documentation: null,
@@ -217,8 +216,9 @@ describe('describeBrokerConfigs', () => {
         configType: ConfigTypeCode.INT, documentation: null,
       },
       {
-        name: 'log.retention.ms', value: null, readOnly: true, isDefault: true,
-        configSource: ConfigSource.DEFAULT_CONFIG, isSensitive: false, synonyms: [],
+        name: 'log.retention.ms', value: null, readOnly: false, isDefault: true,
+        configSource: ConfigSource.DEFAULT_CONFIG, isSensitive: false,
+        synonyms: [{ name: 'log.retention.hours', value: '168', source: ConfigSource.DEFAULT_CONFIG }],
         configType: ConfigTypeCode.LONG, documentation: null,
       },
     ]);

@@ -267,22 +267,55 @@ describe('QuorumController configs', () => {
     expect(Object.fromEntries(controller.image.topicConfigs('cfg'))).toEqual({ 'retention.ms': '1000' });
   });
 
-  it('refuses dynamic broker configs with INVALID_REQUEST and unsupported resource types', async () => {
+  it('stores dynamic broker configs as ConfigRecords, refusing the static ones, typos and unsupported resource types as Kafka does', async () => {
     const { controller } = await startController();
     const results = await controller.alterConfigs([
-      { resourceType: ConfigResourceType.BROKER, resourceName: '1', configs: [{ name: 'log.retention.ms', value: '1' }] },
+      { resourceType: ConfigResourceType.BROKER, resourceName: '1', configs: [{ name: 'log.retention.ms', value: '1000' }, { name: 'sasl.kerberos.min.time.before.relogin', value: '30000' }] },
+      { resourceType: ConfigResourceType.BROKER, resourceName: '', configs: [{ name: 'log.cleaner.backoff.ms', value: '500' }] },
       { resourceType: ConfigResourceType.BROKER, resourceName: 'x', configs: [] },
-      { resourceType: ConfigResourceType.BROKER, resourceName: '', configs: [{ name: 'no.such.config', value: '1' }] },
+      { resourceType: ConfigResourceType.BROKER, resourceName: '7', configs: [] },
       { resourceType: ConfigResourceType.BROKER_LOGGER, resourceName: '1', configs: [] },
       { resourceType: ConfigResourceType.TOPIC, resourceName: 'dup', configs: [] },
       { resourceType: ConfigResourceType.TOPIC, resourceName: 'dup', configs: [] },
     ]);
     expect(results.map((r) => r.errorCode)).toEqual([
-      ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_REQUEST,
+      ErrorCode.NONE, ErrorCode.NONE, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST,
       ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST,
     ]);
+    expect(Object.fromEntries(controller.image.brokerConfigs('1'))).toEqual({ 'log.retention.ms': '1000', 'sasl.kerberos.min.time.before.relogin': '30000' });
+    expect(Object.fromEntries(controller.image.brokerConfigs(''))).toEqual({ 'log.cleaner.backoff.ms': '500' });
+
+    const refused = [];
+    for (const [resourceName, name, value] of [
+      ['1', 'log.retention.hours', '1'], ['', 'no.such.config', '1'], ['', 'sasl.enabled.mechanisms', 'PLAIN'],
+      ['1', 'ssl.keystore.location', '/x'], ['1', 'log.segment.bytes', 'big'],
+    ] as const) {
+      const configs = name === 'log.retention.hours' ? [{ name, value }, { name: 'node.id', value: '2' }] : [{ name, value }];
+      refused.push((await controller.alterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName, configs }]))[0]!);
+    }
+    expect(refused.map((r) => [r.errorCode, r.errorMessage])).toEqual([
+      [ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: log.retention.hours, node.id'],
+      [ErrorCode.INVALID_CONFIG, expect.stringContaining('Unknown broker config name: no.such.config')],
+      [ErrorCode.INVALID_REQUEST, 'Cannot update these configs at default cluster level, broker id must be specified: sasl.enabled.mechanisms'],
+      [ErrorCode.INVALID_REQUEST, 'These security configs can be dynamically updated only per-listener using the listener prefix: ssl.keystore.location'],
+      [ErrorCode.INVALID_REQUEST, expect.stringContaining('Invalid value "big" for config log.segment.bytes')],
+    ]);
+    // Legacy AlterConfigs replaces the resource's configs: an empty list removes them all.
     expect((await controller.alterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: '', configs: [] }]))[0]!.errorCode).toBe(0);
-    expect(results[0]!.errorMessage).toContain('Cannot update these configs dynamically: log.retention.ms');
+    expect(controller.image.brokerConfigs('').size).toBe(0);
+  });
+
+  it('changes single dynamic broker configs with IncrementalAlterConfigs', async () => {
+    const { controller } = await startController();
+    await controller.incrementalAlterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: '', configs: [
+      { name: 'log.retention.ms', configOperation: AlterConfigOp.SET, value: '5000' },
+      { name: 'log.cleanup.policy', configOperation: AlterConfigOp.APPEND, value: 'compact' },
+    ] }]);
+    expect(Object.fromEntries(controller.image.brokerConfigs(''))).toEqual({ 'log.retention.ms': '5000', 'log.cleanup.policy': 'delete,compact' });
+    const [deleted] = await controller.incrementalAlterConfigs([{ resourceType: ConfigResourceType.BROKER, resourceName: '',
+      configs: [{ name: 'log.retention.ms', configOperation: AlterConfigOp.DELETE, value: null }] }]);
+    expect(deleted!.errorCode).toBe(0);
+    expect(Object.fromEntries(controller.image.brokerConfigs(''))).toEqual({ 'log.cleanup.policy': 'delete,compact' });
   });
 });
 

@@ -39,7 +39,7 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'EndTxn', maxVersion: 2 },
   { name: 'WriteTxnMarkers', maxVersion: 'all' },
   { name: 'TxnOffsetCommit', maxVersion: 3 },
-  { name: 'DescribeConfigs', maxVersion: 2 },
+  { name: 'DescribeConfigs', maxVersion: 'all' },
   { name: 'AlterConfigs', maxVersion: 1 },
   { name: 'SaslAuthenticate', maxVersion: 1 },
   { name: 'CreatePartitions', maxVersion: 1 },

@@ -145,7 +145,7 @@ export const API_INFO: readonly ApiInfo[] = [
   { apiKey: 29, name: 'DescribeAcls', minVersion: 0, maxVersion: 3, flexibleMinVersion: 2, generatedMaxVersion: -1 },
   { apiKey: 30, name: 'CreateAcls', minVersion: 0, maxVersion: 3, flexibleMinVersion: 2, generatedMaxVersion: -1 },
   { apiKey: 31, name: 'DeleteAcls', minVersion: 0, maxVersion: 3, flexibleMinVersion: 2, generatedMaxVersion: -1 },
-  { apiKey: 32, name: 'DescribeConfigs', minVersion: 0, maxVersion: 4, flexibleMinVersion: 4, generatedMaxVersion: 2 },
+  { apiKey: 32, name: 'DescribeConfigs', minVersion: 0, maxVersion: 4, flexibleMinVersion: 4, generatedMaxVersion: 4 },
   { apiKey: 33, name: 'AlterConfigs', minVersion: 0, maxVersion: 2, flexibleMinVersion: 2, generatedMaxVersion: 1 },
   { apiKey: 34, name: 'AlterReplicaLogDirs', minVersion: 0, maxVersion: 2, flexibleMinVersion: 2, generatedMaxVersion: -1 },
   { apiKey: 35, name: 'DescribeLogDirs', minVersion: 0, maxVersion: 4, flexibleMinVersion: 2, generatedMaxVersion: -1 },

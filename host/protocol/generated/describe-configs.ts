@@ -3,13 +3,13 @@
 // Regenerate with `npm run generate:protocol`.
 /* eslint-disable */
 
-// DescribeConfigs (api key 32): versions 0-2 generated; flexible 4+.
+// DescribeConfigs (api key 32): versions 0-4 generated; flexible 4+.
 
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
 /**
- * DescribeConfigsRequest (api key 32): versions 0-2 generated (schema 0-4, flexible 4+).
+ * DescribeConfigsRequest (api key 32): versions 0-4 generated (schema 0-4, flexible 4+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface DescribeConfigsRequest {
@@ -17,16 +17,19 @@ export interface DescribeConfigsRequest {
   resources: DescribeConfigsResource[];
   /** True if we should include all synonyms. Versions 1+; default false; absent in other versions (decoded as the default; ignored when encoding). */
   includeSynonyms: boolean;
+  /** True if we should include configuration documentation. Versions 3+; default false; absent in other versions (decoded as the default; ignored when encoding). */
+  includeDocumentation: boolean;
 }
 
 /** DescribeConfigsRequest as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface DescribeConfigsRequestInit {
   resources: DescribeConfigsResourceInit[];
   includeSynonyms?: boolean;
+  includeDocumentation?: boolean;
 }
 
 /**
- * DescribeConfigsResource (a struct of DescribeConfigsRequest), versions 0-2.
+ * DescribeConfigsResource (a struct of DescribeConfigsRequest), versions 0-4.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface DescribeConfigsResource {
@@ -46,14 +49,14 @@ export interface DescribeConfigsResourceInit {
 }
 
 /**
- * Decodes a DescribeConfigsRequest body of `version` (0-2). Never throws: malformed or short
+ * Decodes a DescribeConfigsRequest body of `version` (0-4). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeDescribeConfigsRequest(r: Reader, version: number): DescribeConfigsRequest {
-  if (version < 0 || version > 2) r.fail(`DescribeConfigsRequest version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 4) r.fail(`DescribeConfigsRequest version ${version} is not supported (0-4)`);
   let $resources: DescribeConfigsResource[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $resources = [];
     else {
       const a: DescribeConfigsResource[] = [];
@@ -65,24 +68,35 @@ export function decodeDescribeConfigsRequest(r: Reader, version: number): Descri
   if (version >= 1) {
     $includeSynonyms = r.bool();
   } else $includeSynonyms = false;
+  let $includeDocumentation: boolean;
+  if (version >= 3) {
+    $includeDocumentation = r.bool();
+  } else $includeDocumentation = false;
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
   return {
     resources: $resources,
     includeSynonyms: $includeSynonyms,
+    includeDocumentation: $includeDocumentation,
   };
 }
 
 function decodeDescribeConfigsResource(r: Reader, version: number): DescribeConfigsResource {
   const $resourceType: number = r.int8();
-  const $resourceName: string = r.string();
+  const $resourceName: string = (version >= 4 ? r.compactString() : r.string());
   let $configurationKeys: string[] | null;
   {
-    const n = r.arrayLength();
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $configurationKeys = null;
     else {
       const a: string[] = [];
-      for (let i = 0; i < n && r.error === null; i++) a.push(r.string());
+      for (let i = 0; i < n && r.error === null; i++) a.push((version >= 4 ? r.compactString() : r.string()));
       $configurationKeys = a;
     }
+  }
+  if (version >= 4) {
+    r.skipTaggedFields();
   }
   return {
     resourceType: $resourceType,
@@ -92,38 +106,47 @@ function decodeDescribeConfigsResource(r: Reader, version: number): DescribeConf
 }
 
 /**
- * Encodes a DescribeConfigsRequest body as `version` (0-2). Fields absent in that version are
+ * Encodes a DescribeConfigsRequest body as `version` (0-4). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeDescribeConfigsRequest(w: Writer, version: number, m: DescribeConfigsRequestInit): void {
-  if (version < 0 || version > 2) throw new RangeError(`DescribeConfigsRequest version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 4) throw new RangeError(`DescribeConfigsRequest version ${version} is not supported (0-4)`);
   {
     const a = m.resources;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 4) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeDescribeConfigsResource(w, version, a[i]!); }
   }
   if (version >= 1) {
     w.bool((m.includeSynonyms ?? false));
   }
+  if (version >= 3) {
+    w.bool((m.includeDocumentation ?? false));
+  }
+  if (version >= 4) {
+    w.emptyTaggedFields();
+  }
 }
 
 function encodeDescribeConfigsResource(w: Writer, version: number, m: DescribeConfigsResourceInit): void {
   w.int8(m.resourceType);
-  w.string(m.resourceName);
+  if (version >= 4) { w.compactString(m.resourceName); } else { w.string(m.resourceName); }
   {
     const a = m.configurationKeys;
-    if (a === null) { w.arrayLength(-1); } else {
+    if (a === null) { if (version >= 4) { w.compactArrayLength(-1); } else { w.arrayLength(-1); } } else {
       const n = a.length;
-      w.arrayLength(n);
-      for (let i = 0; i < n; i++) { w.string(a[i]!); }
+      if (version >= 4) { w.compactArrayLength(n); } else { w.arrayLength(n); }
+      for (let i = 0; i < n; i++) { if (version >= 4) { w.compactString(a[i]!); } else { w.string(a[i]!); } }
     }
+  }
+  if (version >= 4) {
+    w.emptyTaggedFields();
   }
 }
 
 /**
- * DescribeConfigsResponse (api key 32): versions 0-2 generated (schema 0-4, flexible 4+).
+ * DescribeConfigsResponse (api key 32): versions 0-4 generated (schema 0-4, flexible 4+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface DescribeConfigsResponse {
@@ -140,7 +163,7 @@ export interface DescribeConfigsResponseInit {
 }
 
 /**
- * DescribeConfigsResult (a struct of DescribeConfigsResponse), versions 0-2.
+ * DescribeConfigsResult (a struct of DescribeConfigsResponse), versions 0-4.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface DescribeConfigsResult {
@@ -166,7 +189,7 @@ export interface DescribeConfigsResultInit {
 }
 
 /**
- * DescribeConfigsResourceResult (a struct of DescribeConfigsResponse), versions 0-2.
+ * DescribeConfigsResourceResult (a struct of DescribeConfigsResponse), versions 0-4.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface DescribeConfigsResourceResult {
@@ -184,6 +207,10 @@ export interface DescribeConfigsResourceResult {
   isSensitive: boolean;
   /** The synonyms for this configuration key. Versions 1+; default []; absent in other versions (decoded as the default; ignored when encoding). */
   synonyms: DescribeConfigsSynonym[];
+  /** The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD Versions 3+; default 0; absent in other versions (decoded as the default; ignored when encoding). */
+  configType: number;
+  /** The configuration documentation. Versions 3+; nullable 0+; default ""; absent in other versions (decoded as the default; ignored when encoding). */
+  documentation: string | null;
 }
 
 /** DescribeConfigsResourceResult as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
@@ -195,10 +222,12 @@ export interface DescribeConfigsResourceResultInit {
   configSource?: number;
   isSensitive: boolean;
   synonyms?: DescribeConfigsSynonymInit[];
+  configType?: number;
+  documentation?: string | null;
 }
 
 /**
- * DescribeConfigsSynonym (a struct of DescribeConfigsResponse), versions 1-2.
+ * DescribeConfigsSynonym (a struct of DescribeConfigsResponse), versions 1-4.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface DescribeConfigsSynonym {
@@ -218,21 +247,24 @@ export interface DescribeConfigsSynonymInit {
 }
 
 /**
- * Decodes a DescribeConfigsResponse body of `version` (0-2). Never throws: malformed or short
+ * Decodes a DescribeConfigsResponse body of `version` (0-4). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeDescribeConfigsResponse(r: Reader, version: number): DescribeConfigsResponse {
-  if (version < 0 || version > 2) r.fail(`DescribeConfigsResponse version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 4) r.fail(`DescribeConfigsResponse version ${version} is not supported (0-4)`);
   const $throttleTimeMs: number = r.int32();
   let $results: DescribeConfigsResult[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $results = [];
     else {
       const a: DescribeConfigsResult[] = [];
       for (let i = 0; i < n && r.error === null; i++) a.push(decodeDescribeConfigsResult(r, version));
       $results = a;
     }
+  }
+  if (version >= 4) {
+    r.skipTaggedFields();
   }
   return {
     throttleTimeMs: $throttleTimeMs,
@@ -242,18 +274,21 @@ export function decodeDescribeConfigsResponse(r: Reader, version: number): Descr
 
 function decodeDescribeConfigsResult(r: Reader, version: number): DescribeConfigsResult {
   const $errorCode: number = r.int16();
-  const $errorMessage: string | null = r.nullableString();
+  const $errorMessage: string | null = (version >= 4 ? r.compactNullableString() : r.nullableString());
   const $resourceType: number = r.int8();
-  const $resourceName: string = r.string();
+  const $resourceName: string = (version >= 4 ? r.compactString() : r.string());
   let $configs: DescribeConfigsResourceResult[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $configs = [];
     else {
       const a: DescribeConfigsResourceResult[] = [];
       for (let i = 0; i < n && r.error === null; i++) a.push(decodeDescribeConfigsResourceResult(r, version));
       $configs = a;
     }
+  }
+  if (version >= 4) {
+    r.skipTaggedFields();
   }
   return {
     errorCode: $errorCode,
@@ -265,8 +300,8 @@ function decodeDescribeConfigsResult(r: Reader, version: number): DescribeConfig
 }
 
 function decodeDescribeConfigsResourceResult(r: Reader, version: number): DescribeConfigsResourceResult {
-  const $name: string = r.string();
-  const $value: string | null = r.nullableString();
+  const $name: string = (version >= 4 ? r.compactString() : r.string());
+  const $value: string | null = (version >= 4 ? r.compactNullableString() : r.nullableString());
   const $readOnly: boolean = r.bool();
   let $isDefault: boolean;
   if (version <= 0) {
@@ -280,7 +315,7 @@ function decodeDescribeConfigsResourceResult(r: Reader, version: number): Descri
   let $synonyms: DescribeConfigsSynonym[];
   if (version >= 1) {
     {
-      const n = r.arrayLength();
+      const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
       if (n < 0) $synonyms = [];
       else {
         const a: DescribeConfigsSynonym[] = [];
@@ -289,6 +324,17 @@ function decodeDescribeConfigsResourceResult(r: Reader, version: number): Descri
       }
     }
   } else $synonyms = [];
+  let $configType: number;
+  if (version >= 3) {
+    $configType = r.int8();
+  } else $configType = 0;
+  let $documentation: string | null;
+  if (version >= 3) {
+    $documentation = (version >= 4 ? r.compactNullableString() : r.nullableString());
+  } else $documentation = "";
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
   return {
     name: $name,
     value: $value,
@@ -297,13 +343,18 @@ function decodeDescribeConfigsResourceResult(r: Reader, version: number): Descri
     configSource: $configSource,
     isSensitive: $isSensitive,
     synonyms: $synonyms,
+    configType: $configType,
+    documentation: $documentation,
   };
 }
 
 function decodeDescribeConfigsSynonym(r: Reader, version: number): DescribeConfigsSynonym {
-  const $name: string = r.string();
-  const $value: string | null = r.nullableString();
+  const $name: string = (version >= 4 ? r.compactString() : r.string());
+  const $value: string | null = (version >= 4 ? r.compactNullableString() : r.nullableString());
   const $source: number = r.int8();
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
   return {
     name: $name,
     value: $value,
@@ -312,37 +363,43 @@ function decodeDescribeConfigsSynonym(r: Reader, version: number): DescribeConfi
 }
 
 /**
- * Encodes a DescribeConfigsResponse body as `version` (0-2). Fields absent in that version are
+ * Encodes a DescribeConfigsResponse body as `version` (0-4). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeDescribeConfigsResponse(w: Writer, version: number, m: DescribeConfigsResponseInit): void {
-  if (version < 0 || version > 2) throw new RangeError(`DescribeConfigsResponse version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 4) throw new RangeError(`DescribeConfigsResponse version ${version} is not supported (0-4)`);
   w.int32(m.throttleTimeMs);
   {
     const a = m.results;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 4) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeDescribeConfigsResult(w, version, a[i]!); }
+  }
+  if (version >= 4) {
+    w.emptyTaggedFields();
   }
 }
 
 function encodeDescribeConfigsResult(w: Writer, version: number, m: DescribeConfigsResultInit): void {
   w.int16(m.errorCode);
-  w.nullableString(m.errorMessage);
+  if (version >= 4) { w.compactNullableString(m.errorMessage); } else { w.nullableString(m.errorMessage); }
   w.int8(m.resourceType);
-  w.string(m.resourceName);
+  if (version >= 4) { w.compactString(m.resourceName); } else { w.string(m.resourceName); }
   {
     const a = m.configs;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 4) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeDescribeConfigsResourceResult(w, version, a[i]!); }
+  }
+  if (version >= 4) {
+    w.emptyTaggedFields();
   }
 }
 
 function encodeDescribeConfigsResourceResult(w: Writer, version: number, m: DescribeConfigsResourceResultInit): void {
-  w.string(m.name);
-  w.nullableString(m.value);
+  if (version >= 4) { w.compactString(m.name); } else { w.string(m.name); }
+  if (version >= 4) { w.compactNullableString(m.value); } else { w.nullableString(m.value); }
   w.bool(m.readOnly);
   if (version <= 0) {
     w.bool((m.isDefault ?? false));
@@ -355,14 +412,26 @@ function encodeDescribeConfigsResourceResult(w: Writer, version: number, m: Desc
     {
       const a = (m.synonyms ?? []);
       const n = a.length;
-      w.arrayLength(n);
+      if (version >= 4) { w.compactArrayLength(n); } else { w.arrayLength(n); }
       for (let i = 0; i < n; i++) { encodeDescribeConfigsSynonym(w, version, a[i]!); }
     }
+  }
+  if (version >= 3) {
+    w.int8((m.configType ?? 0));
+  }
+  if (version >= 3) {
+    if (version >= 4) { w.compactNullableString((m.documentation === undefined ? "" : m.documentation)); } else { w.nullableString((m.documentation === undefined ? "" : m.documentation)); }
+  }
+  if (version >= 4) {
+    w.emptyTaggedFields();
   }
 }
 
 function encodeDescribeConfigsSynonym(w: Writer, version: number, m: DescribeConfigsSynonymInit): void {
-  w.string((m.name ?? ""));
-  w.nullableString((m.value === undefined ? "" : m.value));
+  if (version >= 4) { w.compactString((m.name ?? "")); } else { w.string((m.name ?? "")); }
+  if (version >= 4) { w.compactNullableString((m.value === undefined ? "" : m.value)); } else { w.nullableString((m.value === undefined ? "" : m.value)); }
   w.int8((m.source ?? 0));
+  if (version >= 4) {
+    w.emptyTaggedFields();
+  }
 }
