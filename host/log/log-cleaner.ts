@@ -22,9 +22,16 @@
  *    then the swaps renamed over the old files. LogLoader finishes or discards a swap
  *    interrupted by a crash.
  *
- * Simplifications (documented): transactional and control batches are kept whole (no aborted
- * transaction removal); keyless records are kept; a batch whose records all go is removed even
- * when it was its producer's last (producer state comes from snapshots); segments are not merged.
+ * Transactions (Kafka's cleaner with KIP-98): the batches of aborted transactions (listed in the
+ * log's `.txnindex` files, transaction-index.ts: the ABORT marker is written) are removed whole,
+ * so a cleaned segment never brings an aborted record back into view; they never enter the offset
+ * map either, nor do other transactional records (an open or committed transaction's record never
+ * shadows an older value). Other transactional batches and every control batch (marker) are kept
+ * whole: markers stay, which is always correct (Kafka may drop a marker after delete.retention.ms
+ * once no data of its transaction remains; not done here).
+ *
+ * Simplifications (documented): keyless records are kept; a batch whose records all go is removed
+ * even when it was its producer's last (producer state comes from snapshots); segments are not merged.
  */
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
@@ -37,7 +44,9 @@ import {
   type BatchPlacement, buildIndexEntries, INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, LogSegment, offsetFileName, TIME_INDEX_FILE_SUFFIX,
 } from './log-segment.js';
 import { OFFSET_INDEX_ENTRY_SIZE } from './offset-index.js';
+import { readProducerBatchInfo } from './producer-state-manager.js';
 import type { StorageContext } from './storage-context.js';
+import { TransactionIndex } from './transaction-index.js';
 import { TIME_INDEX_ENTRY_SIZE } from './time-index.js';
 import type { UnifiedLog } from './unified-log.js';
 
@@ -46,6 +55,7 @@ export const MAX_OFFSET_MAP_ENTRIES = 1_000_000;
 const READ_CHUNK_BYTES = 8 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
 const TRANSACTIONAL_OR_CONTROL = 0x30;
+const TRANSACTIONAL = 0x10;
 const DELETE_HORIZON_FLAG = 0x40;
 
 /** What one cleaning pass did. */
@@ -151,9 +161,10 @@ export class LogCleaner {
       });
     }
     const cleanable = segments.slice(0, end);
+    const aborted = abortedRangesOf(this.context, log);
     const endOffset = end < segments.length ? segments[end]!.baseOffset : log.logSegments[segments.length]!.baseOffset;
     for (const segment of cleanable) {
-      const cleaned = this.cleanSegment(log, segment, latest, nowMs, stats);
+      const cleaned = this.cleanSegment(log, segment, latest, aborted, nowMs, stats);
       log.replaceSegments(new Map([[segment.baseOffset, cleaned]]));
       stats.segmentsCleaned++;
     }
@@ -163,7 +174,9 @@ export class LogCleaner {
   }
 
   /** Writes the cleaned copy of one segment, swaps it in, and returns the reopened segment. */
-  private cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, nowMs: number, stats: CleanerStats): LogSegment {
+  private cleanSegment(
+    log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, aborted: AbortedRanges, nowMs: number, stats: CleanerStats,
+  ): LogSegment {
     const disk = this.context.disk;
     const files = this.context.files;
     const stem = path.join(log.dir, offsetFileName(segment.baseOffset));
@@ -185,7 +198,8 @@ export class LogCleaner {
         pendingBytes = 0;
       };
       forEachBatch(segment, (batch, attributes) => {
-        const kept = this.filterBatch(batch, attributes, latest, nowMs, log.config.deleteRetentionMs, stats);
+        const kept = isAbortedBatch(batch, attributes, aborted, stats)
+          ? null : this.filterBatch(batch, attributes, latest, nowMs, log.config.deleteRetentionMs, stats);
         if (kept === null) return;
         const header = readStoredBatchHeader(kept, 0);
         placements.push({ position: written, lastOffset: header.lastOffset, maxTimestamp: header.maxTimestamp });
@@ -268,6 +282,32 @@ export class LogCleaner {
       return batch;
     }
   }
+}
+
+/** Aborted transactions by producer id: [firstOffset, lastOffset] ranges (lastOffset = the ABORT marker). */
+type AbortedRanges = ReadonlyMap<number, readonly { firstOffset: number; lastOffset: number }[]>;
+
+/** The aborted transactions in the log's `.txnindex` files. Throws DiskError. */
+function abortedRangesOf(context: StorageContext, log: UnifiedLog): AbortedRanges {
+  const index = new TransactionIndex(log.dir, context.disk);
+  index.load(log.logSegments.map((segment) => segment.baseOffset));
+  const ranges = new Map<number, { firstOffset: number; lastOffset: number }[]>();
+  for (const txn of index.allAbortedTxns()) {
+    let list = ranges.get(txn.producerId);
+    if (list === undefined) ranges.set(txn.producerId, list = []);
+    list.push({ firstOffset: txn.firstOffset, lastOffset: txn.lastOffset });
+  }
+  return ranges;
+}
+
+/** True (counting its records as removed) for a data batch of an aborted transaction. */
+function isAbortedBatch(batch: Buffer, attributes: number, aborted: AbortedRanges, stats: CleanerStats): boolean {
+  if ((attributes & TRANSACTIONAL_OR_CONTROL) !== TRANSACTIONAL || aborted.size === 0) return false;
+  const info = readProducerBatchInfo(batch, 0);
+  const ranges = aborted.get(info.producerId);
+  if (ranges === undefined || !ranges.some((r) => r.firstOffset <= info.baseOffset && info.baseOffset <= r.lastOffset)) return false;
+  stats.recordsRemoved += batch.readInt32BE(BatchLayout.RECORDS_COUNT);
+  return true;
 }
 
 function tryReadBatch(batch: Buffer): ReturnType<typeof readBatch> | null {

@@ -1,7 +1,8 @@
 /**
  * Property: random interleavings of transactional producers (appends, COMMIT, ABORT), plain
  * appends, crashes (the log reopened from disk without a clean shutdown), clean restarts and
- * retention (DeleteRecords), with read_committed readers after every step. Readers never see an
+ * retention (DeleteRecords) and compaction (the cleaner removes aborted transactions' batches),
+ * with read_committed readers after every step. Readers never see an
  * aborted or an uncommitted record, see every committed record at or past the log start below
  * the LSO, in offset order; the LSO never goes backwards and never passes an open transaction's
  * first offset. Real files in a temp dir; small segments so that rolls, producer-state snapshots
@@ -13,6 +14,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NodeDisk } from '../../host/io/disk.js';
+import { LogCleaner } from '../../host/log/log-cleaner.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
 import { ProducerStateManager } from '../../host/log/producer-state-manager.js';
 import { createStorageContext } from '../../host/log/storage-context.js';
@@ -28,6 +30,7 @@ type Step =
   | { kind: 'crash' }
   | { kind: 'restart' }
   | { kind: 'retention'; fraction: number }
+  | { kind: 'clean' }
   | { kind: 'read'; fraction: number; maxBytes: number };
 
 const PRODUCERS = [11, 12, 13];
@@ -39,6 +42,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('retention' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('clean' as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }), maxBytes: fc.constantFrom(1, 200, 1 << 20) }) },
 );
 
@@ -59,12 +63,13 @@ class Model {
 class Broker {
   log!: UnifiedLog;
   partition!: Partition<UnifiedLog>;
+  readonly context = createStorageContext();
   constructor(private readonly dir: string) {}
 
   open(model: Model, clean: boolean): void {
     this.log = UnifiedLog.open({
-      dir: this.dir, topic: 't', partition: 0, config: { ...defaultLogConfig, segmentBytes: 400 },
-      context: createStorageContext(), logStartOffset: model.logStartOffset, hadCleanShutdown: clean,
+      dir: this.dir, topic: 't', partition: 0, config: { ...defaultLogConfig, segmentBytes: 400, cleanupPolicy: ['compact', 'delete'] },
+      context: this.context, logStartOffset: model.logStartOffset, hadCleanShutdown: clean,
     });
     this.partition = new Partition<UnifiedLog>({
       topic: 't', partition: 0, log: this.log, localBrokerId: 0, leaderEpoch: 0,
@@ -121,7 +126,8 @@ function runSteps(steps: Step[]): void {
           const values = Array.from({ length: step.count }, () => `v${counter++}`);
           const baseSequence = producer < 0 ? -1 : model.sequences.get(producer) ?? 0;
           const batch = buildRecordBatch({
-            records: values.map((value) => ({ value, timestamp: 1_700_000_000_000 })),
+            // Unique keys: compaction removes only what the cleaner removes for transactions.
+            records: values.map((value) => ({ key: value, value, timestamp: 1_700_000_000_000 })),
             producerId: producer, producerEpoch: producer < 0 ? -1 : 0, baseSequence, isTransactional: producer >= 0,
           });
           const result = broker.append(batch);
@@ -143,6 +149,7 @@ function runSteps(steps: Step[]): void {
         case 'end': {
           const marker = buildControlBatch({
             type: step.commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, producerId: step.producer, producerEpoch: 0, coordinatorEpoch: 0,
+            timestamp: 1_700_000_000_000,
           });
           expect(broker.append(marker, 'coordinator').errorCode).toBe(0);
           for (const value of model.txnOf.get(step.producer) ?? []) model.status.set(value, step.commit ? 'committed' : 'aborted');
@@ -167,6 +174,9 @@ function runSteps(steps: Step[]): void {
           model.logStartOffset = broker.log.logStartOffset;
           break;
         }
+        case 'clean':
+          new LogCleaner(broker.context).clean(broker.log, 1_700_000_000_000);
+          break;
         case 'read': break;
       }
       checkReaders(broker, model, step.kind === 'read' ? step : { fraction: 0, maxBytes: 1 << 20 });
@@ -196,8 +206,14 @@ function checkReaders(broker: Broker, model: Model, read: { fraction: number; ma
 
 describe('transactions, log side (property)', () => {
   it('read_committed readers see exactly the committed records, in order, through crashes, restarts and retention', () => {
-    fc.assert(fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 40 }), (steps) => {
+    // A producer that aborts then commits, with rolls and a cleaning after (the committed batches stay).
+    const abortThenCommit: Step[] = [
+      { kind: 'txn', producer: 11, count: 2 }, { kind: 'end', producer: 11, commit: false },
+      { kind: 'txn', producer: 11, count: 1 }, { kind: 'txn', producer: 12, count: 1 }, { kind: 'end', producer: 11, commit: true },
+      ...Array.from({ length: 8 }, (): Step => ({ kind: 'plain', count: 2 })), { kind: 'clean' }, { kind: 'crash' },
+    ];
+    fc.assert(fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 60 }), (steps) => {
       runSteps(steps);
-    }), { numRuns: 40 });
+    }), { numRuns: 60, examples: [[abortThenCommit]] });
   });
 });
