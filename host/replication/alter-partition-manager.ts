@@ -24,8 +24,9 @@
  *   id and current broker epoch, so a controller change or a re-registration is followed by the
  *   next attempt. A `local` controller (the embedded single node) is called directly instead.
  *
- * The ISR members' broker epochs (KIP-903) are sent as -1 (not checked): the leader does not
- * learn its followers' epochs from their Fetch requests yet.
+ * The ISR members' broker epochs (KIP-903) are the ones the Partition recorded with each
+ * follower's fetches (from this broker's metadata: our followers fetch with Fetch v12, which has
+ * no replica epoch; Kafka's v15 ReplicaState carries it), -1 where unknown (not checked).
  */
 import type { Time, TimerHandle } from '../io/environment.js';
 import type { ChannelResult, RemoteApi } from '../network/node-channel.js';
@@ -212,7 +213,7 @@ export class AlterPartitionManager implements AlterPartitionSink {
       }
       topic.partitions.push({
         partitionIndex: item.partition, leaderEpoch: item.leaderEpoch, partitionEpoch: item.partitionEpoch,
-        newIsr: [...item.newIsr], newIsrWithEpochs: item.newIsr.map((brokerId) => ({ brokerId, brokerEpoch: -1 })), leaderRecoveryState: 0,
+        newIsr: [...item.newIsr], newIsrWithEpochs: (item.newIsrWithEpochs ?? item.newIsr.map((brokerId) => ({ brokerId, brokerEpoch: -1 }))).map((m) => ({ ...m })), leaderRecoveryState: 0,
       });
     }
     return { brokerId: this.options.brokerId, brokerEpoch: this.options.brokerEpoch(), topics: [...topics.values()] };

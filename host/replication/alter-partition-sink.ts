@@ -30,6 +30,8 @@ export interface AlterPartitionItem {
   readonly partitionEpoch: number;
   /** The proposed in-sync replica ids (the leader included). */
   readonly newIsr: readonly number[];
+  /** The same with each member's broker epoch (KIP-903; -1: not checked); absent: all -1. */
+  readonly newIsrWithEpochs?: readonly { readonly brokerId: number; readonly brokerEpoch: number }[];
 }
 
 /** The controller's answer to one proposal. */

@@ -118,6 +118,14 @@ export class PartitionIsr {
     return candidate;
   }
 
+  /**
+   * `isr` with each follower's broker epoch of its last fetch (KIP-903's new_isr_with_epochs);
+   * this leader's own entry is -1 (its epoch is the request's broker_epoch, checked on its own).
+   */
+  withBrokerEpochs(isr: readonly number[]): { brokerId: number; brokerEpoch: number }[] {
+    return isr.map((brokerId) => ({ brokerId, brokerEpoch: brokerId === this.localBrokerId ? -1 : this.remoteReplicas.get(brokerId)?.brokerEpoch ?? -1 }));
+  }
+
   /** The new ISR with `follower` added when it is in sync (Kafka's canAddReplicaToIsr), else null. */
   expandCandidate(follower: ReplicaState, highWatermark: number, leaderEpochStartOffset: number): readonly number[] | null {
     if (this.pendingChange !== null || this.committed.has(follower.brokerId)) return null;

@@ -127,6 +127,17 @@ export interface PartitionOptions<L extends PartitionLog = PartitionLog> {
    * the high watermark while outside it. Default: every broker is eligible.
    */
   isReplicaIsrEligible?: (brokerId: number) => boolean;
+  /**
+   * KIP-903: the broker epoch of a broker's current registration as this broker's metadata knows
+   * it (-1 unknown). A follower's fetches are recorded with it and the leader's ISR proposals send
+   * it in AlterPartition v3's new_isr_with_epochs, so the controller refuses a replica whose fetch
+   * state is from an older registration than its current one (INELIGIBLE_REPLICA 107): a broker
+   * that restarted (and may have lost unflushed data) rejoins only on fetches the leader saw after
+   * learning its new registration. Kafka takes the epoch from Fetch v15's ReplicaState; our
+   * followers fetch with v12, so a fetch of the old process that reaches the leader after it
+   * learned the new epoch is not told apart. Default: -1 (nothing checked).
+   */
+  brokerEpochOf?: (brokerId: number) => number;
   /** Called after an ISR change committed by the controller was adopted (the high watermark may have moved). */
   onIsrCommitted?: (partition: IsrCommittedEvent) => void;
 }

@@ -76,6 +76,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
   private readonly alterPartitionSink: AlterPartitionSink | null;
   private readonly replicaLagTimeMaxMs: number;
   private readonly isReplicaIsrEligible: (brokerId: number) => boolean;
+  private readonly brokerEpochOf: (brokerId: number) => number;
   private readonly onIsrCommitted: ((partition: IsrCommittedEvent) => void) | undefined;
   private topicIdValue: string | null;
   /** Bytes of leader appends above the high watermark (wake-ups of consumers' long polls). */
@@ -102,6 +103,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.alterPartitionSink = options.alterPartitionSink ?? null;
     this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
     this.isReplicaIsrEligible = options.isReplicaIsrEligible ?? (() => true);
+    this.brokerEpochOf = options.brokerEpochOf ?? (() => -1);
     this.onIsrCommitted = options.onIsrCommitted;
     this.topicIdValue = options.topicId ?? null;
     this.logger = options.logger;
@@ -449,7 +451,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
    */
   private updateFollowerFetchState(follower: ReplicaState, fetchOffset: number, followerLogStartOffset: number, leaderLogEndOffset: number): boolean {
     const previousLogEndOffset = follower.logEndOffset;
-    follower.updateFetchState(fetchOffset, followerLogStartOffset, this.time.monotonicMs(), leaderLogEndOffset);
+    follower.updateFetchState(fetchOffset, followerLogStartOffset, this.time.monotonicMs(), leaderLogEndOffset, this.brokerEpochOf(follower.brokerId));
     this.maybeExpandIsr(follower);
     if (previousLogEndOffset === follower.logEndOffset) return false;
     return this.maybeIncrementLeaderHighWatermark();
@@ -575,6 +577,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       leaderEpoch: this.leaderEpochValue,
       partitionEpoch: this.partitionEpochValue,
       newIsr: change.newIsr,
+      newIsrWithEpochs: this.isrState.withBrokerEpochs(change.newIsr),
     };
     void this.alterPartitionSink!.submit(item).then((result) => this.onAlterPartitionResult(change, result));
   }

@@ -94,6 +94,8 @@ export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
   replicaLagTimeMaxMs?: number;
   /** See PartitionOptions.isReplicaIsrEligible (the broker: from its metadata cache). */
   isReplicaIsrEligible?: (brokerId: number) => boolean;
+  /** See PartitionOptions.brokerEpochOf (the broker: from its metadata cache). */
+  brokerEpochOf?: (brokerId: number) => number;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -114,6 +116,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly alterPartitionSink: AlterPartitionSink | undefined;
   private readonly replicaLagTimeMaxMs: number;
   private readonly isReplicaIsrEligible: ((brokerId: number) => boolean) | undefined;
+  private readonly brokerEpochOf: ((brokerId: number) => number) | undefined;
 
   constructor(options: ReplicaManagerOptions<L>) {
     this.localBrokerId = options.localBrokerId;
@@ -129,6 +132,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.alterPartitionSink = options.alterPartitionSink;
     this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
     this.isReplicaIsrEligible = options.isReplicaIsrEligible;
+    this.brokerEpochOf = options.brokerEpochOf;
   }
 
   /** Long-poll fetches waiting now. */
@@ -224,6 +228,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       ...(this.alterPartitionSink === undefined ? {} : { alterPartitionSink: this.alterPartitionSink }),
       replicaLagTimeMaxMs: this.replicaLagTimeMaxMs,
       ...(this.isReplicaIsrEligible === undefined ? {} : { isReplicaIsrEligible: this.isReplicaIsrEligible }),
+      ...(this.brokerEpochOf === undefined ? {} : { brokerEpochOf: this.brokerEpochOf }),
       onIsrCommitted: (event: IsrCommittedEvent) => this.onHighWatermarkMaybeAdvanced(event.topic, event.partition, event.lastHighWatermarkAdvanceBytes),
     };
     if (this.epochCaches === undefined) return new Partition<L>(base);

@@ -28,6 +28,11 @@ export class ReplicaState {
   logStartOffset = UNKNOWN_OFFSET;
   /** The last time (ms) the follower was known to be caught up with the leader. */
   lastCaughtUpTimeMs = NEVER_MS;
+  /**
+   * The broker epoch (KIP-903) of the follower's registration its last fetch was made under, as
+   * this leader's metadata knew it then; -1 unknown (no fetch since this broker became leader).
+   */
+  brokerEpoch = -1;
   /** The leader's log end offset at the follower's previous fetch. */
   private lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
   /** When the previous fetch happened (ms). */
@@ -39,7 +44,8 @@ export class ReplicaState {
    * Records a fetch: `fetchOffset` becomes the follower's log end offset (Kafka's
    * updateFollowerFetchState), and `lastCaughtUpTimeMs` moves by the rule in the file header.
    */
-  updateFetchState(fetchOffset: number, followerLogStartOffset: number, fetchTimeMs: number, leaderLogEndOffset: number): void {
+  updateFetchState(fetchOffset: number, followerLogStartOffset: number, fetchTimeMs: number, leaderLogEndOffset: number, brokerEpoch = -1): void {
+    this.brokerEpoch = brokerEpoch;
     if (fetchOffset >= leaderLogEndOffset) {
       this.lastCaughtUpTimeMs = Math.max(this.lastCaughtUpTimeMs, fetchTimeMs);
     } else if (fetchOffset >= this.lastFetchLeaderLogEndOffset && this.lastFetchLeaderLogEndOffset >= 0) {
@@ -62,6 +68,7 @@ export class ReplicaState {
     this.lastCaughtUpTimeMs = inSync ? nowMs : NEVER_MS;
     this.lastFetchTimeMs = inSync ? nowMs : NEVER_MS;
     if (isNewLeader) {
+      this.brokerEpoch = -1;
       this.logEndOffset = UNKNOWN_OFFSET;
       this.logStartOffset = UNKNOWN_OFFSET;
       this.lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;

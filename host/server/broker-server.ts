@@ -375,6 +375,8 @@ export class BrokerServer {
         const broker = cache.broker(brokerId);
         return broker !== undefined && !broker.fenced && !broker.inControlledShutdown;
       },
+      // KIP-903: followers' fetches are recorded with their registration's broker epoch.
+      brokerEpochOf: (brokerId) => cache.broker(brokerId)?.brokerEpoch ?? -1,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({

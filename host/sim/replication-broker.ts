@@ -68,6 +68,8 @@ interface Life {
   brokerEpoch: number;
   metadataOffset: number;
   topicIds: Map<string, string>;
+  /** Other brokers' registration epochs from the last metadata (KIP-903). */
+  brokerEpochs: Map<number, number>;
   nextSequence: number;
   lastHeartbeatMs: number;
   lastMetadataMs: number;
@@ -139,11 +141,12 @@ export class SimBroker {
     const replicaManager: ReplicaManager<UnifiedLog> = new ReplicaManager<UnifiedLog>({
       localBrokerId: this.id, scheduler: time, openLeaderEpochCache: (log) => LeaderEpochFileCache.open(disk, log.dir),
       alterPartitionSink: this.countingSink(alterPartitions, (): ReplicaManager<UnifiedLog> => replicaManager), replicaLagTimeMaxMs: this.settings.replicaLagTimeMaxMs,
+      brokerEpochOf: (brokerId) => life.brokerEpochs.get(brokerId) ?? -1,
     });
     const life: Life = {
       number, incarnationId: hex32(this.random), logManager, replicaManager, pending,
       fetchers: this.fetcherManager(pending, time), alterPartitions, time,
-      brokerEpoch, metadataOffset: -1, topicIds: new Map(), nextSequence: 0,
+      brokerEpoch, metadataOffset: -1, topicIds: new Map(), brokerEpochs: new Map(), nextSequence: 0,
       lastHeartbeatMs: -Infinity, lastMetadataMs: -Infinity, lastRegisterMs: -Infinity, lastCheckpointMs: this.time.monotonicMs(), lastIsrCheckMs: this.time.monotonicMs(),
     };
     this.life = life;
@@ -170,7 +173,11 @@ export class SimBroker {
         const current = replicaManager().getPartition(item.topic, item.partition)?.isr.length ?? 0;
         const kind = item.newIsr.length > current ? 'isrExpand' : 'isrShrink';
         this.events[kind] = (this.events[kind] ?? 0) + 1;
-        return sink.submit(item);
+        return sink.submit(item).then((result) => {
+          // KIP-903: the controller refused a member whose registration changed since its fetches.
+          if (result.errorCode === ErrorCode.INELIGIBLE_REPLICA) this.events.ineligibleReplica = (this.events.ineligibleReplica ?? 0) + 1;
+          return result;
+        });
       },
     };
   }
@@ -308,6 +315,7 @@ export class SimBroker {
   /** The BrokerMetadataPublisher's part: leader or follower for every changed partition this broker holds. */
   private applyMetadata(life: Life, metadata: MetadataResponseBody): void {
     life.metadataOffset = metadata.offset;
+    life.brokerEpochs = new Map(metadata.brokers.map((b) => [b.brokerId, b.brokerEpoch]));
     for (const topic of metadata.topics) {
       life.topicIds.set(topic.name, topic.topicId);
       for (const registration of topic.partitions) this.applyPartition(life, topic.name, registration);

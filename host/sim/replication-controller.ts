@@ -65,6 +65,7 @@ export class SimController {
       kind: 'metadataResponse',
       offset: this.controller.lastCommittedOffset,
       topics: image.topics().map((topic) => ({ name: topic.name, topicId: topic.topicId, partitions: topic.partitions })),
+      brokers: image.brokers().map((b) => ({ brokerId: b.brokerId, brokerEpoch: b.brokerEpoch })),
     };
   }
 

@@ -79,6 +79,8 @@ export interface MetadataResponseBody {
   /** The controller's last committed offset. */
   readonly offset: number;
   readonly topics: readonly { readonly name: string; readonly topicId: string; readonly partitions: readonly PartitionRegistration[] }[];
+  /** Every registered broker's current broker epoch (KIP-903: the leaders record followers' fetches with it). */
+  readonly brokers: readonly { readonly brokerId: number; readonly brokerEpoch: number }[];
 }
 
 export interface AlterPartitionBody {

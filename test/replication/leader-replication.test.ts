@@ -52,7 +52,9 @@ async function settled<T>(promise: Promise<T>): Promise<{ done: boolean; value?:
   return state;
 }
 
-function setup(options: { isr?: number[]; minInsyncReplicas?: number; sink?: FakeSink; leaderEpoch?: number; eligible?: (brokerId: number) => boolean } = {}) {
+function setup(options: {
+  isr?: number[]; minInsyncReplicas?: number; sink?: FakeSink; leaderEpoch?: number; eligible?: (brokerId: number) => boolean; brokerEpochs?: Map<number, number>;
+} = {}) {
   const time = new ManualTime({ startMs: 1_000_000, monotonicStartMs: 0 });
   const replicaManager = new ReplicaManager<UnifiedLog>({
     localBrokerId: 1,
@@ -60,6 +62,7 @@ function setup(options: { isr?: number[]; minInsyncReplicas?: number; sink?: Fak
     replicaLagTimeMaxMs: LAG_MS,
     ...(options.sink === undefined ? {} : { alterPartitionSink: options.sink }),
     ...(options.eligible === undefined ? {} : { isReplicaIsrEligible: options.eligible }),
+    ...(options.brokerEpochs === undefined ? {} : { brokerEpochOf: (brokerId: number) => options.brokerEpochs!.get(brokerId) ?? -1 }),
   });
   const leaderLog = openReplicaLog({ minInsyncReplicas: options.minInsyncReplicas ?? 1 });
   const leader = replicaManager.becomeLeader({
@@ -190,7 +193,10 @@ describe('ISR changes through the AlterPartitionSink', () => {
     await replicate(2);
     expect(sink.items).toHaveLength(0);
     await replicate(2);
-    expect(sink.items).toEqual([{ topicId: TOPIC_ID, topic: 't', partition: 0, leaderEpoch: 1, partitionEpoch: 0, newIsr: [1, 2] }]);
+    expect(sink.items).toEqual([{
+      topicId: TOPIC_ID, topic: 't', partition: 0, leaderEpoch: 1, partitionEpoch: 0, newIsr: [1, 2],
+      newIsrWithEpochs: [{ brokerId: 1, brokerEpoch: -1 }, { brokerId: 2, brokerEpoch: -1 }],
+    }]);
     expect(leader.pendingIsrChange).toEqual({ kind: 'expand', newIsr: [1, 2] });
     // Pending: follower 2 counts for the high watermark (maximal ISR), not for min.insync.replicas.
     await produce(1);
@@ -201,6 +207,27 @@ describe('ISR changes through the AlterPartitionSink', () => {
     await replicate(2);
     await replicate(2);
     expect(leader.highWatermark).toBe(3);
+  });
+
+  it('sends each follower\'s broker epoch of its last fetch with the proposal (KIP-903), as the metadata knew it when the fetch came', async () => {
+    const sink = new FakeSink();
+    sink.autoCommit = false;
+    const brokerEpochs = new Map([[1, 5], [2, 10], [3, 30]]);
+    const { produce, replicate } = setup({ isr: [1, 3], sink, brokerEpochs });
+    await produce(2);
+    await replicate(3);
+    await replicate(2);
+    await replicate(2);
+    expect(sink.items).toHaveLength(1);
+    expect(sink.items[0]!.newIsrWithEpochs).toEqual([{ brokerId: 1, brokerEpoch: -1 }, { brokerId: 3, brokerEpoch: 30 }, { brokerId: 2, brokerEpoch: 10 }]);
+    // Broker 2 re-registered (epoch 20) meanwhile: the controller refuses fetch state of its old
+    // registration (INELIGIBLE_REPLICA); its next fetch is recorded under the new one and proposed again.
+    sink.answer({ errorCode: 107, leaderId: -1, leaderEpoch: -1, partitionEpoch: -1, isr: [] });
+    await flush();
+    brokerEpochs.set(2, 20);
+    await replicate(2);
+    expect(sink.items).toHaveLength(2);
+    expect(sink.items[1]!.newIsrWithEpochs).toEqual([{ brokerId: 1, brokerEpoch: -1 }, { brokerId: 3, brokerEpoch: 30 }, { brokerId: 2, brokerEpoch: 20 }]);
   });
 
   it('neither waits for nor proposes a caught-up follower whose broker is not ISR-eligible (fenced, shutting down)', async () => {
