@@ -16,6 +16,9 @@
  * (> 1 = this build is faster). Without it,
  * the floor (the core's prepareAppend of the same batch) is the baseline row.
  *
+ * The metrics counters (issue 14: BrokerTopicMetrics, RequestMetrics) are on, as in the broker;
+ * a paired A/B of the same build without them prints what they cost.
+ *
  * Logs live in os.tmpdir() and wrap (truncate to 0, producer state reset) every WRAP_REQUESTS
  * requests so disk use stays bounded; the wrap is the same for both trees.
  */
@@ -55,6 +58,11 @@ export interface Tree {
   produceCodec: typeof import('../host/protocol/generated/produce.js');
   headers: typeof import('../host/protocol/headers.js');
   writer: typeof import('../host/protocol/writer.js');
+  /** The request path's metrics counters (issue 14); absent in builds before them. */
+  metrics: {
+    topic: typeof import('../host/metrics/broker-topic-metrics.js');
+    request: typeof import('../host/metrics/request-metrics.js');
+  } | null;
 }
 
 export async function loadTree(distRoot: string): Promise<Tree> {
@@ -74,6 +82,10 @@ export async function loadTree(distRoot: string): Promise<Tree> {
     produceCodec: await load('host/protocol/generated/produce.js'),
     headers: await load('host/protocol/headers.js'),
     writer: await load('host/protocol/writer.js'),
+    metrics: await Promise.all([load('host/metrics/broker-topic-metrics.js'), load('host/metrics/request-metrics.js')]).then(
+      ([topic, request]) => ({ topic, request }) as NonNullable<Tree['metrics']>,
+      () => null,
+    ),
   };
 }
 
@@ -105,8 +117,11 @@ export interface ProducePath {
   produce(): Promise<void>;
 }
 
-/** Builds the broker's produce path from `tree` over a fresh log in `dir`. */
-export function buildPath(tree: Tree, dir: string, idempotent: boolean): ProducePath {
+/**
+ * Builds the broker's produce path from `tree` over a fresh log in `dir`, counting into the
+ * metrics counters as the broker does (when the tree has them and `withMetrics`).
+ */
+export function buildPath(tree: Tree, dir: string, idempotent: boolean, withMetrics = true): ProducePath {
   const context = tree.storage.createStorageContext();
   const config = { ...tree.logConfig.defaultLogConfig, segmentBytes: 256 * 1024 * 1024, retentionMs: -1 };
   const logDir = path.join(dir, `${TOPIC}-0`);
@@ -116,9 +131,12 @@ export function buildPath(tree: Tree, dir: string, idempotent: boolean): Produce
   replicaManager.becomeLeader({ topic: TOPIC, partition: 0, log, leaderEpoch: 0, producerState });
   const registry = new tree.api.ApiRegistry();
   registry.register(tree.produce.produceApi);
-  const broker = { metadata: { topic: () => ({}) }, replicaManager } as unknown as BrokerServices;
+  const metrics = withMetrics && tree.metrics !== null
+    ? { topicMetrics: new tree.metrics.topic.BrokerTopicMetrics({ enabled: true, max: 500 }), requestMetrics: new tree.metrics.request.RequestMetrics() }
+    : {};
+  const broker = { metadata: { topic: () => ({}) }, replicaManager, ...metrics } as unknown as BrokerServices;
   const logger = tree.logger.createLogger({ level: 'silent' });
-  const dispatcher = new tree.dispatcher.RequestDispatcher({ registry, broker, logger });
+  const dispatcher = new tree.dispatcher.RequestDispatcher({ registry, broker, logger, ...metrics });
   // Frames copied once into the core's frame arena and kept there (never released).
   const frames = Array.from({ length: idempotent ? WRAP_REQUESTS : 1 }, (_, k) => {
     const { frame } = produceFrame(tree, idempotent ? k * RECORDS_PER_REQUEST : -1);
@@ -204,6 +222,13 @@ export async function main(): Promise<void> {
         const now = buildPath(current, path.join(dir, `paired-this-${shape}`), idempotent);
         const { median, q1, q3 } = await pairedRatio(before, now, PAIRS, CALLS_PER_BLOCK);
         console.log(`paired A/B (${PAIRS} pairs of ${CALLS_PER_BLOCK}-request blocks, ABBA): baseline ÷ this build = ${median.toFixed(3)} (quartiles ${q1.toFixed(3)}–${q3.toFixed(3)})`);
+      }
+      if (current.metrics !== null) {
+        // What the metrics counters cost this path: the same build without them, paired.
+        const without = buildPath(current, path.join(dir, `paired-nometrics-${shape}`), idempotent, false);
+        const withCounters = buildPath(current, path.join(dir, `paired-metrics-${shape}`), idempotent, true);
+        const { median, q1, q3 } = await pairedRatio(without, withCounters, PAIRS, CALLS_PER_BLOCK);
+        console.log(`metrics counters (${PAIRS} ABBA pairs of ${CALLS_PER_BLOCK}-request blocks): time without ÷ time with = ${median.toFixed(3)} (quartiles ${q1.toFixed(3)}–${q3.toFixed(3)}; 1 = no cost)`);
       }
     }
   } finally {
