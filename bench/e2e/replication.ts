@@ -112,6 +112,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(brokers.map((broker) => broker.close()));
     payloads.remove();
+    snapshot.remove();
   }
   if (mbPerSecond[1]!.length === runs) await natsLeg(records, size, runs, median(mbPerSecond[1]!));
 }

@@ -21,6 +21,9 @@ interface Options {
   keep?: boolean;
 }
 
+// Ctrl-C or a kill: exit through process.exit so the exit hooks SIGKILL the broker processes.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 async function main(): Promise<void> {
   const options = new Command('jepsen')
     .option('--faults <n>', 'faults to inject', '120')
