@@ -538,6 +538,9 @@ export class BrokerServer {
     this.lifecycle?.stop();
     this.sessionExpiry?.stop();
     this.alterPartitions?.shutdown();
+    // Kafka's ReplicaManager.shutdown stops the fetchers first: no follower append or truncation
+    // may land after the producer-state snapshots below, or while the logs close.
+    this.replicaFetching?.shutdown();
     this.replicaManager?.shutdown();
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.transactions?.shutdown();

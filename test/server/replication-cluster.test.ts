@@ -135,7 +135,15 @@ describe('partition replication among three BrokerServers', () => {
     await waitFor('every node holding the partition', () => (nodes.every((n) => n.replicas.getPartition('rejoin', 0) !== undefined) ? true : undefined));
     const leaderId = nodes[0]!.metadataCache.partition('rejoin', 0)!.leaderId;
     const follower = nodes.find((n) => n.nodeId !== leaderId && !n.controller.isActive)!;
+    const leaderPartition = nodes.find((n) => n.nodeId === leaderId)!.replicas.getPartition('rejoin', 0)!;
     await follower.shutdown();
+    // Its replica fetchers stopped with it: the leader hears no more fetches from it (a caught-up
+    // follower's every fetch moves lastCaughtUpTimeMs). Two windows of several fetch waits each:
+    // a fetch already on its way when the shutdown began lands in the first.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const caughtUpAfterShutdown = leaderPartition.followerState(follower.nodeId)?.lastCaughtUpTimeMs;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(leaderPartition.followerState(follower.nodeId)?.lastCaughtUpTimeMs).toBe(caughtUpAfterShutdown);
     const others = nodes.filter((n) => n !== follower);
     await waitFor('the ISR without the stopped follower', () =>
       (others.every((n) => !n.metadataCache.partition('rejoin', 0)!.isr.includes(follower.nodeId)) ? true : undefined), 30_000);
