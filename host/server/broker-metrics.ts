@@ -1,7 +1,10 @@
 /**
  * The broker's metrics, as one object the BrokerServer owns (issue 14): the counters the request
  * path increments (BrokerTopicMetrics, RequestMetrics) and the `/metrics` endpoint over them and
- * over the broker's state, built when the HTTP gateway starts (prom-client loads only then).
+ * over the broker's state. prom-client (about 90 CommonJS files, the largest import of a broker
+ * start-up) loads only with `http.listeners`, and then after the broker is ready
+ * ({@link BrokerMetrics.loadPrometheus} in the background) or with the first scrape, whichever
+ * comes first: the route exists before.
  *
  * It also runs the ConsumerLagMonitor (lag in offsets and seconds, Burrow-style status of the
  * groups this broker coordinates), sampled on the broker's Time from start-up to shutdown.
@@ -18,6 +21,7 @@ import type { UnifiedLog } from '../log/unified-log.js';
 import { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
 import type { BrokerMetricsSources, PartitionGaugeSource, PrometheusEndpoint } from '../metrics/prometheus-registry.js';
 import { RequestMetrics } from '../metrics/request-metrics.js';
+import type { MetricsRoute } from '../network/http-server.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import { consumerLagSources } from './consumer-lag-sources.js';
 
@@ -30,6 +34,9 @@ export interface BrokerMetricsState {
   connections(): readonly { listener: string; count: number }[];
   webSocketSessions(): readonly { route: string; count: number }[];
 }
+
+/** The Prometheus text exposition format 0.0.4, as prom-client's Registry.contentType names it. */
+const PROMETHEUS_TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export class BrokerMetrics {
   /** Messages and bytes in/out, produce and fetch requests, per topic and broker-wide. */
@@ -54,6 +61,20 @@ export class BrokerMetrics {
   /** The Prometheus endpoint once loaded ({@link loadPrometheus}); null before, or without `http.listeners`. */
   get prometheus(): PrometheusEndpoint | null {
     return this.endpoint;
+  }
+
+  /**
+   * `/metrics` before prom-client is loaded: the first scrape loads it ({@link loadPrometheus}),
+   * if the broker has not yet done so after start-up.
+   */
+  metricsRoute(): MetricsRoute {
+    const metrics = this;
+    return {
+      get contentType(): string {
+        return metrics.endpoint?.contentType ?? PROMETHEUS_TEXT_CONTENT_TYPE;
+      },
+      render: async () => (await metrics.loadPrometheus()).render(),
+    };
   }
 
   /** Loads prom-client and builds the registry (once; later calls return the same endpoint). */

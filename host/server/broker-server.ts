@@ -252,7 +252,7 @@ export class BrokerServer {
       isReady: () => this.gate.isOpen && this.stopping === null,
       rootLogger,
       time: this.environment.time,
-      loadMetrics: () => this.metrics.loadPrometheus(),
+      loadMetrics: async () => this.metrics.metricsRoute(),
       httpApplications: () => this.httpApplications(),
       rootRedirect: '/console/',
       consumerLag: (groupId) => {
@@ -278,6 +278,9 @@ export class BrokerServer {
     // Only ApiVersions and Metadata were imported before listening; the other handlers load now, in
     // the background, after start-up (a request for one not loaded yet waits for it, in order).
     void this.dispatcher!.loadHandlers();
+    if (config.httpListeners.length > 0 && config.processRoles.includes('broker')) {
+      this.metrics.loadPrometheus().catch((error: unknown) => logger.error({ err: error }, 'prom-client could not be loaded; /metrics answers 500'));
+    }
     this.housekeeping = new Housekeeping({
       time: environment.time,
       logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
