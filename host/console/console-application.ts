@@ -37,7 +37,7 @@ export interface ConsoleApplicationOptions {
   /** The page's files by name (console-assets.ts); empty when not built. */
   readonly assets: ReadonlyMap<string, ConsoleAsset>;
   /** Lag in seconds and group status, when the broker evaluates them. */
-  readonly groupLag?: () => GroupLagSource | null;
+  readonly groupLag?: GroupLagSource;
 }
 
 const PAGE_HEADERS = {
@@ -55,7 +55,7 @@ export class ConsoleApplication implements HttpApplication {
 
   constructor(private readonly options: ConsoleApplicationOptions) {
     const admin = () => options.clients.admin;
-    const lag = () => options.groupLag?.() ?? null;
+    const lag = () => options.groupLag ?? null;
     const body = (request: HttpAppRequest) => jsonObject(request.contentType, request.body);
     this.routes = [
       { method: 'get', pattern: /^overview$/, write: false, run: () => this.overview() },

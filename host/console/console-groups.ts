@@ -8,7 +8,9 @@
  *
  * Lag in offsets is the high watermark minus the committed offset (Admin.fetchGroupLag, as
  * `kafka-consumer-groups --describe`). Lag in seconds and the group's status (OK, WARNING,
- * STALLED, STOPPED) come from the broker's lag evaluator when one is given ({@link GroupLagSource}).
+ * STALLED, STOPPED) come from the broker's lag monitor (host/metrics/consumer-lag-monitor.ts, sampled
+ * every consumer.lag.sample.interval.ms) for the groups this broker coordinates; null for others
+ * and before its first sample.
  * A reset is refused by the coordinator unless the group is empty (NON_EMPTY_GROUP, 68).
  */
 import type { Admin, OffsetSpec } from '../clients/admin.js';
@@ -23,7 +25,7 @@ export interface GroupLagSource {
 export interface GroupLagEvaluation {
   /** OK, WARNING, STALLED, STOPPED (Burrow's words). */
   readonly status: string;
-  readonly partitions: readonly { topic: string; partition: number; lagSeconds: number | null }[];
+  readonly partitions: readonly { topic: string; partition: number; lagSeconds: number | null; status: string }[];
 }
 
 const MAX_GROUPS_PAGE = 100;
@@ -71,7 +73,7 @@ export async function describeGroup(admin: Admin, groupId: string, lag: GroupLag
     offsets: lags.map((p) => ({
       topic: p.topic, partition: p.partition, committedOffset: p.committedOffset, logStartOffset: p.logStartOffset,
       logEndOffset: p.logEndOffset, lag: p.lag,
-      lagSeconds: evaluation?.partitions.find((e) => e.topic === p.topic && e.partition === p.partition)?.lagSeconds ?? null,
+      ...partitionEvaluation(evaluation, p.topic, p.partition),
       memberId: owner.get(`${p.topic}/${p.partition}`) ?? null,
     })),
     lag: lags.reduce((sum, p) => sum + p.lag, 0),
@@ -96,6 +98,11 @@ function parseResetTarget(value: unknown): OffsetSpec | { offset: number } {
     if (typeof target.offset === 'number' && Number.isSafeInteger(target.offset) && target.offset >= 0) return { offset: target.offset };
   }
   throw new ConsoleRequestError(400, 'INVALID_REQUEST', 'to must be "earliest", "latest", {"timestamp": ms} or {"offset": n}');
+}
+
+function partitionEvaluation(evaluation: GroupLagEvaluation | null, topic: string, partition: number): { lagSeconds: number | null; status: string | null } {
+  const found = evaluation?.partitions.find((e) => e.topic === topic && e.partition === partition);
+  return { lagSeconds: found?.lagSeconds ?? null, status: found?.status ?? null };
 }
 
 function maxLagSeconds(evaluation: GroupLagEvaluation | null): number | null {

@@ -38,7 +38,8 @@ export interface ConsoleMountOptions {
   readonly partitions: { getPartition(topic: string, partition: number): LocalPartition | undefined };
   /** The broker's cumulative counters. */
   readonly throughput: () => ThroughputTotals;
-  readonly groupLag?: () => GroupLagSource | null;
+  /** Lag in seconds and group status (the broker's consumer lag monitor), for the groups it knows. */
+  readonly groupLag?: GroupLagSource;
   /** Where the page's files are; default dist/console of this package. */
   readonly assetsDir?: string;
 }

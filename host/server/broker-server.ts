@@ -333,6 +333,13 @@ export class BrokerServer {
         const all = this.metrics.topicMetrics.allTopics;
         return { messagesIn: all.messagesIn, bytesIn: all.bytesIn, bytesOut: all.bytesOut, messagesOut: null };
       },
+      // Lag in seconds and the Burrow-style status of the groups this broker coordinates.
+      groupLag: {
+        describe: async (groupId) => {
+          const report = this.metrics.consumerLag.describeGroup(groupId);
+          return report === undefined ? null : { status: report.status, partitions: report.partitions };
+        },
+      },
     })];
   }
 

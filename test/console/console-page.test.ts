@@ -31,8 +31,10 @@ let broker: GatewayBroker;
 let writable: GatewayBroker;
 let browser: Browser;
 let admin: Admin;
-/** A group with a member throughout (Stable), consuming `orders`. */
+/** A group with a member throughout (Stable), consuming `payments`. */
 let liveConsumer: Consumer;
+/** A group with a member that committed once and never again while records wait: STALLED. */
+let stalledConsumer: Consumer;
 const pageErrors: string[] = [];
 
 async function kcatProduce(bootstrap: string, topic: string, lines: string[], extra: string[] = []): Promise<void> {
@@ -65,7 +67,8 @@ function tableRows(page: Page, testId: string): Promise<string[][]> {
 
 beforeAll(async () => {
   if (!existsSync('dist/console/console.js')) throw new Error('dist/console/console.js is missing: run npm run build:browser');
-  broker = await startGatewayBroker({ 'num.partitions': 3 });
+  // The lag monitor samples every 100 ms and judges over 1.5 s, so that a stalled group shows soon.
+  broker = await startGatewayBroker({ 'num.partitions': 3, 'consumer.lag.sample.interval.ms': 100, 'consumer.lag.window.ms': 1500 });
   writable = await startGatewayBroker({ 'console.write.enable': true });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   admin = new Admin({ bootstrapServers: [broker.tcpBootstrap] });
@@ -81,11 +84,18 @@ beforeAll(async () => {
   liveConsumer = new Consumer({ bootstrapServers: [broker.tcpBootstrap], groupId: 'dashboard', autoOffsetReset: 'earliest' });
   liveConsumer.subscribe(['payments']);
   void liveConsumer.run({ eachMessage: () => undefined, pollTimeoutMs: 200 });
+  stalledConsumer = new Consumer({ bootstrapServers: [broker.tcpBootstrap], groupId: 'stalled-app', autoOffsetReset: 'earliest', enableAutoCommit: false });
+  stalledConsumer.subscribe(['orders']);
+  void stalledConsumer.run({ eachMessage: () => undefined, pollTimeoutMs: 200 });
+  while (stalledConsumer.assignment().length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+  await stalledConsumer.commitSync([0, 1, 2].map((partition) => ({ topic: 'orders', partition, offset: 1 })));
 }, 60_000);
 
 afterAll(async () => {
-  liveConsumer?.stop();
-  await liveConsumer?.close().catch(() => undefined);
+  for (const consumer of [liveConsumer, stalledConsumer]) {
+    consumer?.stop();
+    await consumer?.close().catch(() => undefined);
+  }
   await admin?.close();
   await browser?.close().catch(() => undefined);
   await broker?.stop();
@@ -185,7 +195,7 @@ describe('The web console in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows groups with their state, members and the lag the Kafka APIs give', async () => {
+  it('shows groups with their state, members, the lag the Kafka APIs give, and a stalled group STALLED with its lag in seconds', async () => {
     const lags = await admin.fetchGroupLag('billing');
     const total = lags.reduce((sum, p) => sum + p.lag, 0);
     const page = await openPage(broker, '#/groups');
@@ -193,7 +203,19 @@ describe('The web console in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelector('tr[data-group="dashboard"] [data-col="state"]')?.textContent === 'Stable');
     expect(await page.textContent('tr[data-group="billing"] [data-col="state"]')).toBe('Empty');
     expect(await page.textContent('tr[data-group="billing"] [data-col="lag"]')).toBe(String(total));
+    // The broker's lag monitor: an empty group with lag is STOPPED, one whose member stopped committing STALLED.
+    await page.waitForSelector('tr[data-group="billing"] [data-status="STOPPED"]');
+    await page.waitForSelector('tr[data-group="stalled-app"] [data-status="STALLED"]', { timeout: 20_000 });
+    expect(broker.broker.metrics.consumerLag.describeGroup('stalled-app')?.status).toBe('STALLED');
     await screenshot(page, 'groups');
+    const stalled = await openPage(broker, '#/groups/stalled-app');
+    await stalled.waitForSelector('[data-testid="group-status"][data-status="STALLED"]');
+    await stalled.waitForFunction(() => /^\d/.test(document.querySelector('[data-testid="group-lag-seconds"]')?.textContent ?? ''));
+    await stalled.waitForSelector('[data-testid="offsets-table"] tr[data-partition="0"] [data-status="STALLED"]');
+    // The lag chart gets a point per poll (2 s): a picture wants a few.
+    if (SCREENSHOTS !== null) await stalled.waitForFunction(() => Number(document.querySelector('[data-testid="chart-lag"]')?.getAttribute('data-points')) >= 8, undefined, { timeout: 30_000 });
+    await screenshot(stalled, 'group-stalled');
+    await stalled.close();
     await page.click('tr[data-group="billing"] a');
     await page.waitForSelector('[data-testid="offsets-table"] tr[data-partition="2"]');
     for (const lag of lags) {

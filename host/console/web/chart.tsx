@@ -11,6 +11,8 @@ export interface Series {
   color: string;
   /** Axis value formatter, e.g. bytes. */
   format?: (value: number) => string;
+  /** Dash pattern (px), so that a series drawn over another stays visible. */
+  dash?: number[];
 }
 
 export interface ChartProps {
@@ -33,14 +35,14 @@ export function Chart({ title, data, series, height = 180, testId }: ChartProps)
       height,
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true, range: (_u, min, max) => (max - min < 60 ? [max - 60, max] : [min, max]) }, y: { range: (_u, min, max) => [0, Math.max(1, max, min)] } },
+      scales: { x: { time: true, range: (_u, min, max) => timeRange(min, max) }, y: { range: (_u, min, max) => [0, Math.max(1, max ?? 0, min ?? 0)] } },
       axes: [
         { stroke: '#8b95a7', grid: { stroke: '#2a3140' }, ticks: { stroke: '#2a3140' } },
         { stroke: '#8b95a7', grid: { stroke: '#2a3140' }, ticks: { stroke: '#2a3140' }, size: 70, values: (_u, values) => values.map(format) },
       ],
       series: [
         {},
-        ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22`, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : (s.format ?? format)(v)) })),
+        ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: s.dash } : {}), fill: `${s.color}22`, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : (s.format ?? format)(v)) })),
       ],
     };
     plot.current = new uPlot(options, data as uPlot.AlignedData, element);
@@ -64,6 +66,15 @@ export function Chart({ title, data, series, height = 180, testId }: ChartProps)
       <div ref={container} />
     </div>
   );
+}
+
+/** At least the last minute on the time axis (a chart with one point or none has no span of its own). */
+function timeRange(min: number | null, max: number | null): [number, number] {
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) {
+    const now = Date.now() / 1000;
+    return [now - 60, now];
+  }
+  return max - min < 60 ? [max - 60, max] : [min, max];
 }
 
 /** The last value of every series, comma-separated (tests read it; people read the legend). */

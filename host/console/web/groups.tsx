@@ -26,7 +26,7 @@ export function GroupsPage() {
             <tr key={g.groupId} data-group={g.groupId}>
               <td><a href={`#/groups/${encodeURIComponent(g.groupId)}`}>{g.groupId}</a></td>
               <td data-col="state">{g.state}</td>
-              <td><StatusBadge status={g.status} /></td>
+              <td data-col="status"><StatusBadge status={g.status} /></td>
               <td class="num" data-col="members">{g.members}</td>
               <td class="num" data-col="lag">{formatNumber(g.lag)}</td>
               <td class="num">{formatSeconds(g.lagSeconds)}</td>
@@ -44,7 +44,7 @@ export function GroupPage({ groupId, writeEnabled }: { groupId: string; writeEna
   const history = useLagHistory(data);
   return (
     <section>
-      <h1>Group <span class="mono">{groupId}</span> {data && <StatusBadge status={data.status} />}</h1>
+      <h1>Group <span class="mono">{groupId}</span> {data && <StatusBadge status={data.status} testId="group-status" />}</h1>
       <ErrorLine error={error} />
       {data && (
         <>
@@ -74,7 +74,7 @@ export function GroupPage({ groupId, writeEnabled }: { groupId: string; writeEna
           </table>
           <h2>Offsets</h2>
           <table data-testid="offsets-table">
-            <thead><tr><th>Topic</th><th class="num">Partition</th><th class="num">Committed</th><th class="num">Log end</th><th class="num">Lag</th><th class="num">Lag (time)</th><th>Member</th></tr></thead>
+            <thead><tr><th>Topic</th><th class="num">Partition</th><th class="num">Committed</th><th class="num">Log end</th><th class="num">Lag</th><th class="num">Lag (time)</th><th>Status</th><th>Member</th></tr></thead>
             <tbody>
               {data.offsets.map((o) => (
                 <tr key={`${o.topic}-${o.partition}`} data-topic={o.topic} data-partition={o.partition}>
@@ -83,7 +83,8 @@ export function GroupPage({ groupId, writeEnabled }: { groupId: string; writeEna
                   <td class="num" data-col="committed">{o.committedOffset < 0 ? 'none' : formatNumber(o.committedOffset)}</td>
                   <td class="num" data-col="log-end">{formatNumber(o.logEndOffset)}</td>
                   <td class="num" data-col="lag">{formatNumber(o.lag)}</td>
-                  <td class="num">{formatSeconds(o.lagSeconds)}</td>
+                  <td class="num" data-col="lag-seconds">{formatSeconds(o.lagSeconds)}</td>
+                  <td><StatusBadge status={o.status} /></td>
                   <td class="mono small">{o.memberId ?? '—'}</td>
                 </tr>
               ))}

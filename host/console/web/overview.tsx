@@ -41,7 +41,7 @@ export function OverviewPage() {
         <Chart title="Messages in per second" testId="chart-messages" data={charts.messages}
           series={[{ label: 'in', color: '#4ea1ff', format: (v) => formatNumber(Math.round(v)) }]} />
         <Chart title="Bytes per second" testId="chart-bytes" data={charts.bytes}
-          series={[{ label: 'in', color: '#4ea1ff', format: formatBytes }, { label: 'out', color: '#f0a04b', format: formatBytes }]} />
+          series={[{ label: 'in', color: '#4ea1ff', format: formatBytes }, { label: 'out', color: '#f0a04b', format: formatBytes, dash: [6, 4] }]} />
       </div>
       {data && <Brokers overview={data} />}
       {data?.quorum && <Quorum overview={data} />}

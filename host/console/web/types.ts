@@ -107,6 +107,7 @@ export interface GroupDetail {
     logEndOffset: number;
     lag: number;
     lagSeconds: number | null;
+    status: string | null;
     memberId: string | null;
   }[];
   lag: number;

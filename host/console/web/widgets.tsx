@@ -20,7 +20,8 @@ export function Pager({ offset, page, total, onOffset }: { offset: number; page:
   );
 }
 
-export function StatusBadge({ status }: { status: string | null }) {
-  if (status === null) return <span class="muted">—</span>;
-  return <span class={`status status-${status.toLowerCase()}`} data-testid="group-status">{status}</span>;
+/** A Burrow-style status (OK, WARNING, STALLED, STOPPED); a dash when the broker has none. */
+export function StatusBadge({ status, testId }: { status: string | null; testId?: string }) {
+  if (status === null) return <span class="muted" data-testid={testId}>—</span>;
+  return <span class={`status status-${status.toLowerCase()}`} data-testid={testId} data-status={status}>{status}</span>;
 }
