@@ -3,9 +3,9 @@
  * the way the Prometheus JMX exporter's Kafka rules name them (lower-cased
  * `<domain>_<type>_<name>`, a `_total` suffix on counters), read lazily when scraped.
  *
- * Nothing here runs on the request path: every family has a `collect()` callback (or, for the
- * request-time histogram, a `get()` override) that copies the plain number fields the hot path
- * increments (broker-topic-metrics.ts, request-metrics.ts) or reads the broker's state
+ * Nothing here runs on the request path: every family computes its samples when scraped
+ * (lazy-metrics.ts; the request-time histogram overrides `get()` the same way) from the plain
+ * number fields the hot path increments (broker-topic-metrics.ts, request-metrics.ts) or reads the broker's state
  * (partitions, controller, connections) at scrape time. Families and labels are listed in
  * README.md ("Metrics"). Per-topic and per-partition series are bounded by the topic label budget
  * (metrics.topic.labels.enable / metrics.topic.labels.max, BrokerTopicMetrics.hasLabels).
@@ -13,11 +13,12 @@
  * Loaded only when `http.listeners` is set (prom-client's import and default collectors cost
  * start-up time and a little memory a library broker without HTTP does not need).
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { apiKeyName } from '../protocol/generated/api-keys.js';
 import { errorName } from '../protocol/generated/error-codes.js';
 import type { BrokerTopicMetrics, TopicCounters } from './broker-topic-metrics.js';
 import { registerConsumerLagMetrics, type ConsumerLagSource } from './consumer-lag-metrics.js';
+import { type LazySample, registerLazyCounter, registerLazyGauge } from './lazy-metrics.js';
 import { REQUEST_TIME_BUCKETS_MS, type RequestMetrics } from './request-metrics.js';
 
 /** One partition this broker holds, as the gauges need it. */
@@ -84,27 +85,22 @@ function registerTopicCounters(registry: Registry, sources: BrokerMetricsSources
   ];
   const topics = sources.topicMetrics;
   for (const [name, field, help] of families) {
-    registry.registerMetric(new Counter({
+    registerLazyCounter(registry, {
       name: `kafka_server_brokertopicmetrics_${name}_total`,
       help: `${help} No topic label: every topic.`,
       labelNames: ['topic'],
-      registers: [],
-      collect() {
+      *samples(): Generator<LazySample> {
         topics.retainTopics((topic) => sources.topicExists(topic));
-        this.reset();
-        this.inc(topics.allTopics[field]);
-        for (const [topic, counters] of topics.topics()) this.inc({ topic }, counters[field]);
+        yield { labels: {}, value: topics.allTopics[field] };
+        for (const [topic, counters] of topics.topics()) yield { labels: { topic }, value: counters[field] };
       },
-    }));
+    });
   }
-  registry.registerMetric(new Gauge({
+  registerLazyGauge(registry, {
     name: 'tributary_metrics_topics_unlabelled',
     help: 'Topics counted only in the series without a topic label (metrics.topic.labels.max reached).',
-    registers: [],
-    collect() {
-      this.set(topics.unlabelledTopics);
-    },
-  }));
+    samples: () => [{ labels: {}, value: topics.unlabelledTopics }],
+  });
 }
 
 /**
@@ -113,35 +109,24 @@ function registerTopicCounters(registry: Registry, sources: BrokerMetricsSources
  */
 function registerRequestMetrics(registry: Registry, metrics: RequestMetrics): void {
   const requestName = (apiKey: number): string => apiKeyName(apiKey) ?? String(apiKey);
-  registry.registerMetric(new Counter({
+  registerLazyCounter(registry, {
     name: 'kafka_network_requestmetrics_requests_total',
     help: 'Requests answered, per API (RequestsPerSec).',
     labelNames: ['request'],
-    registers: [],
-    collect() {
-      this.reset();
-      for (const api of metrics.apis()) this.inc({ request: requestName(api.apiKey) }, api.requests);
-    },
-  }));
+    samples: () => metrics.apis().map((api) => ({ labels: { request: requestName(api.apiKey) }, value: api.requests })),
+  });
   registry.registerMetric(new RequestTimeHistogram(metrics, requestName));
-  registry.registerMetric(new Counter({
+  registerLazyCounter(registry, {
     name: 'kafka_network_requestmetrics_errors_total',
     help: 'Error answers per API and Kafka error name (ErrorsPerSec): request-level errors and each partition answered with an error (Produce, Fetch).',
     labelNames: ['request', 'error'],
-    registers: [],
-    collect() {
-      this.reset();
-      for (const e of metrics.errorTotals()) this.inc({ request: requestName(e.apiKey), error: errorName(e.errorCode) ?? String(e.errorCode) }, e.count);
-    },
-  }));
-  registry.registerMetric(new Gauge({
+    samples: () => metrics.errorTotals().map((e) => ({ labels: { request: requestName(e.apiKey), error: errorName(e.errorCode) ?? String(e.errorCode) }, value: e.count })),
+  });
+  registerLazyGauge(registry, {
     name: 'kafka_network_requestchannel_requestqueuesize',
     help: 'Requests handed to their handler and not answered yet (long polls and acks=all produces included).',
-    registers: [],
-    collect() {
-      this.set(metrics.inFlight);
-    },
-  }));
+    samples: () => [{ labels: {}, value: metrics.inFlight }],
+  });
 }
 
 /**
@@ -183,59 +168,38 @@ class RequestTimeHistogram extends Histogram<'request'> {
 /** kafka.server:type=ReplicaManager, kafka.log:type=Log,name=Size, kafka.controller:type=KafkaController. */
 function registerReplicaGauges(registry: Registry, sources: BrokerMetricsSources): void {
   const gauge = (name: string, help: string, value: (partitions: PartitionGaugeSource[]) => number): void => {
-    registry.registerMetric(new Gauge({
-      name, help, registers: [],
-      collect() {
-        this.set(value([...sources.partitions()]));
-      },
-    }));
+    registerLazyGauge(registry, { name, help, samples: () => [{ labels: {}, value: value([...sources.partitions()]) }] });
   };
   gauge('kafka_server_replicamanager_partitioncount', 'Partitions this broker holds, leader or follower (PartitionCount).', (p) => p.length);
   gauge('kafka_server_replicamanager_leadercount', 'Partitions this broker leads (LeaderCount).', (p) => p.filter((x) => x.isLeader).length);
   gauge('kafka_server_replicamanager_underreplicatedpartitions', 'Partitions this broker leads whose ISR is smaller than their replica list (UnderReplicatedPartitions).',
     (p) => p.filter((x) => x.isLeader && x.isrSize < x.replicaCount).length);
-  registry.registerMetric(new Gauge({
+  registerLazyGauge(registry, {
     name: 'kafka_log_log_size',
     help: 'Bytes of a partition\'s segment files on this broker (kafka.log:type=Log,name=Size), for topics with labels.',
     labelNames: ['topic', 'partition'],
-    registers: [],
-    collect() {
-      this.reset();
+    *samples(): Generator<LazySample> {
       for (const p of sources.partitions()) {
-        if (sources.topicMetrics.hasLabels(p.topic)) this.set({ topic: p.topic, partition: p.partition }, p.sizeBytes);
+        if (sources.topicMetrics.hasLabels(p.topic)) yield { labels: { topic: p.topic, partition: p.partition }, value: p.sizeBytes };
       }
     },
-  }));
-  registry.registerMetric(new Gauge({
-    name: 'kafka_controller_kafkacontroller_activecontrollercount',
-    help: '1 on the active controller, 0 elsewhere (ActiveControllerCount).',
-    registers: [],
-    collect() {
-      this.set(sources.isActiveController() ? 1 : 0);
-    },
-  }));
+  });
+  gauge('kafka_controller_kafkacontroller_activecontrollercount', '1 on the active controller, 0 elsewhere (ActiveControllerCount).',
+    () => (sources.isActiveController() ? 1 : 0));
 }
 
 /** Connections per listener (Kafka's socket-server-metrics connection-count) and WebSocket sessions. */
 function registerNetworkGauges(registry: Registry, sources: BrokerMetricsSources): void {
-  registry.registerMetric(new Gauge({
+  registerLazyGauge(registry, {
     name: 'kafka_server_socket_server_metrics_connection_count',
     help: 'Open Kafka protocol TCP connections per listener (connection-count); WebSockets are tributary_websocket_sessions.',
     labelNames: ['listener'],
-    registers: [],
-    collect() {
-      this.reset();
-      for (const { listener, count } of sources.connections()) this.set({ listener }, count);
-    },
-  }));
-  registry.registerMetric(new Gauge({
+    samples: () => sources.connections().map(({ listener, count }) => ({ labels: { listener }, value: count })),
+  });
+  registerLazyGauge(registry, {
     name: 'tributary_websocket_sessions',
     help: 'Open WebSockets of the HTTP gateway per route (kafka: Kafka frames, json: the JSON subprotocol).',
     labelNames: ['route'],
-    registers: [],
-    collect() {
-      this.reset();
-      for (const { route, count } of sources.webSocketSessions()) this.set({ route }, count);
-    },
-  }));
+    samples: () => sources.webSocketSessions().map(({ route, count }) => ({ labels: { route }, value: count })),
+  });
 }
