@@ -68,6 +68,8 @@ describe('/metrics on the HTTP listener', () => {
     expect(logSizes.reduce((sum, m) => sum + Number(m.value), 0)).toBe(bytesIn);
     expect(value(families, 'kafka_server_brokertopicmetrics_bytesout_total', { topic: 'metered' })).toBeGreaterThanOrEqual(bytesIn);
     expect(value(families, 'kafka_server_brokertopicmetrics_failedproducerequests_total', { topic: 'metered' })).toBe(0);
+    // The typed in-process API gives the same numbers.
+    expect(broker.broker.metrics.topicMetrics.topic('metered')).toMatchObject({ messagesIn: 25, bytesIn });
   });
 
   it('gives request counts and a latency histogram per API, and the broker\'s partition, controller and connection gauges', async () => {
