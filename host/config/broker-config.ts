@@ -196,6 +196,10 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'delete (time/size retention), compact (keep the last record per key), or both.' },
   { name: 'log.cleaner.enable', type: 'BOOLEAN', defaultValue: 'true',
     doc: 'Run the log cleaner, which compacts topics with cleanup.policy=compact.' },
+  { name: 'log.cleaner.backoff.ms', type: 'LONG', defaultValue: '15000', min: 0,
+    doc: 'How long the cleaner waits after a pass that found no log to compact, in milliseconds (dynamic).' },
+  { name: 'log.initial.task.delay.ms', type: 'LONG', defaultValue: '30000', min: 0,
+    doc: 'Delay of the first retention pass after start-up, in milliseconds (a Kafka internal config).' },
   { name: 'log.cleaner.delete.retention.ms', type: 'LONG', defaultValue: '86400000', min: 0,
     doc: 'How long delete markers (tombstones) are kept in compacted topics.' },
   { name: 'log.cleaner.min.compaction.lag.ms', type: 'LONG', defaultValue: '0', min: 0,
@@ -345,6 +349,10 @@ export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, Metrics
   readonly logRetentionCheckIntervalMs: number;
   readonly logCleanupPolicy: readonly ('delete' | 'compact')[];
   readonly logCleanerEnable: boolean;
+  /** log.cleaner.backoff.ms: the cleaner's pause after a pass with nothing to clean, ms. */
+  readonly logCleanerBackoffMs: number;
+  /** log.initial.task.delay.ms: the first retention pass runs this long after start-up, ms. */
+  readonly logInitialTaskDelayMs: number;
   readonly logCleanerDeleteRetentionMs: number;
   readonly logCleanerMinCompactionLagMs: number;
   readonly logCleanerMinCleanableRatio: number;
@@ -571,6 +579,7 @@ function assemble(
     logRetentionCheckIntervalMs: get('log.retention.check.interval.ms'),
     logCleanupPolicy: get<('delete' | 'compact')[]>('log.cleanup.policy'),
     logCleanerEnable: get('log.cleaner.enable'),
+    logCleanerBackoffMs: get('log.cleaner.backoff.ms'), logInitialTaskDelayMs: get('log.initial.task.delay.ms'),
     logCleanerDeleteRetentionMs: get('log.cleaner.delete.retention.ms'),
     logCleanerMinCompactionLagMs: get('log.cleaner.min.compaction.lag.ms'),
     logCleanerMinCleanableRatio: get('log.cleaner.min.cleanable.ratio'),

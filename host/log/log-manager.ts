@@ -113,6 +113,18 @@ export function parseTopicPartitionDir(name: string): { topic: string; partition
   return { topic: name.slice(0, dash), partition };
 }
 
+/**
+ * Which periodic log tasks a tick runs besides flushing and checkpoints: Kafka runs retention
+ * every log.retention.check.interval.ms and the cleaner after log.cleaner.backoff.ms when it found
+ * nothing to clean (host/server/housekeeping.ts keeps that schedule).
+ */
+export interface MaintenanceDue {
+  readonly retention: boolean;
+  readonly cleaning: boolean;
+}
+
+const EVERYTHING_DUE: MaintenanceDue = { retention: true, cleaning: true };
+
 export class LogManager {
   readonly context: StorageContext;
   readonly defaults: LogConfig;
@@ -364,9 +376,9 @@ export class LogManager {
    * (written only when changed). Logs in offline directories are skipped. Never throws for disk
    * errors.
    */
-  tick(nowMs: number): void {
+  tick(nowMs: number, due: MaintenanceDue = EVERYTHING_DUE): void {
     if (this.shutDown) return;
-    this.maintainLogs(nowMs);
+    this.maintainLogs(nowMs, due);
     this.writeOnlineCheckpoints();
   }
 
@@ -378,12 +390,12 @@ export class LogManager {
    * simulator) the writes stay synchronous, as in tick(). A disk error takes the directory
    * offline, as in tick().
    */
-  tickInBackground(nowMs: number): void {
-    if (this.shutDown) return;
-    this.maintainLogs(nowMs);
+  tickInBackground(nowMs: number, due: MaintenanceDue = EVERYTHING_DUE): number {
+    if (this.shutDown) return 0;
+    const cleaned = this.maintainLogs(nowMs, due);
     if (!(this.context.disk instanceof NodeDisk)) {
       this.writeOnlineCheckpoints();
-      return;
+      return cleaned;
     }
     for (const state of this.directories) {
       if (state.directory.isOffline || state.backgroundWrite !== null) continue;
@@ -394,6 +406,7 @@ export class LogManager {
       });
       state.backgroundWrite = write;
     }
+    return cleaned;
   }
 
   /** Resolves once no background checkpoint write is running (e.g. before shutdown). */
@@ -412,12 +425,15 @@ export class LogManager {
     return Buffer.from(bytes).toString('hex');
   }
 
-  private maintainLogs(nowMs: number): void {
+  /** Flush, and when due retention and compaction, of every online log; returns the logs cleaned. */
+  private maintainLogs(nowMs: number, due: MaintenanceDue): number {
+    let cleaned = 0;
     for (const log of this.logs.values()) {
       if (log.isOffline) continue;
-      log.maintain(nowMs);
-      if (!log.isOffline && hasCompactPolicy(log.config)) this.cleaner.maybeClean(log, nowMs);
+      log.maintain(nowMs, due.retention);
+      if (due.cleaning && !log.isOffline && hasCompactPolicy(log.config) && this.cleaner.maybeClean(log, nowMs) !== null) cleaned++;
     }
+    return cleaned;
   }
 
   private async writeInBackground(state: DirectoryState, changed: ChangedCheckpoint[]): Promise<void> {

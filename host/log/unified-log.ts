@@ -423,16 +423,17 @@ export class UnifiedLog implements GroupFlushTarget {
   }
 
   /**
-   * Time-driven housekeeping (LogManager.tick): flush.ms, retention (retention.ms,
-   * retention.bytes, log start offset), all when the directory is online.
+   * Time-driven housekeeping (LogManager.tick): flush.ms, and with `retention` (Kafka's
+   * kafka-log-retention task, due every log.retention.check.interval.ms) retention.ms,
+   * retention.bytes and the log start offset; all when the directory is online.
    * Returns the number of segments deleted.
    */
-  maintain(nowMs: number): number {
+  maintain(nowMs: number, retention = true): number {
     this.assertOpen();
     if (this.logDirectory.isOffline) return 0;
     try {
       if (nowMs - this.lastFlushMs >= this.config.flushMs && this.logEndOffset > this.recoveryPointValue) this.flushUnsafe(false);
-      return this.deleteOldSegments(nowMs);
+      return retention ? this.deleteOldSegments(nowMs) : 0;
     } catch (error) {
       this.storageFailure(error);
       return 0;

@@ -284,6 +284,8 @@ export class BrokerServer {
     this.housekeeping = new Housekeeping({
       time: environment.time,
       logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+      logInitialTaskDelayMs: config.logInitialTaskDelayMs,
+      logCleanerBackoffMs: () => this.config.logCleanerBackoffMs,
       logManager: storage.logManager,
       replicaManager: this.replicaManager!,
       logger,

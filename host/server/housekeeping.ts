@@ -1,9 +1,16 @@
 /**
  * The broker's periodic tasks (Kafka's KafkaScheduler jobs), every
  * min(log.retention.check.interval.ms, 5 s), at least 100 ms, on the environment's timers:
- * - logs: flush (log.flush.interval.ms), retention (retention.ms / retention.bytes), compaction
- *   (cleanup.policy=compact) and the recovery-point / log-start-offset / high-watermark
- *   checkpoints, with the checkpoint fsyncs on the thread pool (LogManager.tickInBackground);
+ * - logs: flush (log.flush.interval.ms) and the recovery-point / log-start-offset /
+ *   high-watermark checkpoints every period, with the checkpoint fsyncs on the thread pool
+ *   (LogManager.tickInBackground);
+ * - retention (retention.ms / retention.bytes / log start offset) on Kafka's own schedule, not
+ *   every period: Kafka's kafka-log-retention task first runs log.initial.task.delay.ms (30 s)
+ *   after start-up, then every log.retention.check.interval.ms (default 5 minutes), so records
+ *   with old timestamps are not deleted while a client still reads them seconds after writing;
+ * - compaction (cleanup.policy=compact) as Kafka's cleaner thread: after a pass that cleaned a
+ *   log the next period tries again, after one that found nothing it backs off for
+ *   log.cleaner.backoff.ms (default 15 s, dynamic);
  * - producer state: Partitions forget producers whose batches retention removed, and idle
  *   producer ids expire (producer.id.expiration.ms);
  * - ISR expiration: partition leaders propose ISRs without followers that lag by more than
@@ -27,10 +34,17 @@ export function housekeepingIntervalMs(logRetentionCheckIntervalMs: number): num
   return Math.max(MIN_TICK_INTERVAL_MS, Math.min(MAX_TICK_INTERVAL_MS, logRetentionCheckIntervalMs));
 }
 
+/** Kafka's log.initial.task.delay.ms default (ServerLogConfigs.LOG_INITIAL_TASK_DELAY_MS_DEFAULT, an internal config). */
+export const LOG_INITIAL_TASK_DELAY_MS = 30_000;
+
 export interface HousekeepingOptions {
   readonly time: Time;
   /** log.retention.check.interval.ms. */
   readonly logRetentionCheckIntervalMs: number;
+  /** Delay of the first retention pass after start (Kafka's log.initial.task.delay.ms); default 30 s. */
+  readonly logInitialTaskDelayMs?: number;
+  /** log.cleaner.backoff.ms, read at each pass (a dynamic broker config); default 15 s. */
+  readonly logCleanerBackoffMs?: () => number;
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
   readonly logger: Logger;
@@ -42,6 +56,10 @@ export class Housekeeping {
   private readonly intervalMs: number;
   private timer: TimerHandle | null = null;
   private running = false;
+  /** When retention is next due (Kafka's fixed-rate kafka-log-retention task), ms. */
+  private nextRetentionMs = 0;
+  /** When the cleaner may next look for a log to clean, ms. */
+  private nextCleaningMs = 0;
 
   constructor(options: HousekeepingOptions) {
     this.options = options;
@@ -51,6 +69,9 @@ export class Housekeeping {
   /** Schedules the first run one period from now. */
   start(): void {
     this.running = true;
+    const nowMs = this.options.time.nowMs();
+    this.nextRetentionMs = nowMs + (this.options.logInitialTaskDelayMs ?? LOG_INITIAL_TASK_DELAY_MS);
+    this.nextCleaningMs = nowMs;
     this.schedule();
   }
 
@@ -65,10 +86,17 @@ export class Housekeeping {
   runOnce(): void {
     const { time, logManager, replicaManager, logger } = this.options;
     const nowMs = time.nowMs();
+    const retention = nowMs >= this.nextRetentionMs;
+    const cleaning = nowMs >= this.nextCleaningMs;
+    if (retention) {
+      const intervalMs = Math.max(1, this.options.logRetentionCheckIntervalMs);
+      while (this.nextRetentionMs <= nowMs) this.nextRetentionMs += intervalMs;
+    }
     try {
       // Checkpoint fsyncs run on the thread pool: on the loop they stalled every produce and
       // fetch for 2–100 ms each tick (the W4 latency tail).
-      logManager.tickInBackground(nowMs);
+      const cleaned = logManager.tickInBackground(nowMs, { retention, cleaning });
+      if (cleaning && cleaned === 0) this.nextCleaningMs = nowMs + (this.options.logCleanerBackoffMs?.() ?? 15_000);
     } catch (error) {
       logger.error({ event: 'housekeeping.failed', err: error }, 'log housekeeping failed (bug)');
     }

@@ -16,7 +16,7 @@ const clientLog: string[] = [];
 const toClose: { disconnect(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  broker = await startCompatBroker({ 'num.partitions': 1, 'auto.create.topics.enable': true, 'log.retention.check.interval.ms': 300 });
+  broker = await startCompatBroker({ 'num.partitions': 1, 'auto.create.topics.enable': true, 'log.retention.check.interval.ms': 300, 'log.initial.task.delay.ms': 0 });
   kafka = new Kafka({
     clientId: 'compat-kafkajs',
     brokers: [broker.bootstrap],

@@ -7,7 +7,7 @@ import { RawKafkaClient } from './raw-kafka-client.js';
 import { batch, createTopic, produce } from './requests.js';
 
 /** The broker's housekeeping tick, shortest (log.retention.check.interval.ms is clamped to >= 100 ms). */
-const FAST_TICK = { 'log.retention.check.interval.ms': 100 };
+const FAST_TICK = { 'log.retention.check.interval.ms': 100, 'log.initial.task.delay.ms': 0 };
 /** Generous bound for "eventually, after a few housekeeping ticks". */
 const EVENTUALLY = { timeout: 20_000, interval: 50 };
 

@@ -1,19 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { ManualTime } from '../../host/io/time.js';
-import type { LogManager } from '../../host/log/log-manager.js';
+import type { LogManager, MaintenanceDue } from '../../host/log/log-manager.js';
 import type { UnifiedLog } from '../../host/log/unified-log.js';
 import { createLogger } from '../../host/observability/logger.js';
 import type { ReplicaManager } from '../../host/replication/replica-manager.js';
 import { Housekeeping, housekeepingIntervalMs } from '../../host/server/housekeeping.js';
 
 /** Housekeeping over fakes that record what each period asked of them. */
-function fixture(logRetentionCheckIntervalMs: number, options: { logPassThrows?: boolean } = {}) {
+function fixture(logRetentionCheckIntervalMs: number, options: { logPassThrows?: boolean; initialDelayMs?: number; backoffMs?: number; cleans?: number } = {}) {
   const time = new ManualTime({ startMs: 1_000_000 });
   const calls: string[] = [];
+  const due: string[] = [];
+  let cleans = options.cleans ?? 0;
   const logManager = {
-    tickInBackground: (nowMs: number) => {
+    tickInBackground: (nowMs: number, what: MaintenanceDue) => {
       if (options.logPassThrows) throw new Error('log pass bug');
       calls.push(`logs@${nowMs}`);
+      if (what.retention) due.push(`retention@${nowMs}`);
+      if (what.cleaning) due.push(`cleaning@${nowMs}`);
+      if (what.cleaning && cleans > 0) {
+        cleans--;
+        return 1;
+      }
+      return 0;
     },
   } as unknown as LogManager;
   const replicaManager = {
@@ -29,8 +38,10 @@ function fixture(logRetentionCheckIntervalMs: number, options: { logPassThrows?:
   } as unknown as ReplicaManager<UnifiedLog>;
   const housekeeping = new Housekeeping({
     time, logRetentionCheckIntervalMs, logManager, replicaManager, logger: createLogger({ level: 'silent' }),
+    ...(options.initialDelayMs === undefined ? {} : { logInitialTaskDelayMs: options.initialDelayMs }),
+    ...(options.backoffMs === undefined ? {} : { logCleanerBackoffMs: () => options.backoffMs! }),
   });
-  return { time, calls, housekeeping };
+  return { time, calls, due, housekeeping };
 }
 
 describe('Housekeeping', () => {
@@ -59,6 +70,29 @@ describe('Housekeeping', () => {
     housekeeping.start();
     time.advance(1_000);
     expect(calls).toEqual(['log-start', 'producers@1001000', 'isr']);
+    housekeeping.stop();
+  });
+
+  it('runs retention 30 s after start (log.initial.task.delay.ms), then every log.retention.check.interval.ms, not every period', () => {
+    const { time, due, housekeeping } = fixture(300_000, { backoffMs: 1_000_000 });
+    housekeeping.start();
+    time.advance(25_000);
+    expect(due.filter((d) => d.startsWith('retention'))).toEqual([]);
+    time.advance(5_000);
+    expect(due.filter((d) => d.startsWith('retention'))).toEqual(['retention@1030000']);
+    time.advance(295_000);
+    expect(due.filter((d) => d.startsWith('retention'))).toEqual(['retention@1030000']);
+    time.advance(5_000);
+    expect(due.filter((d) => d.startsWith('retention'))).toEqual(['retention@1030000', 'retention@1330000']);
+    housekeeping.stop();
+  });
+
+  it('cleans again at once after a pass that cleaned a log, and waits log.cleaner.backoff.ms after one that found nothing', () => {
+    const { time, due, housekeeping } = fixture(1_000, { initialDelayMs: 0, backoffMs: 3_000, cleans: 2 });
+    housekeeping.start();
+    time.advance(8_000);
+    // 1001000 and 1002000 cleaned something; 1003000 found nothing: back off to 1006000.
+    expect(due.filter((d) => d.startsWith('cleaning'))).toEqual(['cleaning@1001000', 'cleaning@1002000', 'cleaning@1003000', 'cleaning@1006000']);
     housekeeping.stop();
   });
 });
