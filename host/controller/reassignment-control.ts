@@ -17,7 +17,9 @@
  *     partitions => partition_index [replicas] [adding_replicas] [removing_replicas]
  * ```
  *
- * Errors per partition, as Kafka: UNKNOWN_TOPIC_OR_PARTITION (3); INVALID_REPLICA_ASSIGNMENT
+ * Errors per partition, as Kafka: UNKNOWN_TOPIC_OR_PARTITION (3); INVALID_REQUEST (42) for a
+ * partition named twice in one request (ours: each change is planned on the state before the
+ * request, so two would not compose; Kafka's admin client refuses them first); INVALID_REPLICA_ASSIGNMENT
  * (39) for an empty replica list, a broker named twice or not registered, or a cancel that would
  * need an unclean election the topic does not allow; NO_REASSIGNMENT_IN_PROGRESS (85) for a
  * cancel of a partition not being reassigned. The accepted changes are one batch (Kafka's
@@ -33,7 +35,7 @@ import type {
 } from '../protocol/generated/list-partition-reassignments.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { ControllerLimits } from './controller-limits.js';
-import { type ApiError, type ControllerResult, NONE, fail } from './controller-result.js';
+import { type ApiError, type ControllerResult, NONE, duplicateKeys, fail } from './controller-result.js';
 import type { LeaderElectionContext } from './leader-election-control.js';
 import type { MetadataImage, PartitionRegistration, TopicImage } from './metadata-image.js';
 import type { MetadataRecord } from './metadata-records.js';
@@ -48,10 +50,14 @@ export function alterPartitionReassignments(
   context: LeaderElectionContext, limits: ControllerLimits, topics: readonly ReassignableTopic[],
 ): ControllerResult<AlterPartitionReassignmentsResponseInit> {
   const records: MetadataRecord[] = [];
+  // Each change is computed on the state before the request: a partition named twice would get two.
+  const duplicates = duplicateKeys(topics.flatMap((t) => t.partitions.map((p) => `${t.name}:${p.partitionIndex}`)), (key) => key);
   const responses: AlterPartitionReassignmentsResponseInit['responses'] = topics.map((topic) => ({
     name: topic.name,
     partitions: topic.partitions.map((target) => {
-      const result = alterOne(context, topic.name, target.partitionIndex, target.replicas, records);
+      const result = duplicates.has(`${topic.name}:${target.partitionIndex}`)
+        ? fail(ErrorCode.INVALID_REQUEST, `Partition ${topic.name}:${target.partitionIndex} appears more than once in the request.`)
+        : alterOne(context, topic.name, target.partitionIndex, target.replicas, records);
       return { partitionIndex: target.partitionIndex, errorCode: result.errorCode, errorMessage: result.errorMessage };
     }),
   }));

@@ -118,7 +118,7 @@ describe('AlterPartitionReassignments on the controller', () => {
     expect(p()).toMatchObject({ replicas: [2, 3, 5, 1, 4], addingReplicas: [5], removingReplicas: [1, 4], leader: 1 });
   });
 
-  it('answers Kafka\'s errors: NO_REASSIGNMENT_IN_PROGRESS, INVALID_REPLICA_ASSIGNMENT, UNKNOWN_TOPIC_OR_PARTITION', async () => {
+  it('answers Kafka\'s errors: NO_REASSIGNMENT_IN_PROGRESS, INVALID_REPLICA_ASSIGNMENT, UNKNOWN_TOPIC_OR_PARTITION (and INVALID_REQUEST for a partition named twice)', async () => {
     const { controller, p, reassign } = await cluster([[1, 2, 3]]);
     expect((await reassign(null)).errorCode).toBe(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS);
     expect((await reassign([])).errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
@@ -127,6 +127,9 @@ describe('AlterPartitionReassignments on the controller', () => {
     expect((await reassign([2, 3, 4], 7)).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect((await reassign([2, 3, 4], 0, 'nope')).errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(p()).toMatchObject({ replicas: [1, 2, 3], partitionEpoch: 0 });
+    const twice = await controller.alterPartitionReassignments([{ name: 't', partitions: [{ partitionIndex: 0, replicas: [2, 3, 4] }, { partitionIndex: 0, replicas: [1, 2, 5] }] }]);
+    expect(twice.responses[0]!.partitions.map((r) => r.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
+    expect(p().partitionEpoch).toBe(0);
     // Unknown topics and partitions are left out of the list, as Kafka does.
     expect(controller.listPartitionReassignments([{ name: 'nope', partitionIndexes: [0] }, { name: 't', partitionIndexes: [0, 5] }]).topics).toEqual([]);
   });

@@ -128,6 +128,8 @@ describe('partition reassignment among four BrokerServers', () => {
       // The CLI lists the same move (through broker 3, whose controller need not be the active one).
       const cli = await runInProcess(['partitions', 'reassignments', '--json', '-b', bootstrap[2]!]);
       expect(JSON.parse(cli.out)).toEqual([{ topic: TOPIC, partition: 0, replicas: [2, 3, 4, 1], addingReplicas: [4], removingReplicas: [1] }]);
+      const described = JSON.parse((await runInProcess(['topic', 'describe', TOPIC, '--json', '-b', bootstrap[1]!])).out);
+      expect(described[0].partitions[0]).toMatchObject({ replicas: [2, 3, 4, 1], addingReplicas: [4], removingReplicas: [1] });
       const during = await admin.fetchTopicMetadata({ topics: [TOPIC] });
       expect(during.topics[0]!.partitions[0]).toMatchObject({ leader: 1, replicas: [2, 3, 4, 1] });
       const writtenBefore = ledger.size;

@@ -59,9 +59,12 @@ async function topicList(io: CliIo, options: TopicListOptions): Promise<void> {
 }
 
 async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions): Promise<void> {
-  const described = await withAdmin(options, `describe ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
+  const { described, moving } = await withAdmin(options, `describe ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
     const descriptions = await admin.describeTopics({ topics, includeConfigs: true });
-    return Promise.all(descriptions.map(async (d) => {
+    // Partitions being reassigned (kafka-topics.sh shows their adding and removing replicas); none from a broker without the API.
+    const ongoing = await admin.listPartitionReassignments({ topics: descriptions.map((d) => ({ topic: d.name, partitions: d.partitions.map((p) => p.partition) })) })
+      .catch(() => []);
+    const withOffsets = await Promise.all(descriptions.map(async (d) => {
       // An offline partition (no leader) has no offsets to ask for: -1 is shown instead.
       const online = d.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
       if (online.length === 0) return { ...d, offsets: [] };
@@ -71,7 +74,9 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
       ]);
       return { ...d, offsets: low.map((l) => ({ partition: l.partition, low: l.offset, high: high.find((h) => h.partition === l.partition)?.offset ?? -1 })) };
     }));
+    return { described: withOffsets, moving: ongoing };
   });
+  const reassignment = (topic: string, partition: number) => moving.find((m) => m.topic === topic && m.partition === partition);
   if (options.json) {
     io.stdout.write(formatJson(described.map((d) => ({
       name: d.name,
@@ -79,7 +84,11 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
       replicationFactor: replicationFactor(d),
       partitions: d.partitions.map((p) => {
         const offsets = d.offsets.find((o) => o.partition === p.partition);
-        return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
+        const move = reassignment(d.name, p.partition);
+        return {
+          ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1,
+          addingReplicas: move?.addingReplicas ?? [], removingReplicas: move?.removingReplicas ?? [],
+        };
       }),
       configs: Object.fromEntries((d.configs ?? []).map((c) => [c.name, { value: c.value, source: c.sourceName, isDefault: c.isDefault }])),
     }))));
@@ -95,10 +104,14 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
         { header: 'key', value: 'name' }, { header: 'value', value: 'value' }, { header: 'source', value: 'sourceName' },
       ])}\nPARTITIONS\n==========\n${formatTable(d.partitions.map((p) => {
         const offsets = d.offsets.find((o) => o.partition === p.partition);
-        return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1 };
+        const move = reassignment(d.name, p.partition);
+        return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1, adding: move?.addingReplicas ?? '-', removing: move?.removingReplicas ?? '-' };
       }), [
         { header: 'partition', value: 'partition' }, { header: 'leader', value: 'leader' }, { header: 'epoch', value: 'leaderEpoch' },
         { header: 'replicas', value: 'replicas' }, { header: 'isr', value: 'isr' }, { header: 'offline', value: (p) => (p.offlineReplicas.length === 0 ? '-' : p.offlineReplicas) },
+        // Only while some partition of the topic is being reassigned, as kafka-topics.sh.
+        ...(moving.some((m) => m.topic === d.name)
+          ? [{ header: 'adding', value: 'adding' as const }, { header: 'removing', value: 'removing' as const }] : []),
         { header: 'log-start-offset', value: 'logStartOffset' }, { header: 'high-watermark', value: 'highWatermark' },
       ])}`,
     );
