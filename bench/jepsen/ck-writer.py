@@ -74,25 +74,52 @@ def new_producer():
 
 producer = new_producer()
 seq = 0
+
+
+def replace_producer(old):
+    """After a fatal error: what librdkafka still reports comes in during a short flush; then a
+    new producer (a new producer id) carries on, as an application would."""
+    try:
+        old.flush(10)
+    except KafkaException as error:
+        emit({"fatal": "flush after fatal: %s" % error})
+    outstanding[0] = 0
+    fatal.clear()
+    return new_producer()
+
+
 while not stop.is_set():
     if fatal.is_set():
-        producer.flush(10)
-        outstanding[0] = 0
-        fatal.clear()
-        producer = new_producer()
+        producer = replace_producer(producer)
     if outstanding[0] >= args["in_flight"]:
-        producer.poll(0.05)
+        try:
+            producer.poll(0.05)
+        except KafkaException as error:
+            emit({"fatal": str(error)})
+            fatal.set()
         continue
     value = "%s-%d" % (args["client"], seq)
     try:
         producer.produce(args["topic"], value=value.encode("utf-8"), partition=seq % args["partitions"], on_delivery=on_delivery)
-    except (BufferError, KafkaException) as error:
+    except BufferError:
         producer.poll(0.1)
+        continue
+    except KafkaException as error:
+        emit({"fatal": str(error)})
+        fatal.set()
         continue
     emit({"attempt": True})
     outstanding[0] += 1
     seq += 1
-    producer.poll(args["pause_s"])
+    try:
+        producer.poll(args["pause_s"])
+    except KafkaException as error:
+        emit({"fatal": str(error)})
+        fatal.set()
 
-left = producer.flush(60)
+try:
+    left = producer.flush(60)
+except KafkaException as error:
+    emit({"fatal": str(error)})
+    left = -1
 sys.exit(0 if left == 0 else 3)
