@@ -29,6 +29,8 @@ export type ClientMessage =
       credits: number;
       autoCommit: boolean;
       encoding: JsonEncoding;
+      /** isolation.level: read_committed skips aborted and open transactions' records. */
+      isolationLevel: 'read_uncommitted' | 'read_committed';
     }
   | { op: 'credit'; id: JsonId; n: number }
   | { op: 'commit'; id: JsonId }
@@ -146,6 +148,7 @@ function parseOp(op: string, id: JsonId, object: Record<string, unknown>): Clien
         credits: object.credits === undefined ? 0 : requireInteger(object.credits, 'credits', 0, MAX_CREDITS),
         autoCommit: optionalBoolean(object.autoCommit, 'autoCommit', group !== null),
         encoding: parseEncoding(object.encoding),
+        isolationLevel: parseIsolationLevel(object.isolationLevel),
       };
     }
     case 'credit':
@@ -221,6 +224,13 @@ function optionalBoolean(value: unknown, field: string, fallback: boolean): bool
 
 function invalid(message: string): JsonProtocolError {
   return new JsonProtocolError(JsonErrorCode.INVALID_MESSAGE, message);
+}
+
+/** `"read_uncommitted"` (default) or `"read_committed"`. */
+function parseIsolationLevel(value: unknown): 'read_uncommitted' | 'read_committed' {
+  if (value === undefined || value === null || value === 'read_uncommitted') return 'read_uncommitted';
+  if (value === 'read_committed') return 'read_committed';
+  throw new JsonProtocolError(JsonErrorCode.INVALID_MESSAGE, '"isolationLevel" must be "read_uncommitted" or "read_committed"');
 }
 
 function truncate(text: string): string {

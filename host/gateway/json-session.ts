@@ -275,6 +275,7 @@ export class JsonSession implements JsonSessionHandlers {
       ...(message.group === null ? {} : { groupId: message.group }),
       enableAutoCommit: false,
       autoOffsetReset: message.fromBeginning ? 'earliest' : 'latest',
+      isolationLevel: message.isolationLevel,
       maxPollRecords: this.options.maxPollRecords ?? 500,
       fetchMaxBytes: 4 * 1024 * 1024,
       maxPartitionFetchBytes: 1024 * 1024,
