@@ -4,7 +4,9 @@
  * listener (so the metrics counters and the Prometheus registry are live in both conditions) runs
  * W1 (records of `size` bytes, 1 partition, acks=1, one producer, then one consumer reading all
  * from the start), alternating two conditions on fresh topics: not scraped, and scraped every
- * second (`GET /metrics` from the harness, as a Prometheus server would, its body read whole).
+ * second (`GET /metrics` from the harness, as a Prometheus server would, its body read whole)
+ * with the web console open (what its overview and topics pages ask for: `/console/api/throughput`
+ * every second, `/console/api/overview` and a page of `/console/api/topics` every 3 s).
  * Prints MB/s per run and phase, the broker's CPU seconds per phase (utime + stime of its
  * process, which a busy machine disturbs less than the rates), and the ratios scraped / not
  * scraped of the medians, measured in the same run.
@@ -28,8 +30,8 @@ interface Options {
   generators: string;
 }
 
-type Condition = 'not scraped' | 'scraped every 1 s';
-const CONDITIONS: readonly Condition[] = ['not scraped', 'scraped every 1 s'];
+type Condition = 'not scraped' | 'scraped + console';
+const CONDITIONS: readonly Condition[] = ['not scraped', 'scraped + console'];
 const LOAD_TIMEOUT_MS = 600_000;
 
 function median(values: readonly number[]): number {
@@ -67,6 +69,43 @@ class Scraper {
   }
 }
 
+/** An open console page: its API requests on the pages' own schedule; counts the answers. */
+class ConsolePoller {
+  requests = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private failure: Error | null = null;
+  private since = 0;
+
+  constructor(private readonly base: string) {}
+
+  start(): void {
+    this.timers.push(setInterval(() => this.get(`throughput?since=${this.since}`, (body) => {
+      const samples = (body as { samples: { timeMs: number }[] }).samples;
+      if (samples.length > 0) this.since = samples[samples.length - 1]!.timeMs;
+    }), 1000));
+    this.timers.push(setInterval(() => {
+      this.get('overview');
+      this.get('topics?limit=50');
+    }, 3000));
+  }
+
+  private get(path: string, use?: (body: unknown) => void): void {
+    fetch(`${this.base}/console/api/${path}`).then(async (response) => {
+      if (!response.ok) throw new Error(`/console/api/${path} answered ${response.status}`);
+      use?.(await response.json());
+      this.requests++;
+    }).catch((error: unknown) => {
+      this.failure = error as Error;
+    });
+  }
+
+  /** Stops; @throws the first failed request */
+  stop(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    if (this.failure !== null) throw this.failure;
+  }
+}
+
 interface PhaseSample {
   mbPerSecond: number;
   cpuSeconds: number;
@@ -95,7 +134,8 @@ async function main(): Promise<void> {
   const distRoot = path.join(snapshot.root, 'dist');
   const payloads = new PayloadFiles();
   const broker = await BenchBroker.start(snapshot, { http: true });
-  const scrapeUrl = `http://${BENCH_HOST}:${broker.httpPort!}/metrics`;
+  const httpBase = `http://${BENCH_HOST}:${broker.httpPort!}`;
+  const scrapeUrl = `${httpBase}/metrics`;
   // samples[generator][condition][phase]
   const samples = new Map<string, Map<Condition, { produce: PhaseSample[]; consume: PhaseSample[]; scrapes: number[] }>>();
   let scrapeBytes = 0;
@@ -105,7 +145,11 @@ async function main(): Promise<void> {
         for (const condition of CONDITIONS) {
           const topic = `w1-${generator}-${run}-${condition === 'not scraped' ? 'plain' : 'scraped'}`;
           const scraper = new Scraper(scrapeUrl);
-          if (condition !== 'not scraped') scraper.start();
+          const consolePage = new ConsolePoller(httpBase);
+          if (condition !== 'not scraped') {
+            scraper.start();
+            consolePage.start();
+          }
           const produce = await phase(broker, () => (generator === 'kcat'
             ? kcatProduce({ bootstrap: broker.bootstrap, topic, file: payloads.file(records, size), records, size, acks: 1, partition: 0, lingerMs: 5, batchMessages: 10_000, timeoutMs: LOAD_TIMEOUT_MS })
             : runLoad('raw-produce', { distRoot, bootstrap: broker.bootstrap, topic, records, size, acks: 1, batchRecords: 1_000, inFlight: 5 }, LOAD_TIMEOUT_MS)), records);
@@ -113,6 +157,7 @@ async function main(): Promise<void> {
             ? kcatConsume({ bootstrap: broker.bootstrap, topic, records, size, timeoutMs: LOAD_TIMEOUT_MS })
             : runLoad('raw-consume', { bootstrap: broker.bootstrap, topic, records, size, partitionMaxBytes: 8_388_608 }, LOAD_TIMEOUT_MS)), records);
           scraper.stop();
+          consolePage.stop();
           if (scraper.lastBytes > 0) scrapeBytes = scraper.lastBytes;
           const byCondition = samples.get(generator) ?? new Map();
           samples.set(generator, byCondition);
@@ -121,7 +166,7 @@ async function main(): Promise<void> {
           entry.produce.push(produce);
           entry.consume.push(consume);
           entry.scrapes.push(scraper.scrapes);
-          process.stderr.write(`[bench:metrics] run ${run + 1}/${runs} ${generator} ${condition}: produce ${produce.mbPerSecond.toFixed(1)} MB/s, consume ${consume.mbPerSecond.toFixed(1)} MB/s, ${scraper.scrapes} scrapes\n`);
+          process.stderr.write(`[bench:metrics] run ${run + 1}/${runs} ${generator} ${condition}: produce ${produce.mbPerSecond.toFixed(1)} MB/s, consume ${consume.mbPerSecond.toFixed(1)} MB/s, ${scraper.scrapes} scrapes, ${consolePage.requests} console requests\n`);
         }
       }
     }
@@ -137,7 +182,7 @@ function report(
   samples: Map<string, Map<Condition, { produce: PhaseSample[]; consume: PhaseSample[]; scrapes: number[] }>>,
   run: { records: number; size: number; runs: number; scrapeBytes: number; commit: string },
 ): void {
-  console.log(`\n/metrics overhead (${run.commit}): W1, ${run.records} records of ${run.size} B, 1 partition, acks=1; ${run.runs} runs per condition, alternating; one broker with http.listeners; /metrics body ${run.scrapeBytes} B`);
+  console.log(`\n/metrics and console overhead (${run.commit}): W1, ${run.records} records of ${run.size} B, 1 partition, acks=1; ${run.runs} runs per condition, alternating; one broker with http.listeners; /metrics body ${run.scrapeBytes} B`);
   for (const [generator, byCondition] of samples) {
     for (const phaseName of ['produce', 'consume'] as const) {
       const medians = CONDITIONS.map((condition) => {
@@ -148,7 +193,7 @@ function report(
         const m = medians[i]!;
         console.log(`  ${generator.padEnd(6)} ${phaseName.padEnd(8)} ${condition.padEnd(18)} ${m.rate.toFixed(1).padStart(7)} MB/s (${m.min.toFixed(1)}-${m.max.toFixed(1)}), broker CPU ${m.cpu.toFixed(2)} s`);
       }
-      console.log(`  ${generator.padEnd(6)} ${phaseName.padEnd(8)} ratio scraped / not scraped (medians): throughput ${(medians[1]!.rate / medians[0]!.rate).toFixed(3)}, broker CPU ${(medians[1]!.cpu / medians[0]!.cpu).toFixed(3)}`);
+      console.log(`  ${generator.padEnd(6)} ${phaseName.padEnd(8)} ratio scraped + console / not scraped (medians): throughput ${(medians[1]!.rate / medians[0]!.rate).toFixed(3)}, broker CPU ${(medians[1]!.cpu / medians[0]!.cpu).toFixed(3)}`);
     }
   }
 }
