@@ -12,6 +12,8 @@ export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: /metrics carries per-topic and per-partition series (topic, partition labels: messages and bytes in/out, log size, consumer lag); false keeps only the broker-wide series, for clusters with very many partitions.' },
   { name: 'metrics.topic.labels.max', type: 'INT', defaultValue: '500', min: 0,
     doc: 'Tributary-only: the most topics with their own labels in /metrics; topics beyond it (first come, first labelled; a deleted topic frees its place) count only in the broker-wide series, and tributary_metrics_topics_unlabelled says how many there are.' },
+  { name: 'metrics.consumer.groups.max', type: 'INT', defaultValue: '1000', min: 0,
+    doc: 'Tributary-only: the most consumer groups with series in /metrics (kafka_consumergroup_*), by group id order; the others are left out and counted in tributary_metrics_groups_unlabelled; 0 leaves out every group series (the lag is still in GET /consumer-lag and tributary group describe).' },
   { name: 'consumer.lag.sample.interval.ms', type: 'INT', defaultValue: '10000', min: 10,
     doc: 'Tributary-only: how often the group coordinator samples its groups\' committed offsets, the high watermarks and the timestamp of the oldest unconsumed record, for consumer lag and group status.' },
   { name: 'consumer.lag.window.ms', type: 'INT', defaultValue: '120000', min: 1,
@@ -24,6 +26,7 @@ export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
 export interface MetricsConfig {
   readonly metricsTopicLabelsEnable: boolean;
   readonly metricsTopicLabelsMax: number;
+  readonly metricsConsumerGroupsMax: number;
   readonly consumerLagSampleIntervalMs: number;
   readonly consumerLagWindowMs: number;
   readonly consumerLagMaxTimestampReads: number;
@@ -34,6 +37,7 @@ export function metricsConfig(get: <T extends ConfigValue>(name: string) => T): 
   return {
     metricsTopicLabelsEnable: get('metrics.topic.labels.enable'),
     metricsTopicLabelsMax: get('metrics.topic.labels.max'),
+    metricsConsumerGroupsMax: get('metrics.consumer.groups.max'),
     consumerLagSampleIntervalMs: get('consumer.lag.sample.interval.ms'),
     consumerLagWindowMs: get('consumer.lag.window.ms'),
     consumerLagMaxTimestampReads: get('consumer.lag.max.timestamp.reads'),

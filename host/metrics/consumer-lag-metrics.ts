@@ -12,8 +12,8 @@
  * - `kafka_consumergroup_status{consumergroup,status}`: 1 for the group's status, 0 for the
  *   others (OK, WARNING, STALLED, STOPPED), so an alert is `kafka_consumergroup_status{status="STALLED"} == 1`.
  *
- * Series with a topic label follow the topic label budget (BrokerTopicMetrics.hasLabels); the
- * per-group ones are always there. Partitions of unknown lag (no local replica) are left out.
+ * Series with a topic label follow the topic label budget (BrokerTopicMetrics.hasLabels); only the
+ * first metrics.consumer.groups.max groups by id have series at all. Partitions of unknown lag (no local replica) are left out.
  */
 import type { Registry } from 'prom-client';
 import type { BrokerTopicMetrics } from './broker-topic-metrics.js';
@@ -27,7 +27,9 @@ export interface ConsumerLagSource {
 }
 
 /** Registers the consumer-group families on `registry`. */
-export function registerConsumerLagMetrics(registry: Registry, source: ConsumerLagSource, topics: BrokerTopicMetrics): void {
+export function registerConsumerLagMetrics(registry: Registry, lag: ConsumerLagSource, topics: BrokerTopicMetrics, maxGroups: number): void {
+  // The first `maxGroups` groups by id (describeGroups sorts them) get series.
+  const source = { describeGroups: () => lag.describeGroups().slice(0, maxGroups) };
   const perPartition = (name: string, help: string, value: (p: GroupLagReport['partitions'][number]) => number | null): void => {
     registerLazyGauge(registry, {
       name, help, labelNames: ['consumergroup', 'topic', 'partition'],
@@ -62,6 +64,11 @@ export function registerConsumerLagMetrics(registry: Registry, source: ConsumerL
     help: 'The largest lag in seconds of a group over its partitions.',
     labelNames: ['consumergroup'],
     samples: () => source.describeGroups().map((group) => ({ labels: { consumergroup: group.groupId }, value: group.maxLagSeconds })),
+  });
+  registerLazyGauge(registry, {
+    name: 'tributary_metrics_groups_unlabelled',
+    help: 'Consumer groups of this coordinator without kafka_consumergroup_* series (metrics.consumer.groups.max reached).',
+    samples: () => [{ labels: {}, value: Math.max(0, lag.describeGroups().length - maxGroups) }],
   });
   registerLazyGauge(registry, {
     name: 'kafka_consumergroup_status',

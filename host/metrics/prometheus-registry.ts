@@ -48,6 +48,8 @@ export interface BrokerMetricsSources {
   webSocketSessions(): readonly { route: string; count: number }[];
   /** Consumer lag of the groups this broker coordinates; absent: no consumer-group series. */
   readonly consumerLag?: ConsumerLagSource;
+  /** metrics.consumer.groups.max: groups with series (default: all). */
+  readonly maxConsumerGroups?: number;
 }
 
 /** A registry ready to scrape. */
@@ -68,7 +70,7 @@ export function createPrometheusEndpoint(sources: BrokerMetricsSources): Prometh
   registerRequestMetrics(registry, sources.requestMetrics);
   registerReplicaGauges(registry, sources);
   registerNetworkGauges(registry, sources);
-  if (sources.consumerLag !== undefined) registerConsumerLagMetrics(registry, sources.consumerLag, sources.topicMetrics);
+  if (sources.consumerLag !== undefined) registerConsumerLagMetrics(registry, sources.consumerLag, sources.topicMetrics, sources.maxConsumerGroups ?? Number.MAX_SAFE_INTEGER);
   return { contentType: registry.contentType, render: () => registry.metrics(), registry };
 }
 

@@ -47,7 +47,10 @@ export class BrokerMetrics {
   readonly consumerLag: ConsumerLagMonitor;
   private endpoint: PrometheusEndpoint | null = null;
 
+  private readonly maxConsumerGroups: number;
+
   constructor(config: BrokerConfig, time: Time, private readonly state: BrokerMetricsState) {
+    this.maxConsumerGroups = config.metricsConsumerGroupsMax;
     this.topicMetrics = new BrokerTopicMetrics({ enabled: config.metricsTopicLabelsEnable, max: config.metricsTopicLabelsMax });
     this.consumerLag = new ConsumerLagMonitor({
       time,
@@ -96,6 +99,7 @@ export class BrokerMetrics {
       connections: () => state.connections(),
       webSocketSessions: () => state.webSocketSessions(),
       consumerLag: this.consumerLag,
+      maxConsumerGroups: this.maxConsumerGroups,
     };
   }
 }
