@@ -23,7 +23,7 @@ import { BUILT_IN_ASSIGNORS, type Assignor } from './consumer/assignors.js';
 import { CommitFailedError, ConsumerCoordinator, type OffsetToCommit } from './consumer/consumer-coordinator.js';
 import type { TopicPartitions } from './consumer/consumer-protocol.js';
 import { Fetcher, partitionKey, type FetchedRecord, type TopicPartition } from './consumer/fetcher.js';
-import { ClientClosedError, KafkaError } from './errors.js';
+import { ClientClosedError, KafkaError, TransactionStateError } from './errors.js';
 import type { TransportFactory } from './transport/transport.js';
 
 export type { TopicPartition } from './consumer/fetcher.js';
@@ -225,6 +225,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   /** The group generation (-1 before joining). */
   get generationId(): number {
     return this.coordinator?.generationId ?? -1;
+  }
+
+  /** For sendOffsetsToTransaction (Kafka's groupMetadata(); KIP-447 fences zombies by it). @throws TransactionStateError without groupId */
+  groupMetadata(): { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null } {
+    if (this.options.groupId === undefined) throw new TransactionStateError('groupMetadata() needs a consumer with a groupId');
+    return { groupId: this.options.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: this.options.groupInstanceId ?? null };
   }
 
   private assertOpen(): void {

@@ -78,6 +78,32 @@ export class ClientClosedError extends Error {
   }
 }
 
+/**
+ * A transactional producer was fenced: another producer initialized the same transactional.id
+ * (PRODUCER_FENCED 90, or INVALID_PRODUCER_EPOCH 47 from older APIs). Fatal: the producer can
+ * only be closed; its open transaction is aborted by the coordinator.
+ */
+export class ProducerFencedError extends KafkaError {
+  constructor(errorCode: number, context: string) {
+    super(errorCode, context);
+    this.name = 'ProducerFencedError';
+  }
+}
+
+/**
+ * A transactional producer's call made in the wrong state (send() outside a transaction,
+ * commitTransaction() without one, anything after a fatal error), or a transaction that must be
+ * aborted because one of its records failed (`abortable`). Kafka's IllegalStateException /
+ * TransactionAbortableException.
+ */
+export class TransactionStateError extends Error {
+  readonly retriable = false;
+  constructor(message: string, readonly abortable = false, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransactionStateError';
+  }
+}
+
 /** True for errors a retry may fix (retriable Kafka codes, connection failures, timeouts). */
 export function isRetriableError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;

@@ -11,7 +11,7 @@ export type {
 export { Producer, defaultSerializer } from './producer.js';
 export type {
   CompressionName, CustomPartitioner, MessageHeaders, PartitionerArgs, ProducerInterceptor, ProducerMessage, ProducerOptions,
-  ProducerRecord, RecordMetadata, Serializer,
+  ProducerRecord, RecordMetadata, Serializer, ConsumerGroupMetadata, TransactionOffset,
 } from './producer.js';
 export { Consumer, CommitFailedError } from './consumer.js';
 export type {
@@ -32,5 +32,6 @@ export { formatBrokerAddress, parseBrokerAddress } from './transport/transport.j
 export type { BrokerAddress, Transport, TransportFactory, TransportHandlers, TransportOptions } from './transport/transport.js';
 export { murmur2, murmur2Partition, toPositive } from './producer/murmur2.js';
 export {
-  ClientClosedError, ConnectionError, isRetriableError, KafkaError, KafkaTimeoutError, ProtocolDecodeError, UnsupportedVersionError,
+  ClientClosedError, ConnectionError, isRetriableError, KafkaError, KafkaTimeoutError, ProducerFencedError, ProtocolDecodeError,
+  TransactionStateError, UnsupportedVersionError,
 } from './errors.js';

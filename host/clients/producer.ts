@@ -11,20 +11,35 @@
  * const [meta] = await producer.send({ topic: 'orders', messages: [{ key: 'k', value: 'v' }] });
  * await producer.close();   // flushes first: nothing accepted by send() is lost
  * ```
+ *
+ * With a `transactionalId` (KIP-98) records are sent in transactions that commit or abort as a
+ * whole, and a consumer's offsets can commit with them (consume-transform-produce, exactly once):
+ * ```ts
+ * const producer = new Producer({ bootstrapServers, transactionalId: 'etl-1' });
+ * await producer.initTransactions();          // fences older producers of 'etl-1'
+ * producer.beginTransaction();
+ * await producer.send({ topic: 'out', messages });
+ * await producer.sendOffsetsToTransaction([{ topic: 'in', partition: 0, offset: 42 }], consumer.groupMetadata());
+ * await producer.commitTransaction();         // or abortTransaction()
+ * ```
+ * A producer fenced by a newer one with the same id rejects with ProducerFencedError (fatal);
+ * a transaction whose record failed must be aborted (TransactionStateError, `abortable`).
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { RecordHeaderInput } from '../record/batch-builder.js';
 import { CompressionType } from '../record/compression.js';
 import { Cluster, type PartitionInfo } from './cluster.js';
-import { ClientClosedError, KafkaError } from './errors.js';
+import { ClientClosedError, KafkaError, TransactionStateError } from './errors.js';
 import { murmur2Partition } from './producer/murmur2.js';
 import { DefaultPartitioner, type CustomPartitioner } from './producer/partitioner.js';
 import { BATCH_OVERHEAD_BYTES, estimateRecordBytes, RecordAccumulator, type AcknowledgementTarget, type PendingRecord, type RecordMetadata } from './producer/record-accumulator.js';
 import { Sender } from './producer/sender.js';
+import { type ConsumerGroupMetadata, TransactionManager, type TransactionOffset } from './producer/transaction-manager.js';
 import type { TransportFactory } from './transport/transport.js';
 
 export type { RecordMetadata } from './producer/record-accumulator.js';
 export type { CustomPartitioner, PartitionerArgs } from './producer/partitioner.js';
+export type { ConsumerGroupMetadata, TransactionOffset } from './producer/transaction-manager.js';
 
 export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
@@ -101,6 +116,10 @@ export interface ProducerOptions<K = string | Uint8Array | null, V = string | Ui
   allowAutoTopicCreation?: boolean;
   /** metadata.max.age.ms (default 300000). */
   metadataMaxAgeMs?: number;
+  /** transactional.id: makes the producer transactional (needs idempotence, so acks all). */
+  transactionalId?: string;
+  /** transaction.timeout.ms: the coordinator aborts a transaction open longer (default 60000). */
+  transactionTimeoutMs?: number;
 }
 
 const COMPRESSION_IDS: Record<CompressionName, number> = {
@@ -191,6 +210,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
   private readonly maxBlockMs: number;
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | null = null;
+  private readonly transactions: TransactionManager | null;
 
   /** @throws RangeError for invalid options (e.g. enableIdempotence with acks other than all) */
   constructor(options: ProducerOptions<K, V>) {
@@ -206,6 +226,9 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
     this.maxRequestSize = positiveInteger(options.maxRequestSize, 1_048_576, 'maxRequestSize', 1);
     this.maxBlockMs = positiveInteger(options.maxBlockMs, 60_000, 'maxBlockMs');
     const retryBackoffMs = positiveInteger(options.retryBackoffMs, 100, 'retryBackoffMs');
+    if (options.transactionalId !== undefined && (acks !== -1 || options.enableIdempotence === false)) {
+      throw new RangeError('a transactionalId needs idempotence: acks all and enableIdempotence not false');
+    }
     this.cluster = new Cluster({
       bootstrapServers: options.bootstrapServers,
       clientId: options.clientId ?? 'tributary-producer',
@@ -216,6 +239,13 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.transportFactory === undefined ? {} : { transportFactory: options.transportFactory }),
     });
+    this.transactions = options.transactionalId === undefined ? null : new TransactionManager(this.cluster, {
+      transactionalId: options.transactionalId,
+      transactionTimeoutMs: positiveInteger(options.transactionTimeoutMs, 60_000, 'transactionTimeoutMs', 1),
+      requestTimeoutMs,
+      retryBackoffMs,
+      maxBlockMs: this.maxBlockMs,
+    }, () => this.sender.wakeup());
     this.accumulator = new RecordAccumulator({
       batchSize: positiveInteger(options.batchSize, 16_384, 'batchSize', 1),
       lingerMs: positiveInteger(options.lingerMs, 5, 'lingerMs'),
@@ -238,6 +268,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
       ...(options.compressionLevel === undefined ? {} : { compressionLevel: options.compressionLevel }),
       idempotent: options.enableIdempotence ?? acks === -1,
       maxInFlightPerPartition: positiveInteger(options.maxInFlightRequestsPerConnection, 5, 'maxInFlightRequestsPerConnection', 1),
+      ...(this.transactions === null ? {} : { transactions: this.transactions }),
     });
   }
 
@@ -249,6 +280,49 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
   /** The producer id and epoch (idempotence), -1 before the first send. */
   get producerIdAndEpoch(): { producerId: number; producerEpoch: number } {
     return this.sender.producerIdAndEpoch;
+  }
+
+  /**
+   * Transactional producers: gets the transactional id's producer id and epoch from its
+   * coordinator, fencing every older producer of the id (their open transaction is aborted).
+   * @throws ProducerFencedError, KafkaTimeoutError (max.block.ms), TransactionStateError (called twice, or not transactional)
+   */
+  async initTransactions(): Promise<void> {
+    await this.transactional('initTransactions').initTransactions();
+  }
+
+  /** Starts a transaction: the records sent until commit or abort belong to it. @throws TransactionStateError */
+  beginTransaction(): void {
+    this.transactional('beginTransaction').beginTransaction();
+  }
+
+  /**
+   * Commits a consumer group's offsets with the transaction (AddOffsetsToTxn, TxnOffsetCommit):
+   * they become the group's committed offsets only if the transaction commits.
+   * @param offsets per partition the next offset to consume
+   * @param group the consumer's groupMetadata() (its generation fences zombie members)
+   */
+  async sendOffsetsToTransaction(offsets: readonly TransactionOffset[], group: ConsumerGroupMetadata): Promise<void> {
+    await this.transactional('sendOffsetsToTransaction').sendOffsetsToTransaction(offsets, group);
+  }
+
+  /**
+   * Waits for every record of the transaction, then commits it (EndTxn). @throws
+   * TransactionStateError (abortable: a record failed, abort instead), ProducerFencedError
+   */
+  async commitTransaction(): Promise<void> {
+    await this.transactional('commitTransaction').endTransaction(true, () => this.flush());
+  }
+
+  /** Aborts the transaction: its records are never visible to read_committed consumers. @throws ProducerFencedError */
+  async abortTransaction(): Promise<void> {
+    await this.transactional('abortTransaction').endTransaction(false, () => this.flush());
+  }
+
+  private transactional(call: string): TransactionManager {
+    if (this.state !== 'open') throw new ClientClosedError('the producer is closed');
+    if (this.transactions === null) throw new TransactionStateError(`${call} needs a producer with a transactionalId`);
+    return this.transactions;
   }
 
   /** Partitions of a topic (from metadata; auto-creates when allowed). */
@@ -305,6 +379,7 @@ export class Producer<K = string | Uint8Array | null, V = string | Uint8Array | 
    */
   private enqueue(topic: string, message: ProducerMessage<K, V>, target: AcknowledgementTarget, index: number): Promise<void> | undefined {
     if (this.state !== 'open') throw new ClientClosedError('the producer is closed');
+    this.transactions?.assertSendable();
     let record: ProducerMessage<K, V> & { topic?: string } = message;
     const interceptors = this.options.interceptors;
     if (interceptors !== undefined && interceptors.length > 0) {

@@ -265,6 +265,8 @@ export interface RecordBatchWriterBuildOptions {
   producerId: number;
   producerEpoch: number;
   baseSequence: number;
+  /** Attribute bit 4: the batch belongs to its producer's open transaction (KIP-98). */
+  isTransactional?: boolean;
 }
 
 /**
@@ -368,7 +370,7 @@ export class RecordBatchWriter {
     batch.writeInt32BE(batch.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
     batch.writeInt32BE(-1, BatchLayout.PARTITION_LEADER_EPOCH);
     batch[BatchLayout.MAGIC] = 2;
-    batch.writeInt16BE(compression, BatchLayout.ATTRIBUTES);
+    batch.writeInt16BE(compression | (options.isTransactional === true ? BatchAttributes.TRANSACTIONAL_FLAG_MASK : 0), BatchLayout.ATTRIBUTES);
     batch.writeInt32BE(this.recordCount - 1, BatchLayout.LAST_OFFSET_DELTA);
     writeInt64(batch, this.baseTimestamp, BatchLayout.BASE_TIMESTAMP);
     writeInt64(batch, this.maxTimestamp, BatchLayout.MAX_TIMESTAMP);

@@ -17,6 +17,10 @@
  * the producer id (a new id restarts every partition at sequence 0) and the batch is resent under
  * it (KIP-360's recovery for non-transactional producers).
  *
+ * Transactions: a transactional producer's id and epoch come from its TransactionManager; a
+ * partition's batches wait until AddPartitionsToTxn added it to the open transaction, are sent as
+ * transactional batches with the transactional id, and a failed batch fails the transaction.
+ *
  * Retries: retriable errors and lost connections are retried after retry.backoff.ms until
  * delivery.timeout.ms since the batch was created (or `retries` attempts); leadership errors
  * refresh the metadata first.
@@ -45,6 +49,21 @@ export interface SenderOptions {
   idempotent: boolean;
   /** Batches of one partition in flight at once without idempotence (with it: 1). Default 5. */
   maxInFlightPerPartition?: number;
+  /** A transactional producer's transaction (implies idempotent): its producer id, partitions and failures. */
+  transactions?: SenderTransactions;
+}
+
+/** What the Sender needs of a transactional producer (the TransactionManager). */
+export interface SenderTransactions {
+  readonly transactionalId: string;
+  /** -1/-1 before initTransactions. */
+  readonly producerIdAndEpoch: { producerId: number; producerEpoch: number };
+  /** True when the partition is in the open transaction; else it is being added (the Sender is woken after). */
+  ensurePartitionAdded(topic: string, partition: number): boolean;
+  /** The error queued batches fail with (the transaction failed or the producer was fenced), else null. */
+  readonly failure: Error | null;
+  /** A batch of the transaction failed with `error`. */
+  failed(error: Error): void;
 }
 
 const LEADERSHIP_ERRORS = new Set<number>([
@@ -126,7 +145,17 @@ export class Sender {
   private run(): void {
     if (this.stopped) return;
     const now = Date.now();
-    if (this.options.idempotent && this.producerId < 0) {
+    const transactions = this.options.transactions;
+    if (transactions !== undefined) {
+      const ids = transactions.producerIdAndEpoch;
+      if (ids.producerId !== this.producerId || ids.producerEpoch !== this.producerEpoch) {
+        // A new epoch (initTransactions, or the bump after an abortable error) restarts sequences.
+        this.producerId = ids.producerId;
+        this.producerEpoch = ids.producerEpoch;
+        this.nextSequence.clear();
+      }
+      if (this.producerId < 0) return;
+    } else if (this.options.idempotent && this.producerId < 0) {
       this.initProducerId();
       return;
     }
@@ -138,6 +167,16 @@ export class Sender {
         this.accumulator.drain(batch);
         this.fail(batch, this.deliveryTimeoutError(batch));
         continue;
+      }
+      if (transactions !== undefined) {
+        const failure = transactions.failure;
+        if (failure !== null) {
+          this.accumulator.drain(batch);
+          this.fail(batch, failure);
+          continue;
+        }
+        // The partition joins the transaction (AddPartitionsToTxn) before its first batch is sent.
+        if (!transactions.ensurePartitionAdded(batch.topic, batch.partition)) continue;
       }
       const leader = this.cluster.leaderFor(batch.topic, batch.partition);
       if (leader < 0 || !this.cluster.brokers.has(leader)) {
@@ -252,6 +291,7 @@ export class Sender {
         producerId: batch.producerId,
         producerEpoch: batch.producerEpoch,
         baseSequence: batch.baseSequence,
+        isTransactional: this.options.transactions !== undefined,
       });
       return true;
     } catch (error) {
@@ -268,7 +308,7 @@ export class Sender {
       byTopic.set(batch.topic, list);
     }
     const body = {
-      transactionalId: null,
+      transactionalId: this.options.transactions?.transactionalId ?? null,
       acks: this.options.acks,
       timeoutMs: this.options.requestTimeoutMs,
       topicData: [...byTopic].map(([name, partitionData]) => ({ name, partitionData })),
@@ -305,7 +345,10 @@ export class Sender {
   }
 
   private fail(batch: ProducerBatch, error: Error): void {
-    if (batch.baseSequence >= 0 && batch.producerId === this.producerId) {
+    if (this.options.transactions !== undefined) {
+      // The transaction must be aborted (its epoch bump restarts the sequences), or the producer is fenced.
+      this.options.transactions.failed(error);
+    } else if (batch.baseSequence >= 0 && batch.producerId === this.producerId) {
       // The batch's sequences are spent but will never be written: later batches of the
       // partition would leave a gap (OUT_OF_ORDER_SEQUENCE_NUMBER). A new producer id restarts
       // every partition at sequence 0.
@@ -319,7 +362,8 @@ export class Sender {
   private retryOrFail(batch: ProducerBatch, error: Error): void {
     const now = Date.now();
     const code = error instanceof KafkaError ? error.errorCode : ErrorCode.NONE;
-    const producerStateLost = this.options.idempotent && PRODUCER_STATE_ERRORS.has(code);
+    // A transactional producer does not renew its id by itself: such errors fail the transaction.
+    const producerStateLost = this.options.idempotent && this.options.transactions === undefined && PRODUCER_STATE_ERRORS.has(code);
     const retriable = isRetriableError(error) || producerStateLost;
     if (this.stopped || !retriable || batch.attempts >= this.options.retries ||
       now + this.options.retryBackoffMs - batch.createdMs >= this.options.deliveryTimeoutMs) {

@@ -44,6 +44,12 @@ import {
   decodeListPartitionReassignmentsResponse, encodeListPartitionReassignmentsRequest,
   type ListPartitionReassignmentsRequestInit, type ListPartitionReassignmentsResponse,
 } from '../../protocol/generated/list-partition-reassignments.js';
+import { decodeAddPartitionsToTxnResponse, encodeAddPartitionsToTxnRequest, type AddPartitionsToTxnRequestInit, type AddPartitionsToTxnResponse } from '../../protocol/generated/add-partitions-to-txn.js';
+import { decodeAddOffsetsToTxnResponse, encodeAddOffsetsToTxnRequest, type AddOffsetsToTxnRequestInit, type AddOffsetsToTxnResponse } from '../../protocol/generated/add-offsets-to-txn.js';
+import { decodeEndTxnResponse, encodeEndTxnRequest, type EndTxnRequestInit, type EndTxnResponse } from '../../protocol/generated/end-txn.js';
+import { decodeTxnOffsetCommitResponse, encodeTxnOffsetCommitRequest, type TxnOffsetCommitRequestInit, type TxnOffsetCommitResponse } from '../../protocol/generated/txn-offset-commit.js';
+import { decodeDescribeTransactionsResponse, encodeDescribeTransactionsRequest, type DescribeTransactionsRequestInit, type DescribeTransactionsResponse } from '../../protocol/generated/describe-transactions.js';
+import { decodeListTransactionsResponse, encodeListTransactionsRequest, type ListTransactionsRequestInit, type ListTransactionsResponse } from '../../protocol/generated/list-transactions.js';
 import { decodeDescribeClusterResponse, encodeDescribeClusterRequest, type DescribeClusterRequestInit, type DescribeClusterResponse } from '../../protocol/generated/describe-cluster.js';
 
 /** Request and response types by api key. */
@@ -66,6 +72,10 @@ export interface ClientApiMap {
   20: { request: DeleteTopicsRequestInit; response: DeleteTopicsResponse };
   21: { request: DeleteRecordsRequestInit; response: DeleteRecordsResponse };
   22: { request: InitProducerIdRequestInit; response: InitProducerIdResponse };
+  24: { request: AddPartitionsToTxnRequestInit; response: AddPartitionsToTxnResponse };
+  25: { request: AddOffsetsToTxnRequestInit; response: AddOffsetsToTxnResponse };
+  26: { request: EndTxnRequestInit; response: EndTxnResponse };
+  28: { request: TxnOffsetCommitRequestInit; response: TxnOffsetCommitResponse };
   32: { request: DescribeConfigsRequestInit; response: DescribeConfigsResponse };
   33: { request: AlterConfigsRequestInit; response: AlterConfigsResponse };
   37: { request: CreatePartitionsRequestInit; response: CreatePartitionsResponse };
@@ -76,6 +86,8 @@ export interface ClientApiMap {
   47: { request: OffsetDeleteRequestInit; response: OffsetDeleteResponse };
   55: { request: DescribeQuorumRequestInit; response: DescribeQuorumResponse };
   60: { request: DescribeClusterRequestInit; response: DescribeClusterResponse };
+  65: { request: DescribeTransactionsRequestInit; response: DescribeTransactionsResponse };
+  66: { request: ListTransactionsRequestInit; response: ListTransactionsResponse };
 }
 
 /** An api key this client can send. */
@@ -123,6 +135,12 @@ export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
   20: { apiKey: 20, name: 'DeleteTopics', minVersion: 0, maxVersion: 3, encodeRequest: encodeDeleteTopicsRequest, decodeResponse: decodeDeleteTopicsResponse },
   21: { apiKey: 21, name: 'DeleteRecords', minVersion: 0, maxVersion: 1, encodeRequest: encodeDeleteRecordsRequest, decodeResponse: decodeDeleteRecordsResponse },
   22: { apiKey: 22, name: 'InitProducerId', minVersion: 0, maxVersion: 4, encodeRequest: encodeInitProducerIdRequest, decodeResponse: decodeInitProducerIdResponse },
+  // Transactions (KIP-98). AddPartitionsToTxn v0-3 (v4+ is the brokers' batched form); PRODUCER_FENCED from v2 (EndTxn, AddOffsetsToTxn).
+  24: { apiKey: 24, name: 'AddPartitionsToTxn', minVersion: 0, maxVersion: 3, encodeRequest: encodeAddPartitionsToTxnRequest, decodeResponse: decodeAddPartitionsToTxnResponse },
+  25: { apiKey: 25, name: 'AddOffsetsToTxn', minVersion: 0, maxVersion: 2, encodeRequest: encodeAddOffsetsToTxnRequest, decodeResponse: decodeAddOffsetsToTxnResponse },
+  26: { apiKey: 26, name: 'EndTxn', minVersion: 0, maxVersion: 2, encodeRequest: encodeEndTxnRequest, decodeResponse: decodeEndTxnResponse },
+  // v3: the consumer's generation and member id (KIP-447).
+  28: { apiKey: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 3, encodeRequest: encodeTxnOffsetCommitRequest, decodeResponse: decodeTxnOffsetCommitResponse },
   32: { apiKey: 32, name: 'DescribeConfigs', minVersion: 0, maxVersion: 2, encodeRequest: encodeDescribeConfigsRequest, decodeResponse: decodeDescribeConfigsResponse },
   33: { apiKey: 33, name: 'AlterConfigs', minVersion: 0, maxVersion: 1, encodeRequest: encodeAlterConfigsRequest, decodeResponse: decodeAlterConfigsResponse },
   37: { apiKey: 37, name: 'CreatePartitions', minVersion: 0, maxVersion: 1, encodeRequest: encodeCreatePartitionsRequest, decodeResponse: decodeCreatePartitionsResponse },
@@ -141,6 +159,8 @@ export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
   // v1+: last fetch and caught-up times per replica (KIP-836).
   55: { apiKey: 55, name: 'DescribeQuorum', minVersion: 1, maxVersion: 2, encodeRequest: encodeDescribeQuorumRequest, decodeResponse: decodeDescribeQuorumResponse },
   60: { apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, encodeRequest: encodeDescribeClusterRequest, decodeResponse: decodeDescribeClusterResponse },
+  65: { apiKey: 65, name: 'DescribeTransactions', minVersion: 0, maxVersion: 0, encodeRequest: encodeDescribeTransactionsRequest, decodeResponse: decodeDescribeTransactionsResponse },
+  66: { apiKey: 66, name: 'ListTransactions', minVersion: 0, maxVersion: 1, encodeRequest: encodeListTransactionsRequest, decodeResponse: decodeListTransactionsResponse },
 };
 
 /** The client's window for `apiKey`, or undefined for an API the client never sends. */
