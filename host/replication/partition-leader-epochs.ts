@@ -58,9 +58,17 @@ export class PartitionLeaderEpochs {
     return this.cache.endOffsetFor(epoch, this.log.logEndOffset);
   }
 
-  /** `epoch` starts at the log end offset unless it is already the latest (makeLeader, leader appends). */
+  /**
+   * `epoch` starts at the log end offset unless it is already the latest (makeLeader, leader
+   * appends). An epoch older than the latest known is a leadership of the past: a broker
+   * replaying the metadata log at start-up passes through every leadership it once held, and
+   * assigning one at today's log end would drop every newer entry (and, starting at the log end,
+   * every older one after it): the checkpoint would forget where epochs ended, and a follower of
+   * an epoch it forgot would be told the wrong end offset and could keep a divergent tail.
+   */
   assignAtLogEnd(epoch: number): void {
-    if (this.cache.latestEpoch() === epoch) return;
+    const latest = this.cache.latestEpoch();
+    if (latest !== undefined && latest >= epoch) return;
     this.guard(() => this.cache.assign(epoch, this.log.logEndOffset));
   }
 

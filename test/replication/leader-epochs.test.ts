@@ -95,6 +95,29 @@ describe('leader-epoch-checkpoint of a data partition', () => {
     expect(checkpointText(log)).toBe('0\n1\n1 0\n');
   });
 
+  it('keeps its epochs when a restarted broker replays the leaderships it once held (found by the Jepsen-style checker)', () => {
+    // Epochs 1 (offsets 0-1), 2 (2-3) and 4 (4-5), written as a follower, then a clean restart.
+    const leaderLog = openReplicaLog();
+    const leader = partitionOver(leaderLog, { leaderEpoch: 1 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 2 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 4 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    let followerLog = openReplicaLog();
+    partitionOver(followerLog, { leaderId: 2, leaderEpoch: 4 }).appendRecordsAsFollower(leaderBytes(leaderLog, 0));
+    followerLog = reopen(followerLog);
+    // At start-up the metadata log is replayed change by change: this broker led epoch 2 once,
+    // then follows epoch 4 and 5. The old leadership must not rewrite the checkpoint.
+    const replayed = partitionOver(followerLog, { leaderEpoch: 1, leaderId: 2 });
+    replayed.makeLeader({ leaderEpoch: 2 });
+    replayed.makeFollower({ leaderId: 2, leaderEpoch: 4 });
+    replayed.makeFollower({ leaderId: 2, leaderEpoch: 5 });
+    expect(checkpointText(followerLog)).toBe('0\n3\n1 0\n2 2\n4 4\n');
+    expect(replayed.endOffsetForEpoch(2)).toEqual({ leaderEpoch: 2, endOffset: 4 });
+    expect(replayed.endOffsetForEpoch(3)).toEqual({ leaderEpoch: 2, endOffset: 4 });
+  });
+
   it('is repaired at open: epochs past the log end dropped, missing tail epochs read back from the batches', () => {
     const leaderLog = openReplicaLog();
     const leader = partitionOver(leaderLog, { leaderEpoch: 1 });
