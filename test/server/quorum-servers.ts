@@ -20,6 +20,8 @@ export interface QuorumNodeSpec {
   readonly id: number;
   /** process.roles; default broker,controller. */
   readonly roles?: string;
+  /** This node's own config overrides (e.g. broker.rack), on top of the shared ones. */
+  readonly overrides?: Record<string, string | number>;
 }
 
 export class QuorumServers {
@@ -47,7 +49,7 @@ export class QuorumServers {
       const config = libraryBrokerConfig({
         logDirs: [dir],
         listeners,
-        overrides: { 'node.id': node.id, 'process.roles': roles, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters, ...overrides },
+        overrides: { 'node.id': node.id, 'process.roles': roles, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters, ...overrides, ...node.overrides },
       });
       cluster.servers.push(new BrokerServer(config, cluster.environment, { core: getCore(), logger: createLogger({ level: 'silent' }) }));
     }
