@@ -305,6 +305,11 @@ export class BrokerServer {
         ? `broker ${config.nodeId} started on ${listeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(', ')}`
         : `controller ${config.nodeId} started (controller-only: no client listener)`,
     );
+    // The address to open in a browser (a wildcard bind is reached on this machine as localhost).
+    for (const http of this.httpListeners) {
+      const host = http.host === '0.0.0.0' || http.host === '::' || http.host === '' ? 'localhost' : http.host.includes(':') ? `[${http.host}]` : http.host;
+      logger.info({ event: 'console.available', url: `http://${host}:${http.port}/` }, `web console at http://${host}:${http.port}/`);
+    }
   }
 
   /** Stops accepting, finishes in-flight requests, flushes, writes clean-shutdown checkpoints. Idempotent. */
