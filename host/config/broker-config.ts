@@ -224,6 +224,12 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Delay before a deleted segment\'s files are removed from disk.' },
   { name: 'log.message.timestamp.type', type: 'STRING', defaultValue: 'CreateTime', oneOf: ['CreateTime', 'LogAppendTime'],
     doc: 'CreateTime keeps the producer\'s timestamps; LogAppendTime stamps the broker\'s clock.' },
+  { name: 'log.message.timestamp.before.max.ms', type: 'LONG', defaultValue: LONG_MAX_TEXT, min: 0,
+    doc: 'How far before the broker\'s clock a CreateTime record\'s timestamp may be, in ms (the topic default).' },
+  { name: 'log.message.timestamp.after.max.ms', type: 'LONG', defaultValue: LONG_MAX_TEXT, min: 0,
+    doc: 'How far after the broker\'s clock a CreateTime record\'s timestamp may be, in ms (the topic default).' },
+  { name: 'log.message.timestamp.difference.max.ms', type: 'LONG', defaultValue: LONG_MAX_TEXT, min: 0,
+    doc: 'Deprecated (KIP-937): both limits when they are left at their defaults, in ms (the topic default).' },
   { name: 'producer.id.expiration.ms', type: 'INT', defaultValue: '86400000', min: 1,
     doc: 'Producer state of an idle producer id is dropped after this many milliseconds.' },
 

@@ -29,6 +29,15 @@ export interface LogConfig {
   flushMs: number;
   /** message.timestamp.type. */
   messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /**
+   * message.timestamp.before.max.ms / after.max.ms: how far a CreateTime record's timestamp may
+   * lie before / after the broker's clock (INVALID_TIMESTAMP beyond); Number.MAX_SAFE_INTEGER =
+   * no limit. message.timestamp.difference.max.ms (deprecated, KIP-937) stands in for either
+   * left at its default.
+   */
+  messageTimestampBeforeMaxMs: number;
+  messageTimestampAfterMaxMs: number;
+  messageTimestampDifferenceMaxMs: number;
   /** max.message.bytes: largest record batch accepted, bytes. */
   maxMessageBytes: number;
   /** file.delete.delay.ms (unused: reads copy synchronously, so files are deleted at once). */
@@ -53,6 +62,9 @@ export const defaultLogConfig: LogConfig = Object.freeze({
   flushMessages: Number.MAX_SAFE_INTEGER,
   flushMs: Number.MAX_SAFE_INTEGER,
   messageTimestampType: 'CreateTime',
+  messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
+  messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
+  messageTimestampDifferenceMaxMs: Number.MAX_SAFE_INTEGER,
   maxMessageBytes: 1024 * 1024 + 12,
   fileDeleteDelayMs: 60_000,
   minInsyncReplicas: 1,
@@ -67,4 +79,16 @@ export function hasDeletePolicy(config: LogConfig): boolean {
 /** True when the policy includes `compact`. */
 export function hasCompactPolicy(config: LogConfig): boolean {
   return config.cleanupPolicy.includes('compact');
+}
+
+/**
+ * The window of CreateTime timestamps a leader accepts, as Kafka's LogConfig computes it: each
+ * bound is its own config unless left at Long.MAX_VALUE, then message.timestamp.difference.max.ms.
+ */
+export function timestampBounds(config: LogConfig): { beforeMaxMs: number; afterMaxMs: number } {
+  const never = Number.MAX_SAFE_INTEGER;
+  return {
+    beforeMaxMs: config.messageTimestampBeforeMaxMs !== never ? config.messageTimestampBeforeMaxMs : config.messageTimestampDifferenceMaxMs,
+    afterMaxMs: config.messageTimestampAfterMaxMs !== never ? config.messageTimestampAfterMaxMs : config.messageTimestampDifferenceMaxMs,
+  };
 }

@@ -23,6 +23,7 @@ import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
 import type { PreparedAppend } from '../wasm/core.js';
 import { checkClientBatches } from './compressed-batch-validation.js';
+import { checkTimestamps } from './timestamp-validation.js';
 import { prepareFollowerAppend } from './follower-append.js';
 import { defaultGroupFlusher, type GroupFlusher, type GroupFlushTarget } from './group-flush.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
@@ -193,6 +194,8 @@ export class UnifiedLog implements GroupFlushTarget {
     if (prepared.validBytes !== records.length || prepared.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
     const invalid = checkClientBatches(records, prepared.batches, this.config.maxMessageBytes, origin === 'coordinator');
     if (invalid !== LogErrorCode.NONE) return this.failedAppend(invalid);
+    const badTimestamp = origin === 'client' ? checkTimestamps(prepared.batches, this.config, nowMs) : null;
+    if (badTimestamp !== null) return { ...this.failedAppend(LogErrorCode.INVALID_TIMESTAMP), errorMessage: badTimestamp };
     const batches = origin === 'coordinator' ? withEndTxnMarkers(records, prepared.batches) : prepared.batches;
     const refused = producerState && checkProducerAppend(producerState, batches, logAppendTimeMs, this.logStartOffsetValue, origin);
     if (refused) return refused;

@@ -22,6 +22,8 @@ const kafkaDefaultLogConfig = {
   minCompactionLagMs: 0, flushMessages: Number.MAX_SAFE_INTEGER, flushMs: Number.MAX_SAFE_INTEGER,
   messageTimestampType: 'CreateTime', maxMessageBytes: 1048588, fileDeleteDelayMs: 60000,
   minInsyncReplicas: 1, minCleanableDirtyRatio: 0.5,
+  messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER, messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
+  messageTimestampDifferenceMaxMs: Number.MAX_SAFE_INTEGER,
 };
 
 describe('validateTopicConfigs', () => {
@@ -116,6 +118,7 @@ describe('LogConfig conversion', () => {
         'log.flush.interval.messages': '10', 'log.flush.interval.ms': '20', 'log.index.interval.bytes': '100',
         'log.index.size.max.bytes': '4096', 'log.retention.bytes': '99', 'log.cleaner.delete.retention.ms': '7',
         'log.cleaner.min.compaction.lag.ms': '8', 'log.segment.delete.delay.ms': '9', 'log.cleaner.min.cleanable.ratio': '0.25',
+        'log.message.timestamp.before.max.ms': '11', 'log.message.timestamp.after.max.ms': '12', 'log.message.timestamp.difference.max.ms': '13',
       },
     });
     expect(brokerLogConfigDefaults(broker)).toEqual({
@@ -123,6 +126,7 @@ describe('LogConfig conversion', () => {
       retentionBytes: 99, cleanupPolicy: ['compact'], deleteRetentionMs: 7, minCompactionLagMs: 8, flushMessages: 10,
       flushMs: 20, messageTimestampType: 'LogAppendTime', maxMessageBytes: 500, fileDeleteDelayMs: 9,
       minInsyncReplicas: 2, minCleanableDirtyRatio: 0.25,
+      messageTimestampBeforeMaxMs: 11, messageTimestampAfterMaxMs: 12, messageTimestampDifferenceMaxMs: 13,
     });
   });
 
