@@ -105,8 +105,16 @@ describe('read_committed consumers', () => {
       }
       expect(pushed).toEqual(expected);
 
+      // ListOffsets latest under read_committed is the LSO: a reader starting at "latest" now
+      // begins at the open transaction's first record.
+      const latest = new Consumer({ bootstrapServers: [bootstrap], isolationLevel: 'read_committed', autoOffsetReset: 'latest' });
+      latest.assign([{ topic: TOPIC, partition: 0 }]);
+      expect(await pollValues(latest, 1, 3)).toEqual([]);
+
       await end(103, true);
       expect(await pollValues(consumer, 2)).toEqual(['open-1', 'plain-3']);
+      expect(await pollValues(latest, 2)).toEqual(['open-1', 'plain-3']);
+      await latest.close();
       const after: string[] = [];
       while (after.length < 2) {
         const message = await socket.nextJsonMatching((m) => m.op === 'records');
