@@ -20,6 +20,10 @@
  *                         (--from-beginning, -o OFFSET, --timestamp MS are the long spellings of --from)
  * tributary group list | describe GROUP... | delete GROUP... | seek GROUP --to earliest|latest|OFFSET|@TIMESTAMP [-t TOPIC]
  * tributary cluster info
+ * tributary transactions list [--state STATE...] [--producer-id ID...]
+ * tributary transactions describe TRANSACTIONAL_ID...
+ * tributary transactions find-hanging [--max-transaction-timeout MINUTES]
+ * tributary transactions abort TRANSACTIONAL_ID
  * ```
  * Every one takes `-b, --bootstrap-server host:port[,host:port]` (alias `--brokers`, default
  * 127.0.0.1:9092) and `--json`.
@@ -136,6 +140,16 @@ export interface PartitionsReassignmentsOptions extends ClientOptions {
   /** Only these topics; empty = every topic. */
   topic: string[];
 }
+export interface TransactionsListOptions extends ClientOptions {
+  /** Only these states (Kafka's names: Empty, Ongoing, PrepareCommit, ...); empty = all. */
+  state: string[];
+  /** Only these producer ids; empty = all. */
+  producerId: number[];
+}
+export interface TransactionsFindHangingOptions extends ClientOptions {
+  /** Ongoing transactions open longer than this many minutes are reported (kafka-transactions' default 15). */
+  maxTransactionTimeout: number;
+}
 
 /** One function per command; each prints its result and throws CliError on failure. */
 export interface ClientCommandHandlers {
@@ -155,6 +169,10 @@ export interface ClientCommandHandlers {
   groupDelete(groups: string[], options: ClientOptions): Promise<void>;
   groupSeek(group: string, options: GroupSeekOptions): Promise<void>;
   clusterInfo(options: ClientOptions): Promise<void>;
+  transactionsList(options: TransactionsListOptions): Promise<void>;
+  transactionsDescribe(transactionalIds: string[], options: ClientOptions): Promise<void>;
+  transactionsFindHanging(options: TransactionsFindHangingOptions): Promise<void>;
+  transactionsAbort(transactionalId: string, options: ClientOptions): Promise<void>;
 }
 
 /** Parses a decimal integer option in [min, max]; commander reports the failure (exit 2). */
@@ -233,6 +251,7 @@ export function registerClientCommands(program: Command, handlers: Partial<Clien
   registerRecordCommands(context);
   registerGroupCommands(context);
   registerClusterCommands(context);
+  registerTransactionsCommands(context);
 }
 
 /** What each family of commands registers with. */
@@ -319,6 +338,36 @@ function registerPartitionsCommands({ handlers, run, group }: RegistrationContex
     withClientOptions(partitions.command('reassignments').description('list the partition moves in flight'))
       .option('-t, --topic <topic...>', 'only these topics', collect((text: string) => text), [])
       .action((options: PartitionsReassignmentsOptions) => run(() => reassignments(options)));
+  }
+}
+
+/** `transactions list|describe|find-hanging|abort` (kafka-transactions.sh). */
+function registerTransactionsCommands({ handlers, run, group }: RegistrationContext): void {
+  const transactions = group('transactions', 'list, describe and abort transactions',
+    ['transactionsList', 'transactionsDescribe', 'transactionsFindHanging', 'transactionsAbort']);
+  if (transactions === undefined) return;
+  const list: Handler<'transactionsList'> = handlers.transactionsList;
+  if (list) {
+    withClientOptions(transactions.command('list').description('every transactional id with its producer id and state'))
+      .option('--state <state...>', 'only these states (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort)', collect((text: string) => text), [])
+      .option('--producer-id <id...>', 'only these producer ids', collect(integerOption(0)), [])
+      .action((options: TransactionsListOptions) => run(() => list(options)));
+  }
+  const describe: Handler<'transactionsDescribe'> = handlers.transactionsDescribe;
+  if (describe) {
+    withClientOptions(transactions.command('describe').description('state, partitions, timeout and producer of transactional ids').argument('<transactional-ids...>'))
+      .action((ids: string[], options: ClientOptions) => run(() => describe(ids, options)));
+  }
+  const findHanging: Handler<'transactionsFindHanging'> = handlers.transactionsFindHanging;
+  if (findHanging) {
+    withClientOptions(transactions.command('find-hanging').description('transactions open longer than --max-transaction-timeout minutes'))
+      .option('--max-transaction-timeout <minutes>', 'report transactions open longer than this', integerOption(0), 15)
+      .action((options: TransactionsFindHangingOptions) => run(() => findHanging(options)));
+  }
+  const abort: Handler<'transactionsAbort'> = handlers.transactionsAbort;
+  if (abort) {
+    withClientOptions(transactions.command('abort').description('abort the open transaction of a transactional id (fences its producer)').argument('<transactional-id>'))
+      .action((id: string, options: ClientOptions) => run(() => abort(id, options)));
   }
 }
 

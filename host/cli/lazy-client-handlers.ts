@@ -10,6 +10,7 @@ import type { CliIo } from './output.js';
 const HANDLER_NAMES: readonly (keyof ClientCommandHandlers)[] = [
   'topicCreate', 'topicList', 'topicDescribe', 'topicDelete', 'topicAlterConfig', 'topicAddPartitions', 'topicElectLeaders',
   'partitionsReassign', 'partitionsReassignments', 'produce', 'consume', 'groupList', 'groupDescribe', 'groupDelete', 'groupSeek', 'clusterInfo',
+  'transactionsList', 'transactionsDescribe', 'transactionsFindHanging', 'transactionsAbort',
 ];
 
 /** Handlers that import the real ones (built for `io` with the process deps) on first call. */

@@ -11,6 +11,7 @@ import { groupHandlers } from './group-commands.js';
 import { partitionsHandlers } from './partition-commands.js';
 import { produceHandler, type ProduceDeps } from './produce-command.js';
 import { topicHandlers } from './topic-commands.js';
+import { transactionHandlers } from './transaction-commands.js';
 
 export type ClientCommandDeps = ProduceDeps & ConsumeDeps;
 
@@ -44,6 +45,7 @@ export function createClientCommandHandlers(io: CliIo, deps: ClientCommandDeps =
     ...topicHandlers(io),
     ...groupHandlers(io),
     ...partitionsHandlers(io),
+    ...transactionHandlers(io),
     produce: produceHandler(io, deps),
     consume: consumeHandler(io, deps),
     clusterInfo: clusterInfoHandler(io),
