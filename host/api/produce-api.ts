@@ -153,7 +153,8 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
  */
 function checkRecords(records: Uint8Array | null, apiVersion: number, transactionalId: string | null): { errorCode: number; reason: string } | null {
   if (records === null || records.length === 0) {
-    return { errorCode: ErrorCode.CORRUPT_MESSAGE, reason: 'the partition carries no records' };
+    // Kafka's ProduceRequest.validateRecords: "must have at least one record batch per partition".
+    return { errorCode: ErrorCode.INVALID_RECORD, reason: `Produce requests with version ${apiVersion} must have at least one record batch per partition` };
   }
   if (records.length <= MAGIC_OFFSET) return { errorCode: ErrorCode.CORRUPT_MESSAGE, reason: 'records shorter than a batch header' };
   const magic = records[MAGIC_OFFSET]!;
