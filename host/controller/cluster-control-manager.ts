@@ -232,10 +232,7 @@ export class ClusterControlManager {
 
   /** True when `brokerId` leads at least one partition in the latest state. */
   leadsAnyPartition(brokerId: number): boolean {
-    for (const topic of this.latest().topics()) {
-      for (const p of topic.partitions) if (p.leader === brokerId) return true;
-    }
-    return false;
+    return this.latest().leadsAnyPartition(brokerId);
   }
 
   /** STALE_BROKER_EPOCH (77) unless `brokerId` is registered with exactly `brokerEpoch`; null when it is. */

@@ -23,6 +23,7 @@ import {
   type PartitionRecord,
   type RegisterBrokerRecord,
 } from './metadata-records.js';
+import { BrokersToIsrs, type TopicIdPartition } from './brokers-to-isrs.js';
 import { topicCollisionKey } from './topic-name.js';
 
 /** A listener of a registered broker (RegisterBrokerRecord.EndPoints). */
@@ -127,6 +128,8 @@ export class MetadataImage {
   private readonly featureLevels = new Map<string, number>();
   private nextProducerIdValue = 0;
   private partitionCount = 0;
+  /** Partitions by ISR member and by leader (Kafka's BrokersToIsrs). */
+  private brokersToIsrs = new BrokersToIsrs();
 
   /**
    * An independent image with the same content: replaying into one never changes the other.
@@ -142,6 +145,7 @@ export class MetadataImage {
     for (const [name, level] of this.featureLevels) image.featureLevels.set(name, level);
     image.nextProducerIdValue = this.nextProducerIdValue;
     image.partitionCount = this.partitionCount;
+    image.brokersToIsrs = this.brokersToIsrs.copy();
     return image;
   }
 
@@ -157,6 +161,7 @@ export class MetadataImage {
     for (const [name, level] of copy.featureLevels) this.featureLevels.set(name, level);
     this.nextProducerIdValue = copy.nextProducerIdValue;
     this.partitionCount = copy.partitionCount;
+    this.brokersToIsrs.assign(copy.brokersToIsrs);
   }
 
   /** Applies one record. @throws MetadataReplayError when the record contradicts the image */
@@ -192,6 +197,7 @@ export class MetadataImage {
         this.topicIdsByName.delete(topic.name);
         this.topicNamesByCollisionKey.delete(topicCollisionKey(topic.name));
         this.partitionCount -= topic.partitions.length;
+        for (const partition of topic.partitions) this.brokersToIsrs.update(topic.topicId, partition.partitionId, partition, undefined);
         // Kafka drops a deleted topic's configs with it (ConfigurationControlManager.deleteTopicConfigs).
         this.configs.delete(configKey(ConfigResourceType.TOPIC, topic.name));
         return;
@@ -284,6 +290,31 @@ export class MetadataImage {
   partition(topic: string, partitionId: number): PartitionRegistration | undefined {
     const topicId = this.topicIdsByName.get(topic);
     return topicId === undefined ? undefined : this.topicsById.get(topicId)!.partitions[partitionId];
+  }
+
+  /** One partition by topic id, or undefined. */
+  partitionById(topicId: string, partitionId: number): PartitionRegistration | undefined {
+    return this.topicsById.get(topicId)?.partitions[partitionId];
+  }
+
+  /** The name of the topic with id `topicId`, or undefined. */
+  topicNameById(topicId: string): string | undefined {
+    return this.topicsById.get(topicId)?.name;
+  }
+
+  /** The partitions whose ISR holds `brokerId` (BrokersToIsrs), in no particular order; O(answer). */
+  partitionsWithBrokerInIsr(brokerId: number): TopicIdPartition[] {
+    return this.brokersToIsrs.partitionsWithBrokerInIsr(brokerId);
+  }
+
+  /** The partitions `brokerId` leads, or with NO_LEADER those without a leader, in no particular order; O(answer). */
+  partitionsLedBy(brokerId: number): TopicIdPartition[] {
+    return this.brokersToIsrs.partitionsLedBy(brokerId);
+  }
+
+  /** True when `brokerId` leads a partition; O(1). */
+  leadsAnyPartition(brokerId: number): boolean {
+    return this.brokersToIsrs.leadsAny(brokerId);
   }
 
   // ---- configs ----
@@ -403,6 +434,7 @@ export class MetadataImage {
       partitionEpoch: data.partitionEpoch,
     });
     if (data.partitionId === topic.partitions.length) this.partitionCount++;
+    this.brokersToIsrs.update(data.topicId, data.partitionId, topic.partitions[data.partitionId], registration);
     topic.partitions[data.partitionId] = registration;
     topic.snapshot = null;
   }
@@ -416,7 +448,7 @@ export class MetadataImage {
     // Kafka's PartitionRegistration.merge: any leader value other than NO_LEADER_CHANGE (even the
     // same leader) starts a new leader epoch; every change starts a new partition epoch.
     const leaderChanged = data.leader !== NO_LEADER_CHANGE;
-    topic.partitions[data.partitionId] = Object.freeze({
+    const next: PartitionRegistration = Object.freeze({
       partitionId: existing.partitionId,
       replicas: data.replicas === null ? existing.replicas : frozenArray(data.replicas),
       isr: data.isr === null ? existing.isr : frozenArray(data.isr),
@@ -427,6 +459,8 @@ export class MetadataImage {
       leaderEpoch: leaderChanged ? existing.leaderEpoch + 1 : existing.leaderEpoch,
       partitionEpoch: existing.partitionEpoch + 1,
     });
+    this.brokersToIsrs.update(data.topicId, data.partitionId, existing, next);
+    topic.partitions[data.partitionId] = next;
     topic.snapshot = null;
   }
 }

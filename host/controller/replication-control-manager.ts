@@ -25,6 +25,7 @@ import {
   emptyRecord,
   fail,
 } from './controller-result.js';
+import type { TopicIdPartition } from './brokers-to-isrs.js';
 import { type MetadataImage, NO_LEADER, type PartitionRegistration } from './metadata-image.js';
 import type { LeaderElectionContext } from './leader-election-control.js';
 import { buildPartitionChange } from './partition-change-builder.js';
@@ -455,7 +456,8 @@ export class ReplicationControlManager {
    * the ISR.
    */
   electLeadersOnUnfence(brokerId: number): MetadataRecord[] {
-    return this.generateLeaderAndIsrUpdates(`unfence broker ${brokerId}`, NO_LEADER, brokerId, (p) => p.leader === NO_LEADER);
+    const leaderless = this.latest().partitionsLedBy(NO_LEADER);
+    return this.generateLeaderAndIsrUpdates(`unfence broker ${brokerId}`, NO_LEADER, brokerId, leaderless, (p) => p.leader === NO_LEADER);
   }
 
   /**
@@ -466,7 +468,8 @@ export class ReplicationControlManager {
    * topic allows unclean elections, else nobody (-1, the partition is offline).
    */
   removeFromIsrOnFence(brokerId: number): MetadataRecord[] {
-    return this.generateLeaderAndIsrUpdates(`fence broker ${brokerId}`, brokerId, NO_LEADER, (p) => p.isr.includes(brokerId));
+    const inIsr = this.latest().partitionsWithBrokerInIsr(brokerId);
+    return this.generateLeaderAndIsrUpdates(`fence broker ${brokerId}`, brokerId, NO_LEADER, inIsr, (p) => p.isr.includes(brokerId));
   }
 
   /**
@@ -510,27 +513,34 @@ export class ReplicationControlManager {
   }
 
   /**
-   * Kafka's generateLeaderAndIsrUpdates: for each partition `select` picks, the ISR without
-   * `brokerToRemove` and an election in which `brokerToRemove` is never acceptable and
-   * `brokerToAdd` always is (besides the active brokers).
+   * Kafka's generateLeaderAndIsrUpdates: for each of the `candidates` (an index's answer, from
+   * BrokersToIsrs) that `select` picks, the ISR without `brokerToRemove` and an election in which
+   * `brokerToRemove` is never acceptable and `brokerToAdd` always is (besides the active
+   * brokers). The work is proportional to the candidates, not to the cluster's partitions; the
+   * records come in topic name, then partition order (as a walk of every topic gave them).
    */
   private generateLeaderAndIsrUpdates(
-    context: string, brokerToRemove: number, brokerToAdd: number, select: (p: PartitionRegistration) => boolean,
+    context: string, brokerToRemove: number, brokerToAdd: number, candidates: readonly TopicIdPartition[],
+    select: (p: PartitionRegistration) => boolean,
   ): MetadataRecord[] {
+    const image = this.latest();
     const records: MetadataRecord[] = [];
     const isAcceptableLeader = (id: number): boolean => id !== brokerToRemove && (id === brokerToAdd || this.isActiveBroker(id));
-    for (const topic of this.latest().topics()) {
-      const unclean = this.uncleanLeaderElectionEnabled(topic.name);
-      for (const partition of topic.partitions) {
-        if (!select(partition)) continue;
-        const change = buildPartitionChange({
-          topicId: topic.topicId, partition, isAcceptableLeader, election: unclean ? 'UNCLEAN' : 'ONLINE',
-          targetIsr: partition.isr.filter((id) => id !== brokerToRemove),
-        });
-        if (change.record === null) continue;
-        if (change.unclean) this.noteUncleanElection(topic.name, partition.partitionId, change.leader, context);
-        records.push(change.record);
-      }
+    const named = candidates.map((c) => ({ ...c, topic: image.topicNameById(c.topicId)! }));
+    named.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partitionId - b.partitionId));
+    const uncleanByTopic = new Map<string, boolean>();
+    for (const { topicId, partitionId, topic } of named) {
+      const partition = image.partitionById(topicId, partitionId)!;
+      if (!select(partition)) continue;
+      let unclean = uncleanByTopic.get(topic);
+      if (unclean === undefined) uncleanByTopic.set(topic, (unclean = this.uncleanLeaderElectionEnabled(topic)));
+      const change = buildPartitionChange({
+        topicId, partition, isAcceptableLeader, election: unclean ? 'UNCLEAN' : 'ONLINE',
+        targetIsr: partition.isr.filter((id) => id !== brokerToRemove),
+      });
+      if (change.record === null) continue;
+      if (change.unclean) this.noteUncleanElection(topic, partitionId, change.leader, context);
+      records.push(change.record);
     }
     return records;
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BrokerHeartbeatManager } from '../../host/controller/broker-heartbeat-manager.js';
 import { ClusterControlManager, type BrokerHeartbeat } from '../../host/controller/cluster-control-manager.js';
 import type { ControllerResult } from '../../host/controller/controller-result.js';
@@ -93,6 +93,29 @@ describe('BrokerHeartbeat in the ClusterControlManager (KIP-631 lifecycle)', () 
     expect(image.broker(2)!.fenced).toBe(true);
     // A fenced broker asking to shut down may go at once.
     expect(cluster.processBrokerHeartbeat(beat(2, epoch, { wantShutDown: true })).response.shouldShutDown).toBe(true);
+  });
+});
+
+describe('fencing visits the partitions of the broker only (BrokersToIsrs)', () => {
+  it('fencing, unfencing and unregistering never walk every topic, and change exactly the partitions concerned', () => {
+    const { image, cluster, replication, apply, epochs } = managers();
+    for (const id of [1, 2, 3]) apply(cluster.processBrokerHeartbeat(beat(id, epochs.get(id)!)));
+    apply(replication.createTopics([{ name: 'wide', numPartitions: 300, replicationFactor: 1 }]));
+    apply(replication.createTopics([{ name: 'shared', numPartitions: 3, replicationFactor: 3 }]));
+    const inIsrOf1 = (): number => image.topics().flatMap((t) => t.partitions).filter((p) => p.isr.includes(1)).length;
+    const before = inIsrOf1();
+    const walks = vi.spyOn(image, 'topics');
+    const fence = cluster.fenceBroker(1, epochs.get(1)!);
+    // The BrokerRegistrationChangeRecord, then one PartitionChangeRecord per shared partition (the
+    // single-replica ones keep broker 1 as their last ISR member and only lose their leader).
+    expect(fence.records.filter((r) => r.type === 'PartitionChangeRecord')).toHaveLength(before);
+    apply(fence);
+    apply(cluster.unfenceBroker(1, epochs.get(1)!));
+    apply(cluster.unregisterBroker(2));
+    expect(walks).not.toHaveBeenCalled();
+    walks.mockRestore();
+    expect(image.topic('wide')!.partitions.filter((p) => p.replicas[0] === 1).every((p) => p.leader === 1)).toBe(true);
+    expect(image.topic('wide')!.partitions.filter((p) => p.replicas[0] === 2).every((p) => p.leader === -1)).toBe(true);
   });
 });
 
