@@ -110,15 +110,19 @@ describe('replicated partitions on a three-node cluster of real processes', () =
       writer.start();
       try {
         // Rolling SIGKILL: each node in turn dies under load, stays down a while, and comes back.
+        // Progress is counted, not timed: each kill waits for ten more acknowledged writes, so a
+        // loaded machine slows the test down instead of failing it.
         for (const node of cluster.nodes) {
-          await sleep(1500);
+          const before = ledger.size;
+          await until('ten more acknowledged writes', async () => (ledger.size >= before + 10 ? true : undefined), 120_000);
           stage(`SIGKILL node ${node.id} (${ledger.size} acknowledged so far)`);
           await cluster.kill9(node.id);
           await sleep(3000);
           await cluster.restart(node.id);
           await waitForIsr(cluster.bootstrap, 3);
         }
-        await sleep(1000);
+        const afterLastRestart = ledger.size;
+        await until('ten acknowledged writes after the last restart', async () => (ledger.size >= afterLastRestart + 10 ? true : undefined), 120_000);
       } finally {
         await writer.stop();
         await producer.disconnect();
@@ -129,7 +133,7 @@ describe('replicated partitions on a three-node cluster of real processes', () =
       for (let partition = 0; partition < PARTITIONS; partition++) {
         read.set(`${TOPIC}-${partition}`, await kcatReadPartition(cluster.bootstrap, TOPIC, partition));
       }
-      expect(ledger.size).toBeGreaterThan(30);
+      expect(ledger.size).toBeGreaterThanOrEqual(40);
       expect(ledger.verify(read)).toEqual([]);
 
       stage(`read back: ${ledger.size} acknowledged, ${writer.errors} failed`);
