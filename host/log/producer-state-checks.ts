@@ -8,7 +8,7 @@ import type { EndTxnMarker } from './end-txn-marker.js';
 import type { ProducerBatchInfo, ProducerCheckResult } from './producer-state-manager.js';
 import type { ProducerStateEntry } from './producer-state-snapshot.js';
 
-const { OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, UNKNOWN_PRODUCER_ID, TRANSACTION_COORDINATOR_FENCED } = ErrorCode;
+const { OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED } = ErrorCode;
 const INT32_MAX = 0x7fffffff;
 
 /** Kafka's DefaultRecordBatch.incrementSequence: sequences wrap from 2^31-1 to 0. */
@@ -60,13 +60,10 @@ export function checkSequence(
   const { producerId, producerEpoch, baseSequence } = batch;
   const epochError = checkProducerEpoch(batch, state);
   if (epochError !== null) return epochError;
-  if (!state.known) {
-    if (baseSequence === 0) return null;
-    return {
-      errorCode: UNKNOWN_PRODUCER_ID,
-      errorMessage: `no state for producer ${producerId} (its records may have been removed by retention); first sequence ${baseSequence} is not 0`,
-    };
-  }
+  // KIP-360 (Kafka 2.5+, ProducerAppendInfo.checkSequence): with no state for the producer (its
+  // batches removed by retention or DeleteRecords, or its id expired) any sequence is accepted
+  // and tracked from there; UNKNOWN_PRODUCER_ID is no longer answered.
+  if (!state.known) return null;
   if (producerEpoch !== state.epoch) {
     if (baseSequence === 0) return null;
     return {

@@ -13,8 +13,8 @@
  *     duplicate of a cached batch (same epoch, same first and last sequence) → the original
  *       offsets, nothing appended;
  *     producerEpoch older than the known epoch → INVALID_PRODUCER_EPOCH (47);
- *     unknown producer and baseSequence != 0 → UNKNOWN_PRODUCER_ID (59) (Kafka 2.x rule: its
- *       state was lost, e.g. removed by retention);
+ *     unknown producer (its state removed by retention, DeleteRecords or expiry) → accepted
+ *       with any sequence and tracked from there (KIP-360, Kafka 2.5+; no UNKNOWN_PRODUCER_ID);
  *     newer epoch and baseSequence != 0 → OUT_OF_ORDER_SEQUENCE_NUMBER (45) (an epoch bump
  *       restarts sequences at 0);
  *     same epoch and baseSequence != lastSequence + 1 → OUT_OF_ORDER_SEQUENCE_NUMBER (45);

@@ -178,7 +178,7 @@ export class UnifiedLog implements GroupFlushTarget {
    * above max.message.bytes, RECORD_LIST_TOO_LARGE (18) for a blob above segment.bytes,
    * KAFKA_STORAGE_ERROR (56) for disk failures. With `producerState`, the core's batch summaries
    * are checked against it after those checks and before the write (producer-append.ts):
-   * OUT_OF_ORDER_SEQUENCE_NUMBER (45), INVALID_PRODUCER_EPOCH (47), UNKNOWN_PRODUCER_ID (59), or
+   * OUT_OF_ORDER_SEQUENCE_NUMBER (45), INVALID_PRODUCER_EPOCH (47), or
    * for a retried duplicate errorCode 0 with the original offsets and nothing written; after the
    * write it records the appended batches. `origin` 'coordinator' (the broker's own writes) allows
    * control batches (transaction markers) and skips sequence checks (Kafka's AppendOrigin).

@@ -43,11 +43,11 @@ describe('producer state housekeeping in a running broker', () => {
     // The last batch is an hour old by its timestamp: expired at the next tick.
     const oneHourAgo = Date.now() - 3_600_000;
     expect(await produceError(raw, 'expiring', batch(['a'], { ...ids, baseSequence: 0, baseTimestamp: oneHourAgo }))).toBe(ErrorCode.NONE);
-    // A sequence gap is OUT_OF_ORDER_SEQUENCE_NUMBER while the producer is known, and
-    // UNKNOWN_PRODUCER_ID once its state is gone; the probe itself changes nothing.
+    // A sequence gap is OUT_OF_ORDER_SEQUENCE_NUMBER while the producer is known (the refused
+    // probe changes nothing), and accepted once its state is gone (KIP-360).
     const gap = batch(['gap'], { ...ids, baseSequence: 7 });
     await vi.waitFor(async () => {
-      expect(await produceError(raw, 'expiring', gap)).toBe(ErrorCode.UNKNOWN_PRODUCER_ID);
+      expect(await produceError(raw, 'expiring', gap)).toBe(ErrorCode.NONE);
     }, EVENTUALLY);
   });
 
@@ -65,7 +65,7 @@ describe('producer state housekeeping in a running broker', () => {
     expect(await produceError(raw, 'retained', gap)).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     for (let i = 0; i < 8; i++) expect(await produceError(raw, 'retained', batch(['y'.repeat(60)]))).toBe(ErrorCode.NONE);
     await vi.waitFor(async () => {
-      expect(await produceError(raw, 'retained', gap)).toBe(ErrorCode.UNKNOWN_PRODUCER_ID);
+      expect(await produceError(raw, 'retained', gap)).toBe(ErrorCode.NONE);
     }, EVENTUALLY);
   });
 });

@@ -133,9 +133,10 @@ describe('ProducerStateManager sequence checks', () => {
     expect(result.errorMessage).toContain('expected sequence 5');
   });
 
-  it('refuses a sequence that is not 0 from an unknown producer with UNKNOWN_PRODUCER_ID', () => {
+  it('accepts any first sequence from a producer it has no state for, and tracks it from there (KIP-360)', () => {
     const { psm } = manager();
-    expect(append(psm, [batch({ producerId: 9, baseSequence: 12 })]).errorCode).toBe(59);
+    expect(append(psm, [batch({ producerId: 9, baseSequence: 12 })]).errorCode).toBe(0);
+    expect(append(psm, [batch({ producerId: 9, baseSequence: 14 })]).errorCode).toBe(45);
   });
 
   it('refuses an older epoch with INVALID_PRODUCER_EPOCH', () => {
@@ -411,8 +412,9 @@ describe('ProducerStateManager snapshots', () => {
     expect(psm.lastEntry(1)).toBeUndefined();
     expect(psm.lastEntry(2)).toBeDefined();
     expect(psm.snapshotOffsets()).toEqual([10]);
-    // Producer 1 retrying mid-sequence now learns its state is gone.
-    expect(psm.checkAndPrepare([batch({ producerId: 1, baseSequence: 5 })]).errorCode).toBe(59);
+    // Producer 1's state is gone: a mid-sequence batch is accepted (KIP-360), where producer 2's gap is not.
+    expect(psm.checkAndPrepare([batch({ producerId: 1, baseSequence: 5 })]).errorCode).toBe(0);
+    expect(psm.checkAndPrepare([batch({ producerId: 2, baseSequence: 7 })]).errorCode).toBe(45);
   });
 });
 

@@ -225,7 +225,7 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect(log.logEndOffset).toBe(4);
   });
 
-  it('forgets a producer idle for longer than producer.id.expiration.ms (then UNKNOWN_PRODUCER_ID for its next sequence)', async () => {
+  it('forgets a producer idle for longer than producer.id.expiration.ms (then any next sequence is accepted, KIP-360)', async () => {
     const dir = tempPartitionDir();
     const log = open(dir);
     const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler() });
@@ -237,7 +237,7 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(45);
     expect(replicaManager.removeExpiredProducers(lastBatchMs + 60_000)).toBe(1);
     expect(producerState.producerCount).toBe(0);
-    expect((await produce(replicaManager, idempotentBatch(1, ['b']))).errorCode).toBe(59);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(0);
   });
 
   it('forgets producers whose batches retention deleted once the log start offset moved, and their snapshots below it', async () => {
@@ -260,7 +260,7 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect(snapshotOffsets().some((offset) => offset < partition.logStartOffset)).toBe(true);
     expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(1);
     expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
-    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(59);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(0); // KIP-360: no state, any sequence
     expect(snapshotOffsets().every((offset) => offset >= partition.logStartOffset)).toBe(true);
   });
 
@@ -273,7 +273,7 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect(replicaManager.deleteRecords([{ topic: 'idem', partition: 0, offset: 1 }])).toEqual([
       { topic: 'idem', partition: 0, errorCode: 0, lowWatermark: 1 },
     ]);
-    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(59);
+    expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(0); // KIP-360: no state, any sequence
     expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
   });
 
