@@ -21,6 +21,7 @@ import {
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
+import { transactionCoordinatorOf } from './broker-services.js';
 import { legacyProducerFenced } from './transaction-errors.js';
 
 export const addOffsetsToTxnApi = defineApi<AddOffsetsToTxnRequest, AddOffsetsToTxnResponseInit>({
@@ -32,7 +33,7 @@ export const addOffsetsToTxnApi = defineApi<AddOffsetsToTxnRequest, AddOffsetsTo
   encode: encodeAddOffsetsToTxnResponse,
   async handle(request, context) {
     const { broker } = context;
-    const coordinator = broker.transactionCoordinator;
+    const coordinator = await transactionCoordinatorOf(broker);
     if (coordinator === undefined) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     if (broker.metadata.topic(OFFSETS_TOPIC_NAME) === undefined) await broker.ensureOffsetsTopic();
     const partition = broker.groupCoordinator.partitionFor(request.groupId);

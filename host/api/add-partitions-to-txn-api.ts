@@ -27,6 +27,7 @@ import {
 } from '../protocol/generated/add-partitions-to-txn.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
+import { transactionCoordinatorOf } from './broker-services.js';
 import { legacyProducerFenced } from './transaction-errors.js';
 
 export const addPartitionsToTxnApi = defineApi<AddPartitionsToTxnRequest, AddPartitionsToTxnResponseInit>({
@@ -44,7 +45,7 @@ export const addPartitionsToTxnApi = defineApi<AddPartitionsToTxnRequest, AddPar
       const isUnknown = (ref: TopicPartitionRef) => unknown.some((u) => u.topic === ref.topic && u.partition === ref.partition);
       return respond(request, (ref) => (isUnknown(ref) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
     }
-    const coordinator = broker.transactionCoordinator;
+    const coordinator = await transactionCoordinatorOf(broker);
     const errorCode = coordinator === undefined
       ? ErrorCode.COORDINATOR_NOT_AVAILABLE
       : await coordinator.addPartitionsToTransaction(request.v3AndBelowTransactionalId,

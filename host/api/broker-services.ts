@@ -57,6 +57,11 @@ export interface BrokerServices {
   /** The transaction coordinator; absent where the broker runs none (handlers answer COORDINATOR_NOT_AVAILABLE). */
   readonly transactionCoordinator?: TransactionCoordinator;
   /**
+   * Loads the transaction coordinator where the broker loads it lazily (after start-up, or with the
+   * first request that needs it); resolves with it, or undefined where the broker runs none.
+   */
+  loadTransactionCoordinator?(): Promise<TransactionCoordinator | undefined>;
+  /**
    * The brokers as clients reach them through `listenerName` (Kafka answers Metadata with the
    * endpoints of the listener the request came in on).
    */
@@ -78,4 +83,12 @@ export interface BrokerServices {
   readonly topicMetrics?: BrokerTopicMetrics;
   /** Requests per API and error answers (the dispatcher and the Produce/Fetch handlers count into it). */
   readonly requestMetrics?: RequestMetrics;
+}
+
+/**
+ * The broker's transaction coordinator, waiting for it where it is still loading; undefined where
+ * the broker runs none (the caller answers COORDINATOR_NOT_AVAILABLE, 15).
+ */
+export async function transactionCoordinatorOf(broker: BrokerServices): Promise<TransactionCoordinator | undefined> {
+  return broker.transactionCoordinator ?? (await broker.loadTransactionCoordinator?.());
 }

@@ -21,6 +21,7 @@ import {
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { transactionStateName } from '../coordinator/transaction-state.js';
 import { defineApi } from './api-definition.js';
+import { transactionCoordinatorOf } from './broker-services.js';
 
 export const describeTransactionsApi = defineApi<DescribeTransactionsRequest, DescribeTransactionsResponseInit>({
   apiKey: ApiKey.DescribeTransactions,
@@ -29,8 +30,8 @@ export const describeTransactionsApi = defineApi<DescribeTransactionsRequest, De
   maxVersion: 0,
   decode: decodeDescribeTransactionsRequest,
   encode: encodeDescribeTransactionsResponse,
-  handle(request, context) {
-    const coordinator = context.broker.transactionCoordinator;
+  async handle(request, context) {
+    const coordinator = await transactionCoordinatorOf(context.broker);
     const described = coordinator === undefined
       ? request.transactionalIds.map((transactionalId) => ({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, transactionalId, description: null }))
       : coordinator.describeTransactions(request.transactionalIds);

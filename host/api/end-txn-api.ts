@@ -15,6 +15,7 @@ import { ApiKey } from '../protocol/generated/api-keys.js';
 import { decodeEndTxnRequest, encodeEndTxnResponse, type EndTxnRequest, type EndTxnResponseInit } from '../protocol/generated/end-txn.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
+import { transactionCoordinatorOf } from './broker-services.js';
 import { legacyProducerFenced } from './transaction-errors.js';
 
 export const endTxnApi = defineApi<EndTxnRequest, EndTxnResponseInit>({
@@ -25,7 +26,7 @@ export const endTxnApi = defineApi<EndTxnRequest, EndTxnResponseInit>({
   decode: decodeEndTxnRequest,
   encode: encodeEndTxnResponse,
   async handle(request, context) {
-    const coordinator = context.broker.transactionCoordinator;
+    const coordinator = await transactionCoordinatorOf(context.broker);
     if (coordinator === undefined) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     const errorCode = await coordinator.endTransaction(request.transactionalId,
       { producerId: request.producerId, producerEpoch: request.producerEpoch }, request.committed ? 'commit' : 'abort');

@@ -33,6 +33,7 @@ import {
   type InitProducerIdResponseInit,
 } from '../protocol/generated/init-producer-id.js';
 import { defineApi } from './api-definition.js';
+import { transactionCoordinatorOf } from './broker-services.js';
 import { legacyProducerFenced } from './transaction-errors.js';
 
 export const initProducerIdApi = defineApi<InitProducerIdRequest, InitProducerIdResponseInit>({
@@ -44,7 +45,7 @@ export const initProducerIdApi = defineApi<InitProducerIdRequest, InitProducerId
   encode: encodeInitProducerIdResponse,
   async handle(request, context) {
     if (request.transactionalId !== null) {
-      const coordinator = context.broker.transactionCoordinator;
+      const coordinator = await transactionCoordinatorOf(context.broker);
       if (coordinator === undefined) {
         // No coordinator on this broker (the log cannot write markers): fatal in every client, at once.
         const errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;

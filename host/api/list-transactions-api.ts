@@ -22,6 +22,7 @@ import {
 } from '../protocol/generated/list-transactions.js';
 import { type TransactionState, transactionStateFromName, transactionStateName } from '../coordinator/transaction-state.js';
 import { defineApi } from './api-definition.js';
+import { transactionCoordinatorOf } from './broker-services.js';
 
 export const listTransactionsApi = defineApi<ListTransactionsRequest, ListTransactionsResponseInit>({
   apiKey: ApiKey.ListTransactions,
@@ -30,8 +31,8 @@ export const listTransactionsApi = defineApi<ListTransactionsRequest, ListTransa
   maxVersion: 1,
   decode: decodeListTransactionsRequest,
   encode: encodeListTransactionsResponse,
-  handle(request, context) {
-    const coordinator = context.broker.transactionCoordinator;
+  async handle(request, context) {
+    const coordinator = await transactionCoordinatorOf(context.broker);
     const unknownStateFilters = request.stateFilters.filter((name) => transactionStateFromName(name) === undefined);
     const states = new Set(request.stateFilters.map(transactionStateFromName).filter((state): state is TransactionState => state !== undefined));
     if (coordinator === undefined) return failure(ErrorCode.COORDINATOR_NOT_AVAILABLE, unknownStateFilters);

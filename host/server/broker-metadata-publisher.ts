@@ -99,7 +99,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly logManager: LogManager;
   private readonly replicaManager: ReplicaManager<UnifiedLog>;
   private readonly groupCoordinator: GroupCoordinator;
-  private readonly transactionCoordinator: TransactionCoordinator | null;
+  private transactionCoordinator: TransactionCoordinator | null;
   private readonly fetchers: ReplicaFetchers;
   private readonly producerStateDisk: Disk;
   private readonly logger: Logger;
@@ -325,6 +325,17 @@ export class BrokerMetadataPublisher implements MetadataListener {
    * The transaction coordinator follows the leadership of `__transaction_state` partitions, the
    * leader epoch being its coordinator epoch (a new leadership of the same broker reloads).
    */
+  /**
+   * Hands over the transaction coordinator, which the broker loads after it is ready (a single node
+   * that never sees a `transactional.id` need not pay for it at start-up), and applies the current
+   * leaderships of `__transaction_state` to it at once; later changes reach it as deltas.
+   */
+  attachTransactionCoordinator(coordinator: TransactionCoordinator): void {
+    this.transactionCoordinator = coordinator;
+    const topic = this.cache.topic(TRANSACTION_STATE_TOPIC_NAME);
+    if (topic !== undefined) this.applyTransactionCoordinatorElections(topic);
+  }
+
   private applyTransactionCoordinatorElections(topic: TopicState): void {
     const coordinator = this.transactionCoordinator;
     if (coordinator === null) return;

@@ -49,7 +49,8 @@ import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import type { BrokerSessionExpiry } from './broker-session-expiry.js';
 import { describeEmbeddedQuorum, registerBroker, startEmbeddedController } from './embedded-controller.js';
 import { createGroupCoordinator } from './group-coordinator-setup.js';
-import { createTransactionCoordinator, type TransactionCoordinatorSetup } from './transaction-coordinator-setup.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { TransactionCoordinatorSetup, TransactionCoordinatorSetupOptions } from './transaction-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
 import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
@@ -122,6 +123,10 @@ export class BrokerServer {
   private replicaFetching: LazyReplicaFetching | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private transactions: TransactionCoordinatorSetup | null = null;
+  /** What the transaction coordinator is built from; it loads after start-up (see {@link loadTransactions}). */
+  private transactionOptions: TransactionCoordinatorSetupOptions | null = null;
+  private transactionsLoad: Promise<TransactionCoordinatorSetup | null> | null = null;
+  private transactionsClosed = false;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
@@ -278,6 +283,9 @@ export class BrokerServer {
     // Only ApiVersions and Metadata were imported before listening; the other handlers load now, in
     // the background, after start-up (a request for one not loaded yet waits for it, in order).
     void this.dispatcher!.loadHandlers();
+    // The transaction coordinator (about 20 modules) loads now too, or with the first request or
+    // `__transaction_state` leadership that needs it, whichever comes first.
+    this.loadTransactions().catch((error: unknown) => logger.error({ err: error }, 'the transaction coordinator could not be loaded'));
     if (config.httpListeners.length > 0 && config.processRoles.includes('broker')) {
       this.metrics.loadPrometheus().catch((error: unknown) => logger.error({ err: error }, 'prom-client could not be loaded; /metrics answers 500'));
     }
@@ -400,10 +408,10 @@ export class BrokerServer {
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
       liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
     });
-    const transactions = createTransactionCoordinator({
+    this.transactionOptions = {
       config, metadata, cache, logManager: storage.logManager, replicaManager, groupCoordinator, environment, rootLogger,
       liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
-    });
+    };
     const replicaFetching = new LazyReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
     const publisher = new BrokerMetadataPublisher({
       config,
@@ -412,7 +420,6 @@ export class BrokerServer {
       logManager: storage.logManager,
       replicaManager,
       groupCoordinator,
-      transactionCoordinator: transactions.transactionCoordinator,
       replicaFetcherManager: replicaFetching,
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
@@ -429,8 +436,12 @@ export class BrokerServer {
       groupCoordinator,
       brokers: (listenerName) => cache.aliveBrokerEndpoints(listenerName),
       ensureOffsetsTopic,
-      transactionCoordinator: transactions.transactionCoordinator,
-      ensureTransactionStateTopic: transactions.ensureTransactionStateTopic,
+      get transactionCoordinator() { return server.transactions?.transactionCoordinator; },
+      loadTransactionCoordinator: async () => (await server.loadTransactions())?.transactionCoordinator,
+      ensureTransactionStateTopic: async () => {
+        const transactions = await server.loadTransactions();
+        return transactions === null ? ErrorCode.COORDINATOR_NOT_AVAILABLE : transactions.ensureTransactionStateTopic();
+      },
       nowMs: () => environment.time.nowMs(),
       controllerMutationQuota: new ControllerMutationQuotaManager(config, environment.time),
       describeQuorum: () => this.quorum?.describeQuorum() ?? Promise.resolve(describeEmbeddedQuorum(controller, environment.time.nowMs())),
@@ -442,7 +453,6 @@ export class BrokerServer {
     this.replicaManager = replicaManager;
     this.replicaFetching = replicaFetching;
     this.groupCoordinator = groupCoordinator;
-    this.transactions = transactions;
     this.watchdog = new EventLoopWatchdog({
       time: environment.time,
       thresholdMs: config.eventLoopStallThresholdMs,
@@ -507,9 +517,26 @@ export class BrokerServer {
     // The coordinator starts first: applying `__consumer_offsets` loads the groups of the
     // partitions this broker leads (and only those).
     this.groupCoordinator!.startup();
-    this.transactions!.transactionCoordinator.startup();
     this.publisher!.applyAllTopics();
     storage.logManager.releaseStartupListings();
+  }
+
+  /**
+   * Loads, builds and starts the transaction coordinator once (concurrent callers share the load),
+   * then hands it the current `__transaction_state` leaderships. Resolves null before the broker's
+   * services exist or after shutdown began (callers answer COORDINATOR_NOT_AVAILABLE, 15).
+   */
+  private loadTransactions(): Promise<TransactionCoordinatorSetup | null> {
+    this.transactionsLoad ??= import('./transaction-coordinator-setup.js').then(({ createTransactionCoordinator }) => {
+      const options = this.transactionOptions;
+      if (options === null || this.transactionsClosed || this.publisher === null) return null;
+      const transactions = createTransactionCoordinator(options);
+      this.transactions = transactions;
+      transactions.transactionCoordinator.startup();
+      this.publisher.attachTransactionCoordinator(transactions.transactionCoordinator);
+      return transactions;
+    });
+    return this.transactionsLoad;
   }
 
   /** Raft quorum, controller role: this controller fences silent brokers while it is the active one. */
@@ -560,6 +587,7 @@ export class BrokerServer {
     this.replicaFetching?.shutdown();
     this.replicaManager?.shutdown();
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
+    this.transactionsClosed = true;
     this.transactions?.shutdown();
     this.groupCoordinator?.shutdown();
     await listenersStopped;
