@@ -35,7 +35,14 @@ export type ClientMessage =
   | { op: 'credit'; id: JsonId; n: number }
   | { op: 'commit'; id: JsonId }
   | { op: 'listTopics'; id: JsonId }
-  | { op: 'unsubscribe'; id: JsonId };
+  | { op: 'unsubscribe'; id: JsonId }
+  /** Opens the session's transactional producer (transactional.id; transaction.timeout.ms, ms). */
+  | { op: 'initTransactions'; id: JsonId; transactionalId: string; transactionTimeoutMs?: number }
+  | { op: 'beginTransaction'; id: JsonId }
+  /** Offsets (next offset to read per partition) committed for `group` only if the transaction commits. */
+  | { op: 'sendOffsetsToTransaction'; id: JsonId; group: string; offsets: { topic: string; partition: number; offset: number }[] }
+  | { op: 'commitTransaction'; id: JsonId }
+  | { op: 'abortTransaction'; id: JsonId };
 
 /** The client's correlation id, echoed in the reply: a number or a string; null when absent. */
 export type JsonId = number | string | null;
@@ -93,7 +100,11 @@ export class JsonProtocolError extends Error {
   }
 }
 
-const OPS = new Set(['produce', 'subscribe', 'credit', 'commit', 'listTopics', 'unsubscribe']);
+const OPS = new Set([
+  'produce', 'subscribe', 'credit', 'commit', 'listTopics', 'unsubscribe',
+  'initTransactions', 'beginTransaction', 'sendOffsetsToTransaction', 'commitTransaction', 'abortTransaction',
+]);
+const OP_LIST = [...OPS].join(', ');
 
 /** Parses and validates one client message. Never throws. */
 export function parseClientMessage(text: string): { message: ClientMessage } | { id: JsonId; error: JsonProtocolError } {
@@ -114,8 +125,8 @@ export function parseClientMessage(text: string): { message: ClientMessage } | {
     return { id: null, error: invalid('"id" must be a number or a string') };
   }
   const op = object.op;
-  if (typeof op !== 'string') return { id, error: invalid('"op" is missing (one of produce, subscribe, credit, commit, listTopics, unsubscribe)') };
-  if (!OPS.has(op)) return { id, error: new JsonProtocolError(JsonErrorCode.UNKNOWN_OP, `unknown op "${truncate(op)}" (one of produce, subscribe, credit, commit, listTopics, unsubscribe)`) };
+  if (typeof op !== 'string') return { id, error: invalid(`"op" is missing (one of ${OP_LIST})`) };
+  if (!OPS.has(op)) return { id, error: new JsonProtocolError(JsonErrorCode.UNKNOWN_OP, `unknown op "${truncate(op)}" (one of ${OP_LIST})`) };
   try {
     return { message: parseOp(op, id, object) };
   } catch (error) {
@@ -153,9 +164,31 @@ function parseOp(op: string, id: JsonId, object: Record<string, unknown>): Clien
     }
     case 'credit':
       return { op, id, n: requireInteger(object.n, 'n', 1, MAX_CREDITS) };
+    case 'initTransactions': {
+      const transactionalId = requireString(object.transactionalId, 'transactionalId');
+      if (object.transactionTimeoutMs === undefined || object.transactionTimeoutMs === null) return { op, id, transactionalId };
+      return { op, id, transactionalId, transactionTimeoutMs: requireInteger(object.transactionTimeoutMs, 'transactionTimeoutMs', 1, 2 ** 31 - 1) };
+    }
+    case 'sendOffsetsToTransaction': {
+      const group = requireString(object.group, 'group');
+      if (!Array.isArray(object.offsets) || object.offsets.length === 0) throw invalid('"offsets" must be a non-empty array of {"topic","partition","offset"}');
+      const offsets = object.offsets.map((entry: unknown, index) => {
+        if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw invalid(`offsets[${index}] must be an object like {"topic":"t","partition":0,"offset":5}`);
+        const fields = entry as Record<string, unknown>;
+        return {
+          topic: requireString(fields.topic, `offsets[${index}].topic`),
+          partition: requireInteger(fields.partition, `offsets[${index}].partition`, 0, 2 ** 31 - 1),
+          offset: requireInteger(fields.offset, `offsets[${index}].offset`, 0, Number.MAX_SAFE_INTEGER),
+        };
+      });
+      return { op, id, group, offsets };
+    }
     case 'commit':
     case 'listTopics':
     case 'unsubscribe':
+    case 'beginTransaction':
+    case 'commitTransaction':
+    case 'abortTransaction':
       return { op, id };
     default:
       throw new JsonProtocolError(JsonErrorCode.UNKNOWN_OP, `unknown op "${op}"`);

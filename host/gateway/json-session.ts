@@ -6,6 +6,8 @@
  * Producer and Consumer over an InProcessTransport into the broker's own request handler, so a
  * JSON producer is an idempotent Kafka producer and a JSON subscriber is a member of a Kafka
  * consumer group (JoinGroup/SyncGroup/Heartbeat, committed offsets in __consumer_offsets).
+ * After `initTransactions` the session's produce goes through a transactional Producer
+ * (json-transactions.ts): records commit or abort with the session's transaction.
  *
  * Push consumption under credit-based flow control: the client grants credits (`subscribe.credits`,
  * `credit.n`); the session pushes at most that many records in total, then stops. Records the
@@ -24,7 +26,7 @@
  * closed or gateway stop: loop ends, pushed offsets committed, group left) → none.
  */
 import { Consumer, type ConsumerRecord, type TopicPartition } from '../clients/consumer.js';
-import { ClientClosedError, ConnectionError, KafkaError, KafkaTimeoutError } from '../clients/errors.js';
+import { ClientClosedError, ConnectionError, KafkaError, KafkaTimeoutError, TransactionStateError } from '../clients/errors.js';
 import { Producer } from '../clients/producer.js';
 import type { TransportFactory } from '../clients/transport/transport.js';
 import type { Time } from '../io/environment.js';
@@ -42,6 +44,7 @@ import {
   type JsonEncoding,
   type JsonId,
 } from './json-messages.js';
+import { JsonTransactions, transactionStateError } from './json-transactions.js';
 import type { JsonSessionFactory, JsonSessionHandlers, JsonSocket } from '../network/json-socket.js';
 
 export interface JsonSessionOptions {
@@ -107,6 +110,8 @@ export class JsonSession implements JsonSessionHandlers {
   private readonly transportFactory: TransportFactory;
   private readonly clientId: string;
   private producer: Producer | null = null;
+  /** The transactional producer (initTransactions); while it exists, produce goes through it. */
+  private readonly transactions: JsonTransactions;
   private subscription: Subscription | null = null;
   /** A subscribe is setting up (it awaits metadata): a second one must not race it. */
   private subscribing = false;
@@ -122,6 +127,12 @@ export class JsonSession implements JsonSessionHandlers {
     this.maxPushBytes = options.maxPushBytes ?? 256 * 1024;
     this.transportFactory = inProcessTransportFactory({ handler: options.handler, peer: socket.peer, listenerName: options.listenerName });
     this.clientId = `json-gateway-${nextSessionClientId++}`;
+    this.transactions = new JsonTransactions({
+      clientId: this.clientId,
+      transportFactory: this.transportFactory,
+      allowAutoTopicCreation: options.allowAutoTopicCreation ?? true,
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    });
   }
 
   onMessage(text: string): void {
@@ -184,6 +195,7 @@ export class JsonSession implements JsonSessionHandlers {
       const producer = this.producer;
       this.producer = null;
       if (producer !== null) await producer.close();
+      await this.transactions.close();
     })();
     return this.stopPromise;
   }
@@ -210,6 +222,12 @@ export class JsonSession implements JsonSessionHandlers {
         await this.endSubscription(subscription);
         return { op: 'unsubscribed' };
       }
+      case 'initTransactions':
+      case 'beginTransaction':
+      case 'sendOffsetsToTransaction':
+      case 'commitTransaction':
+      case 'abortTransaction':
+        return this.transactions.perform(message);
     }
   }
 
@@ -226,7 +244,8 @@ export class JsonSession implements JsonSessionHandlers {
   }
 
   private async produce(message: Extract<ClientMessage, { op: 'produce' }>): Promise<Record<string, unknown>> {
-    const producer = this.getProducer();
+    // After initTransactions the session is a transactional producer: records go into its transaction.
+    const producer = this.transactions.producer ?? this.getProducer();
     // An unknown topic fails at once (instead of waiting max.block.ms for it to appear) when the
     // broker will not create it.
     if (producer.cluster.partitionCount(message.topic) === undefined) {
@@ -507,6 +526,7 @@ export class JsonSession implements JsonSessionHandlers {
 
   private toJsonError(error: unknown): JsonProtocolError {
     if (error instanceof JsonProtocolError) return error;
+    if (error instanceof TransactionStateError) return transactionStateError(error);
     if (error instanceof KafkaError) return JsonProtocolError.kafka(error.errorCode, error.message);
     if (error instanceof KafkaTimeoutError) return JsonProtocolError.kafka(ErrorCode.REQUEST_TIMED_OUT, error.message);
     if (error instanceof ConnectionError) return JsonProtocolError.kafka(ErrorCode.NETWORK_EXCEPTION, error.message);
