@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApiRegistry } from '../../host/api/api-handlers.js';
 import { brokerConfigReferenceMarkdown, kafkaOnlyBrokerConfigsMarkdown, topicConfigReferenceMarkdown } from '../../host/config/config-reference.js';
+import { KAFKA_3_9_MAX_VERSION, WHY_NOT_KAFKA_3_9_LATEST } from '../../host/api/kafka-version-gaps.js';
 import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -24,11 +25,12 @@ describe('README.md', () => {
     expect(readme).toContain(topicConfigReferenceMarkdown());
   });
 
-  it('lists exactly the API versions that ApiVersions advertises', () => {
+  it('lists exactly the API versions that ApiVersions advertises, with Kafka 3.9\'s and why not its latest', () => {
     const rows = createApiRegistry()
       .apiVersions()
-      .map((range) => `| ${range.apiKey} | ${apiKeyName(range.apiKey)} | ${range.minVersion}–${range.maxVersion} |`);
-    const table = readme.split('\n').filter((line) => /^\| \d+ \| \w+ \| \d+–\d+ \|$/.test(line));
+      .map((range) => `| ${range.apiKey} | ${apiKeyName(range.apiKey)} | ${range.minVersion}–${range.maxVersion} | ` +
+        `${KAFKA_3_9_MAX_VERSION[range.apiKey]} | ${WHY_NOT_KAFKA_3_9_LATEST[range.apiKey] ?? ''} |`);
+    const table = readme.split('\n').filter((line) => /^\| \d+ \| \w+ \| \d+–\d+ \| /.test(line));
     expect(table).toEqual(rows);
   });
 
