@@ -35,7 +35,9 @@ async function partitionsReassign(io: CliIo, options: PartitionsReassignOptions)
     const cancelFix = 'nothing is moving there: see tributary partitions reassignments';
     throw new CliError(
       `not reassigned: ${failed.map((f) => `${f.topic}-${f.partition} (${errorName(f.errorCode) ?? f.errorCode}${f.errorMessage === null ? '' : `: ${f.errorMessage}`})`).join(', ')}`,
-      failed.every((f) => f.errorCode === ErrorCode.NO_REASSIGNMENT_IN_PROGRESS) ? cancelFix : 'name registered brokers, each once (see tributary cluster info)',
+      failed.every((f) => f.errorCode === ErrorCode.NO_REASSIGNMENT_IN_PROGRESS) ? cancelFix
+        : failed.every((f) => f.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) ? 'name an existing topic and partition (see tributary topic describe)'
+          : 'name registered brokers, each once (see tributary cluster info)',
     );
   }
 }

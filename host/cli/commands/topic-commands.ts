@@ -1,7 +1,7 @@
 /**
  * `tributary topic create|list|describe|delete|alter-config|add-partitions|elect-leaders`.
  */
-import type { ConfigEntry, TopicDescription } from '../../clients/admin.js';
+import type { Admin, ConfigEntry, TopicDescription } from '../../clients/admin.js';
 import { KafkaError } from '../../clients/errors.js';
 import { ErrorCode, errorName } from '../../protocol/generated/error-codes.js';
 import type {
@@ -58,6 +58,27 @@ async function topicList(io: CliIo, options: TopicListOptions): Promise<void> {
   }, options);
 }
 
+/** How long `topic describe` waits for one leader's offsets before showing them as -1 (unknown). */
+const OFFSETS_WAIT_MS = 3000;
+
+/** Log start and high watermark of `partitions` (one leader's), or nothing when that leader does not answer within {@link OFFSETS_WAIT_MS}. */
+async function offsetsWithin(admin: Admin, topic: string, partitions: number[]): Promise<{ partition: number; low: number; high: number }[]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), OFFSETS_WAIT_MS); });
+  const asked = Promise.all([
+    admin.listOffsets({ topic, partitions, spec: 'earliest' }),
+    admin.listOffsets({ topic, partitions, spec: 'latest' }),
+  ]).catch(() => null);
+  try {
+    const answer = await Promise.race([asked, timedOut]);
+    if (answer === null) return [];
+    const [low, high] = answer;
+    return low.map((l) => ({ partition: l.partition, low: l.offset, high: high.find((h) => h.partition === l.partition)?.offset ?? -1 }));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions): Promise<void> {
   const { described, moving } = await withAdmin(options, `describe ${topics.map((t) => `"${t}"`).join(', ')}`, async (admin) => {
     const descriptions = await admin.describeTopics({ topics, includeConfigs: true });
@@ -65,14 +86,13 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
     const ongoing = await admin.listPartitionReassignments({ topics: descriptions.map((d) => ({ topic: d.name, partitions: d.partitions.map((p) => p.partition) })) })
       .catch(() => []);
     const withOffsets = await Promise.all(descriptions.map(async (d) => {
-      // An offline partition (no leader) has no offsets to ask for: -1 is shown instead.
-      const online = d.partitions.filter((p) => p.leader >= 0).map((p) => p.partition);
-      if (online.length === 0) return { ...d, offsets: [] };
-      const [low, high] = await Promise.all([
-        admin.listOffsets({ topic: d.name, partitions: online, spec: 'earliest' }),
-        admin.listOffsets({ topic: d.name, partitions: online, spec: 'latest' }),
-      ]);
-      return { ...d, offsets: low.map((l) => ({ partition: l.partition, low: l.offset, high: high.find((h) => h.partition === l.partition)?.offset ?? -1 })) };
+      // An offline partition (no leader) has no offsets to ask for: -1 is shown instead. Offsets are
+      // asked of each leader apart, within OFFSETS_WAIT_MS: a leader that just died (its death not
+      // yet in the metadata) leaves its partitions' offsets at -1 instead of failing the describe.
+      const byLeader = new Map<number, number[]>();
+      for (const p of d.partitions) if (p.leader >= 0) byLeader.set(p.leader, [...(byLeader.get(p.leader) ?? []), p.partition]);
+      const perLeader = await Promise.all([...byLeader.values()].map((partitions) => offsetsWithin(admin, d.name, partitions)));
+      return { ...d, offsets: perLeader.flat() };
     }));
     return { described: withOffsets, moving: ongoing };
   });
