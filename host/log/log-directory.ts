@@ -3,13 +3,25 @@
  * any log of the directory takes the whole directory offline, as Kafka's LogDirFailureChannel
  * does: every log in it answers KAFKA_STORAGE_ERROR (56) until the broker restarts, because after
  * a failed write or fsync nothing the page cache says about those files can be trusted.
+ *
+ * An ENOSPC on append whose partial write was rolled back does not take it offline: the directory
+ * is *full* (that append failed with KAFKA_STORAGE_ERROR, the log is as before) until an append
+ * in it succeeds again. Readiness (`/ready`) watches both conditions through {@link watch}.
  */
+export type LogDirCondition = 'ONLINE' | 'LOG_DIR_FULL' | 'LOG_DIR_OFFLINE';
+
+/** Told of every change of a directory's condition, with the error that caused it (none for ONLINE). */
+export type LogDirWatcher = (directory: LogDirectory, condition: LogDirCondition, reason: unknown) => void;
+
 export class LogDirectory {
   readonly path: string;
   /** Called once when the directory goes offline (replication uses it to give up leadership). */
   onOffline: ((directory: LogDirectory, reason: unknown) => void) | undefined;
   private offlineReason: unknown = undefined;
   private offline = false;
+  private fullReason: unknown = undefined;
+  private full = false;
+  private readonly watchers: LogDirWatcher[] = [];
 
   constructor(dirPath: string) {
     this.path = dirPath;
@@ -19,9 +31,24 @@ export class LogDirectory {
     return this.offline;
   }
 
-  /** The error that took the directory offline, if any. */
+  /** True while the last append in this (online) directory failed with ENOSPC. */
+  get isFull(): boolean {
+    return this.full;
+  }
+
+  /** The current condition: offline wins over full. */
+  get condition(): LogDirCondition {
+    return this.offline ? 'LOG_DIR_OFFLINE' : this.full ? 'LOG_DIR_FULL' : 'ONLINE';
+  }
+
+  /** The error that took the directory offline, or else the ENOSPC that made it full, if any. */
   get reason(): unknown {
-    return this.offlineReason;
+    return this.offline ? this.offlineReason : this.fullReason;
+  }
+
+  /** Adds a watcher of condition changes (called synchronously on each transition). */
+  watch(watcher: LogDirWatcher): void {
+    this.watchers.push(watcher);
   }
 
   /** Takes the directory offline (idempotent). */
@@ -29,6 +56,29 @@ export class LogDirectory {
     if (this.offline) return;
     this.offline = true;
     this.offlineReason = reason;
+    this.full = false;
+    this.fullReason = undefined;
     this.onOffline?.(this, reason);
+    this.notify(reason);
+  }
+
+  /** An append failed with ENOSPC and was rolled back: the directory is full (idempotent). */
+  markFull(reason: unknown): void {
+    if (this.offline || this.full) return;
+    this.full = true;
+    this.fullReason = reason;
+    this.notify(reason);
+  }
+
+  /** An append succeeded: a full directory has room again (cheap no-op otherwise). */
+  markWritable(): void {
+    if (!this.full) return;
+    this.full = false;
+    this.fullReason = undefined;
+    this.notify(undefined);
+  }
+
+  private notify(reason: unknown): void {
+    for (const watcher of this.watchers) watcher(this, this.condition, reason);
   }
 }

@@ -566,8 +566,10 @@ export class UnifiedLog implements GroupFlushTarget {
       // ENOSPC with the partial write removed leaves the log exactly as before: only this
       // append fails. Anything else leaves the page cache's state unknown.
       if (!rolledBack || error.code !== 'ENOSPC') this.logDirectory.markOffline(error);
+      else this.logDirectory.markFull(error);
       return LogErrorCode.KAFKA_STORAGE_ERROR;
     }
+    this.logDirectory.markWritable();
     if (this.logEndOffset - this.recoveryPointValue >= this.config.flushMessages && this.pendingFlushValue === null) {
       // Group commit: the fsync runs once at the end of this event-loop turn for every append
       // made in it; answers wait for it (pendingFlush).
@@ -624,6 +626,7 @@ export class UnifiedLog implements GroupFlushTarget {
         }
       }
       if (!cleaned || error.code !== 'ENOSPC') this.logDirectory.markOffline(error);
+      else this.logDirectory.markFull(error);
       return LogErrorCode.KAFKA_STORAGE_ERROR;
     }
     old.markInactive();

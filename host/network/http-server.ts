@@ -5,8 +5,11 @@
  *   (liveness: a supervisor restarts the process when this stops answering).
  * - `GET /ready` (and `HEAD`): `200 {"status":"READY"}` once the broker has loaded its logs and
  *   accepts requests, `503 {"status":"NOT_READY"}` before that and while it stops (readiness: a
- *   load balancer sends traffic only to ready brokers). An `isReady` callback that throws counts
- *   as not ready (and is logged: it is a bug).
+ *   load balancer sends traffic only to ready brokers). It is also `503 {"status":"NOT_READY",
+ *   "reasons":[{"logDir":...,"condition":"LOG_DIR_FULL"|"LOG_DIR_OFFLINE","error":...}]}` while a
+ *   log directory is full (an append failed with ENOSPC; back to 200 once an append succeeds) or
+ *   offline (a disk error; until restart). `/health` stays 200 meanwhile: the process is alive.
+ *   An `isReady` callback that throws counts as not ready (and is logged: it is a bug).
  * - `GET /metrics`: the Prometheus text exposition of the broker's metrics, when a
  *   {@link MetricsRoute} is given (host/metrics/prometheus-registry.ts), else 404; a render that
  *   fails answers 500 (and is logged: it is a bug).
@@ -29,9 +32,21 @@ export interface MetricsRoute {
   render(): Promise<string>;
 }
 
+/** One reason `/ready` answers 503 although the broker started, e.g. a full log directory. */
+export interface NotReadyReason {
+  /** The log directory concerned. */
+  readonly logDir: string;
+  /** `LOG_DIR_FULL` (ENOSPC on append) or `LOG_DIR_OFFLINE` (disk error, until restart). */
+  readonly condition: string;
+  /** The error's message, e.g. `ENOSPC: write /data/t-0/...log`. */
+  readonly error?: string;
+}
+
 export interface HttpRoutesOptions {
   /** True once the broker accepts requests; called on every `/ready` probe. */
   isReady: () => boolean;
+  /** Conditions that make a started broker not ready (empty: none); called on every `/ready` probe. */
+  notReadyReasons?: () => readonly NotReadyReason[];
   logger: NetworkLogger;
   /** `/metrics`; absent: 404. */
   metrics?: MetricsRoute;
@@ -46,13 +61,16 @@ export function registerHttpRoutes(app: TemplatedApp, options: HttpRoutesOptions
   };
   const ready = (res: HttpResponse, req: HttpRequest): void => {
     let isReady = false;
+    let reasons: readonly NotReadyReason[] = [];
     try {
       isReady = options.isReady();
+      reasons = options.notReadyReasons?.() ?? [];
     } catch (error) {
+      isReady = false;
       options.logger.error({ event: 'callback.failed', err: error }, 'isReady callback failed (bug); answering not ready');
     }
-    if (isReady) answer(res, req, '200 OK', { status: 'READY' });
-    else answer(res, req, '503 Service Unavailable', { status: 'NOT_READY' });
+    if (isReady && reasons.length === 0) answer(res, req, '200 OK', { status: 'READY' });
+    else answer(res, req, '503 Service Unavailable', reasons.length === 0 ? { status: 'NOT_READY' } : { status: 'NOT_READY', reasons });
   };
   const notFound = (res: HttpResponse, req: HttpRequest): void => {
     answer(res, req, '404 Not Found', { error: 'NOT_FOUND', path: req.getUrl() });

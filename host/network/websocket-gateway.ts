@@ -34,7 +34,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_sock
 import type { Time, TimerHandle } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
-import { guardHttpHandler, type MetricsRoute, registerHttpRoutes } from './http-server.js';
+import { guardHttpHandler, type MetricsRoute, type NotReadyReason, registerHttpRoutes } from './http-server.js';
 import { type HttpApplicationMount, registerHttpApplications } from './http-applications.js';
 import type { JsonSessionFactory } from './json-socket.js';
 import { JsonConnection } from './websocket-json-connection.js';
@@ -93,6 +93,8 @@ export interface WebSocketGatewayOptions {
   handler: RequestHandler;
   /** True once the broker accepts requests (`GET /ready`); default always true. */
   isReady?: () => boolean;
+  /** Why a started broker is not ready (`GET /ready` 503 with these reasons); default none. */
+  notReadyReasons?: () => readonly NotReadyReason[];
   /** Listener name reported to the handler; default `WEBSOCKET`. */
   listenerName?: string;
   /**
@@ -217,6 +219,7 @@ export class WebSocketGateway {
     registerHttpRoutes(this.app, {
       isReady: () => this.state === 'listening' && (options.isReady?.() ?? true),
       logger: this.logger,
+      ...(options.notReadyReasons === undefined ? {} : { notReadyReasons: options.notReadyReasons }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.consumerLag === undefined ? {} : { consumerLag: options.consumerLag }),
     });

@@ -35,6 +35,7 @@ import type { ConnectionContext, ResponseBytes } from '../network/network-types.
 import type { GatewayAddress } from '../network/websocket-gateway.js';
 import type { HttpApplicationMount } from '../network/http-applications.js';
 import { componentLogger, createLogger, LogEvent, type Logger } from '../observability/logger.js';
+import { watchLogDirReadiness } from './log-dir-readiness.js';
 import type { AlterPartitionSink } from '../replication/alter-partition-sink.js';
 import { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
@@ -255,6 +256,7 @@ export class BrokerServer {
       handler: this.gate.guard((frame, connection) => this.dispatcher!.handle(frame, connection)),
       resources: { frameArena: this.resources.core.frameArena, readBuffers: this.resources.readBuffers },
       isReady: () => this.gate.isOpen && this.stopping === null,
+      notReadyReasons: watchLogDirReadiness(storage.logManager.logDirectories, componentLogger(rootLogger, 'log-dirs')),
       rootLogger,
       time: this.environment.time,
       loadMetrics: async () => this.metrics.metricsRoute(),

@@ -13,7 +13,7 @@ import type { ConnectionResources } from '../network/tcp-connection.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import type { HttpApplicationMount } from '../network/http-applications.js';
 import { SocketServer } from '../network/socket-server.js';
-import type { MetricsRoute } from '../network/http-server.js';
+import type { MetricsRoute, NotReadyReason } from '../network/http-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
 import { componentLogger, type Logger } from '../observability/logger.js';
 
@@ -63,6 +63,8 @@ export interface NetworkListenersOptions {
   readonly handler: FrameHandler;
   /** What the gateway's /ready answers. */
   readonly isReady: () => boolean;
+  /** Why a started broker is not ready (a full or offline log directory): /ready's 503 reasons. */
+  readonly notReadyReasons?: () => readonly NotReadyReason[];
   readonly rootLogger: Logger;
   /** The broker's frame ring and fetch pool, lent to its TCP connections. */
   readonly resources?: ConnectionResources;
@@ -187,6 +189,7 @@ export class NetworkListeners {
         port: endpoint.port,
         handler: this.handler,
         isReady: this.isReady,
+        ...(this.options.notReadyReasons === undefined ? {} : { notReadyReasons: this.options.notReadyReasons }),
         listenerName: this.clientListeners[0]?.name ?? 'PLAINTEXT',
         socketRequestMaxBytes: config.socketRequestMaxBytes,
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
