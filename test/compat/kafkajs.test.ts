@@ -336,7 +336,13 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     await consumer.run({ eachMessage: async ({ message }) => { offsets.push(Number(message.offset)); } });
     await eventually(async () => expect(offsets.at(-1), context()).toBe(39), 30_000);
     expect(offsets[0]).toBeGreaterThanOrEqual(low);
-    expect(offsets).toEqual(offsets.map((_, i) => offsets[0]! + i));
+    // Retention runs every 300 ms here and may move the log start again while the consumer reads
+    // (kafkajs then resets to the new earliest offset, as Kafka's consumers do): offsets only go up,
+    // and every record from the final log start on is read, in order.
+    expect(offsets.every((offset, i) => i === 0 || offset > offsets[i - 1]!), String(offsets)).toBe(true);
+    const [final] = await admin.fetchTopicOffsets(topic);
+    const finalLow = Number(final?.low);
+    expect(offsets.filter((offset) => offset >= finalLow)).toEqual(Array.from({ length: 40 - finalLow }, (_, i) => finalLow + i));
   });
 
   it('a consumer group member and a producer keep working through a graceful broker restart', async () => {
