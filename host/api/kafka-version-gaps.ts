@@ -70,7 +70,6 @@ export const WHY_NOT_KAFKA_3_9_LATEST: Readonly<Record<number, string>> = {
   [ApiKey.LeaveGroup]: 'v4 flexible, v5 leave reason (KIP-800): not built yet',
   [ApiKey.SyncGroup]: 'v4 flexible, v5 protocol type and name checks (KIP-559): not built yet',
   [ApiKey.DescribeGroups]: 'v5 flexible: not built yet',
-  [ApiKey.ListGroups]: 'v3 flexible, v4 states filter (KIP-518), v5 types filter (KIP-848): not built yet',
   [ApiKey.CreateTopics]: 'v5 flexible with topic configs in the response (KIP-525), v6 THROTTLING_QUOTA_EXCEEDED, v7 topic ids: not built yet (no topic ids)',
   [ApiKey.DeleteTopics]: 'v4 flexible, v5 error message, v6 topics by topic id (KIP-516): not built yet (no topic ids)',
   [ApiKey.DeleteRecords]: 'v2 flexible: not built yet',

@@ -299,13 +299,16 @@ export class ClassicGroupCoordinator {
     return this.runtime.shard(this.partitionFor(groupId))!.groups.describeGroup(groupId);
   }
 
-  /** ListGroups: every live group, optionally only those in `states` (ListGroups v4+), in creation order. */
+  /**
+   * ListGroups: every live group, optionally only those in `states` (ListGroups v4+, KIP-518;
+   * compared case-insensitively, as Kafka 3.9's isInStates does), in creation order.
+   */
   listGroups(states: readonly string[] = []): ListGroupsResult {
     if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, groups: [] };
-    const wanted = new Set(states);
+    const wanted = new Set(states.map((state) => state.toLowerCase()));
     const groups = this.runtime.loadedPartitions()
       .flatMap((partition) => this.runtime.shard(partition)!.groups.currentGroups())
-      .filter((group) => wanted.size === 0 || wanted.has(group.state))
+      .filter((group) => wanted.size === 0 || wanted.has(group.state.toLowerCase()))
       .sort((a, b) => a.creationOrder - b.creationOrder)
       .map((group) => group.overview());
     return { errorCode: ErrorCode.NONE, groups };

@@ -58,6 +58,8 @@ export interface GroupCoordinatorOptions extends ClassicGroupCoordinatorOptions 
 }
 
 /** Kafka's DescribeGroups authorized operations for a group without an authorizer: READ, DELETE, DESCRIBE. */
+/** Kafka's GroupType.CLASSIC as ListGroups v5 names it (KIP-848). */
+const CLASSIC_GROUP_TYPE = 'classic';
 const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
@@ -395,13 +397,20 @@ export class GroupCoordinator {
     };
   }
 
-  /** ListGroups (api key 16), v0-2. */
-  async listGroups(_request: ListGroupsRequest, _context: RequestContext): Promise<ListGroupsResponse> {
-    const result = this.classic.listGroups();
+  /**
+   * ListGroups (api key 16), v0-5: v4+ keeps only the groups whose state is in `statesFilter`
+   * (KIP-518), v5+ only those whose type is in `typesFilter` (KIP-848; every group here is
+   * `classic`); both case-insensitive, empty = all, as in Kafka 3.9. Each group carries its state
+   * (v4+) and type (v5+; the encoder drops them for older versions).
+   */
+  async listGroups(request: ListGroupsRequest, _context: RequestContext): Promise<ListGroupsResponse> {
+    const types = request.typesFilter.map((type) => type.toLowerCase());
+    const result = this.classic.listGroups(request.statesFilter);
+    const groups = types.length === 0 || types.includes(CLASSIC_GROUP_TYPE) ? result.groups : [];
     return {
       throttleTimeMs: 0,
       errorCode: result.errorCode,
-      groups: result.groups.map((group) => ({ groupId: group.groupId, protocolType: group.protocolType })),
+      groups: groups.map((group) => ({ groupId: group.groupId, protocolType: group.protocolType, groupState: group.state, groupType: CLASSIC_GROUP_TYPE })),
     };
   }
 

@@ -267,8 +267,8 @@ describe('GroupCoordinator admin APIs', () => {
     const s = setup();
     await s.coordinator.offsetCommit(commitRequest(), context(2));
     await s.coordinator.offsetCommit(commitRequest({ groupId: 'other' }), context(2));
-    const listed = wire(encodeListGroupsResponse, decodeListGroupsResponse, 2, await s.coordinator.listGroups({}, context(2)));
-    expect(listed).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: [{ groupId: 'group', protocolType: '' }, { groupId: 'other', protocolType: '' }] });
+    const listed = wire(encodeListGroupsResponse, decodeListGroupsResponse, 2, await s.coordinator.listGroups({ statesFilter: [], typesFilter: [] }, context(2)));
+    expect(listed).toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups: [{ groupId: 'group', protocolType: '', groupState: '', groupType: '' }, { groupId: 'other', protocolType: '', groupState: '', groupType: '' }] });
 
     const offsetDelete = wire(encodeOffsetDeleteResponse, decodeOffsetDeleteResponse, 0,
       await s.coordinator.offsetDelete({ groupId: 'other', topics: [{ name: 'topic', partitions: [{ partitionIndex: 0 }] }] }, context(0)));

@@ -152,6 +152,31 @@ describe('group APIs', () => {
     }
   });
 
+  it('lists groups with ListGroups v3-5, by state (v4+, KIP-518) and type (v5+, KIP-848), case-insensitively as Kafka 3.9', async () => {
+    const joined = await join('listed', 5);
+    await client.request(ApiKey.SyncGroup, 3, encodeSyncGroupRequest, decodeSyncGroupResponse, {
+      groupId: 'listed', generationId: joined.generationId, memberId: joined.memberId, groupInstanceId: null,
+      assignments: [{ memberId: joined.memberId, assignment: Buffer.from('a') }],
+    });
+    const list = (version: number, statesFilter: string[] = [], typesFilter: string[] = []) =>
+      client.request(ApiKey.ListGroups, version, encodeListGroupsRequest, decodeListGroupsResponse, { statesFilter, typesFilter });
+    const v3 = await list(3);
+    expect(v3.errorCode).toBe(ErrorCode.NONE);
+    expect(v3.groups.map((g) => g.groupId)).toContain('listed');
+    const all = await list(4);
+    expect(all.groups.find((g) => g.groupId === 'listed')).toMatchObject({ protocolType: 'consumer', groupState: 'Stable' });
+    expect(new Set(all.groups.map((g) => g.groupState))).toContain('Empty');
+    const stable = await list(4, ['stable']);
+    expect(stable.groups.map((g) => g.groupId)).toContain('listed');
+    expect(stable.groups.every((g) => g.groupState === 'Stable')).toBe(true);
+    const empty = await list(4, ['Empty', 'Dead']);
+    expect(empty.groups.length).toBeGreaterThan(0);
+    expect(empty.groups.map((g) => g.groupId)).not.toContain('listed');
+    const classic = await list(5, ['Stable'], ['CLASSIC']);
+    expect(classic.groups.find((g) => g.groupId === 'listed')).toMatchObject({ groupState: 'Stable', groupType: 'classic' });
+    expect((await list(5, [], ['consumer'])).groups).toEqual([]);
+  });
+
   it('deletes empty groups with DeleteGroups v0-1 and refuses groups with members', async () => {
     for (let version = 0; version <= 1; version++) {
       const response = await client.request(ApiKey.DeleteGroups, version, encodeDeleteGroupsRequest, decodeDeleteGroupsResponse,

@@ -27,7 +27,7 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'LeaveGroup', maxVersion: 3 },
   { name: 'SyncGroup', maxVersion: 3 },
   { name: 'DescribeGroups', maxVersion: 4 },
-  { name: 'ListGroups', maxVersion: 2 },
+  { name: 'ListGroups', maxVersion: 5 },
   { name: 'SaslHandshake', maxVersion: 1 },
   { name: 'ApiVersions', maxVersion: 4 },
   { name: 'CreateTopics', maxVersion: 4 },

@@ -129,7 +129,7 @@ export const API_INFO: readonly ApiInfo[] = [
   { apiKey: 13, name: 'LeaveGroup', minVersion: 0, maxVersion: 5, flexibleMinVersion: 4, generatedMaxVersion: 3 },
   { apiKey: 14, name: 'SyncGroup', minVersion: 0, maxVersion: 5, flexibleMinVersion: 4, generatedMaxVersion: 3 },
   { apiKey: 15, name: 'DescribeGroups', minVersion: 0, maxVersion: 5, flexibleMinVersion: 5, generatedMaxVersion: 4 },
-  { apiKey: 16, name: 'ListGroups', minVersion: 0, maxVersion: 5, flexibleMinVersion: 3, generatedMaxVersion: 2 },
+  { apiKey: 16, name: 'ListGroups', minVersion: 0, maxVersion: 5, flexibleMinVersion: 3, generatedMaxVersion: 5 },
   { apiKey: 17, name: 'SaslHandshake', minVersion: 0, maxVersion: 1, flexibleMinVersion: -1, generatedMaxVersion: 1 },
   { apiKey: 18, name: 'ApiVersions', minVersion: 0, maxVersion: 4, flexibleMinVersion: 3, generatedMaxVersion: 4 },
   { apiKey: 19, name: 'CreateTopics', minVersion: 0, maxVersion: 7, flexibleMinVersion: 5, generatedMaxVersion: 4 },

@@ -3,43 +3,97 @@
 // Regenerate with `npm run generate:protocol`.
 /* eslint-disable */
 
-// ListGroups (api key 16): versions 0-2 generated; flexible 3+.
+// ListGroups (api key 16): versions 0-5 generated; flexible 3+.
 
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
 /**
- * ListGroupsRequest (api key 16): versions 0-2 generated (schema 0-5, flexible 3+).
+ * ListGroupsRequest (api key 16): versions 0-5 generated (schema 0-5, flexible 3+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface ListGroupsRequest {
+  /** The states of the groups we want to list. If empty, all groups are returned with their state. Versions 4+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  statesFilter: string[];
+  /** The types of the groups we want to list. If empty, all groups are returned with their type. Versions 5+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  typesFilter: string[];
 }
 
 /** ListGroupsRequest as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface ListGroupsRequestInit {
+  statesFilter?: string[];
+  typesFilter?: string[];
 }
 
 /**
- * Decodes a ListGroupsRequest body of `version` (0-2). Never throws: malformed or short
+ * Decodes a ListGroupsRequest body of `version` (0-5). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeListGroupsRequest(r: Reader, version: number): ListGroupsRequest {
-  if (version < 0 || version > 2) r.fail(`ListGroupsRequest version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 5) r.fail(`ListGroupsRequest version ${version} is not supported (0-5)`);
+  let $statesFilter: string[];
+  if (version >= 4) {
+    {
+      const n = r.compactArrayLength();
+      if (n < 0) $statesFilter = [];
+      else {
+        const a: string[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(r.compactString());
+        $statesFilter = a;
+      }
+    }
+  } else $statesFilter = [];
+  let $typesFilter: string[];
+  if (version >= 5) {
+    {
+      const n = r.compactArrayLength();
+      if (n < 0) $typesFilter = [];
+      else {
+        const a: string[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(r.compactString());
+        $typesFilter = a;
+      }
+    }
+  } else $typesFilter = [];
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
   return {
+    statesFilter: $statesFilter,
+    typesFilter: $typesFilter,
   };
 }
 
 /**
- * Encodes a ListGroupsRequest body as `version` (0-2). Fields absent in that version are
+ * Encodes a ListGroupsRequest body as `version` (0-5). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeListGroupsRequest(w: Writer, version: number, m: ListGroupsRequestInit): void {
-  if (version < 0 || version > 2) throw new RangeError(`ListGroupsRequest version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 5) throw new RangeError(`ListGroupsRequest version ${version} is not supported (0-5)`);
+  if (version >= 4) {
+    {
+      const a = (m.statesFilter ?? []);
+      const n = a.length;
+      w.compactArrayLength(n);
+      for (let i = 0; i < n; i++) { w.compactString(a[i]!); }
+    }
+  }
+  if (version >= 5) {
+    {
+      const a = (m.typesFilter ?? []);
+      const n = a.length;
+      w.compactArrayLength(n);
+      for (let i = 0; i < n; i++) { w.compactString(a[i]!); }
+    }
+  }
+  if (version >= 3) {
+    w.emptyTaggedFields();
+  }
 }
 
 /**
- * ListGroupsResponse (api key 16): versions 0-2 generated (schema 0-5, flexible 3+).
+ * ListGroupsResponse (api key 16): versions 0-5 generated (schema 0-5, flexible 3+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface ListGroupsResponse {
@@ -59,7 +113,7 @@ export interface ListGroupsResponseInit {
 }
 
 /**
- * ListedGroup (a struct of ListGroupsResponse), versions 0-2.
+ * ListedGroup (a struct of ListGroupsResponse), versions 0-5.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface ListedGroup {
@@ -67,20 +121,26 @@ export interface ListedGroup {
   groupId: string;
   /** The group protocol type. Versions 0+. */
   protocolType: string;
+  /** The group state name. Versions 4+; default ""; absent in other versions (decoded as the default; ignored when encoding). */
+  groupState: string;
+  /** The group type name. Versions 5+; default ""; absent in other versions (decoded as the default; ignored when encoding). */
+  groupType: string;
 }
 
 /** ListedGroup as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
 export interface ListedGroupInit {
   groupId: string;
   protocolType: string;
+  groupState?: string;
+  groupType?: string;
 }
 
 /**
- * Decodes a ListGroupsResponse body of `version` (0-2). Never throws: malformed or short
+ * Decodes a ListGroupsResponse body of `version` (0-5). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeListGroupsResponse(r: Reader, version: number): ListGroupsResponse {
-  if (version < 0 || version > 2) r.fail(`ListGroupsResponse version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 5) r.fail(`ListGroupsResponse version ${version} is not supported (0-5)`);
   let $throttleTimeMs: number;
   if (version >= 1) {
     $throttleTimeMs = r.int32();
@@ -88,13 +148,16 @@ export function decodeListGroupsResponse(r: Reader, version: number): ListGroups
   const $errorCode: number = r.int16();
   let $groups: ListedGroup[];
   {
-    const n = r.arrayLength();
+    const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
     if (n < 0) $groups = [];
     else {
       const a: ListedGroup[] = [];
       for (let i = 0; i < n && r.error === null; i++) a.push(decodeListedGroup(r, version));
       $groups = a;
     }
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
   }
   return {
     throttleTimeMs: $throttleTimeMs,
@@ -104,21 +167,34 @@ export function decodeListGroupsResponse(r: Reader, version: number): ListGroups
 }
 
 function decodeListedGroup(r: Reader, version: number): ListedGroup {
-  const $groupId: string = r.string();
-  const $protocolType: string = r.string();
+  const $groupId: string = (version >= 3 ? r.compactString() : r.string());
+  const $protocolType: string = (version >= 3 ? r.compactString() : r.string());
+  let $groupState: string;
+  if (version >= 4) {
+    $groupState = r.compactString();
+  } else $groupState = "";
+  let $groupType: string;
+  if (version >= 5) {
+    $groupType = r.compactString();
+  } else $groupType = "";
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
   return {
     groupId: $groupId,
     protocolType: $protocolType,
+    groupState: $groupState,
+    groupType: $groupType,
   };
 }
 
 /**
- * Encodes a ListGroupsResponse body as `version` (0-2). Fields absent in that version are
+ * Encodes a ListGroupsResponse body as `version` (0-5). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeListGroupsResponse(w: Writer, version: number, m: ListGroupsResponseInit): void {
-  if (version < 0 || version > 2) throw new RangeError(`ListGroupsResponse version ${version} is not supported (0-2)`);
+  if (version < 0 || version > 5) throw new RangeError(`ListGroupsResponse version ${version} is not supported (0-5)`);
   if (version >= 1) {
     w.int32((m.throttleTimeMs ?? 0));
   }
@@ -126,12 +202,24 @@ export function encodeListGroupsResponse(w: Writer, version: number, m: ListGrou
   {
     const a = m.groups;
     const n = a.length;
-    w.arrayLength(n);
+    if (version >= 3) { w.compactArrayLength(n); } else { w.arrayLength(n); }
     for (let i = 0; i < n; i++) { encodeListedGroup(w, version, a[i]!); }
+  }
+  if (version >= 3) {
+    w.emptyTaggedFields();
   }
 }
 
 function encodeListedGroup(w: Writer, version: number, m: ListedGroupInit): void {
-  w.string(m.groupId);
-  w.string(m.protocolType);
+  if (version >= 3) { w.compactString(m.groupId); } else { w.string(m.groupId); }
+  if (version >= 3) { w.compactString(m.protocolType); } else { w.string(m.protocolType); }
+  if (version >= 4) {
+    w.compactString((m.groupState ?? ""));
+  }
+  if (version >= 5) {
+    w.compactString((m.groupType ?? ""));
+  }
+  if (version >= 3) {
+    w.emptyTaggedFields();
+  }
 }
