@@ -219,27 +219,13 @@ export class GroupCoordinator {
     const version = context.apiVersion;
     const nowMs = this.nowMs();
     const retentionTimeMs = version >= 2 && version <= 4 ? request.retentionTimeMs : -1;
-    const errors: TopicPartitionError[] = [];
-    const offsets: TopicPartitionOffset[] = [];
-    for (const topic of request.topics) {
-      for (const partition of topic.partitions) {
-        if (!this.partitionExists(topic.name, partition.partitionIndex)) {
-          errors.push({ topic: topic.name, partition: partition.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
-          continue;
-        }
-        offsets.push({
-          topic: topic.name,
-          partition: partition.partitionIndex,
-          offsetAndMetadata: {
-            offset: partition.committedOffset,
-            leaderEpoch: version >= 6 ? partition.committedLeaderEpoch : -1,
-            metadata: partition.committedMetadata ?? '',
-            commitTimestampMs: version === 1 && partition.commitTimestamp !== -1 ? partition.commitTimestamp : nowMs,
-            expireTimestampMs: retentionTimeMs === -1 ? null : nowMs + retentionTimeMs,
-          },
-        });
-      }
-    }
+    const { errors, offsets } = this.knownPartitionOffsets(request.topics, (partition) => ({
+      offset: partition.committedOffset,
+      leaderEpoch: version >= 6 ? partition.committedLeaderEpoch : -1,
+      metadata: partition.committedMetadata ?? '',
+      commitTimestampMs: version === 1 && partition.commitTimestamp !== -1 ? partition.commitTimestamp : nowMs,
+      expireTimestampMs: retentionTimeMs === -1 ? null : nowMs + retentionTimeMs,
+    }));
     if (offsets.length > 0) {
       errors.push(...await this.classic.commitOffsets({
         groupId: request.groupId,
@@ -249,14 +235,7 @@ export class GroupCoordinator {
         offsets,
       }));
     }
-    const errorOf = new Map(errors.map((error) => [`${error.topic}\u0000${error.partition}`, error.errorCode] as const));
-    const topics: OffsetCommitResponseTopic[] = request.topics.map((topic) => ({
-      name: topic.name,
-      partitions: topic.partitions.map((partition) => ({
-        partitionIndex: partition.partitionIndex,
-        errorCode: errorOf.get(`${topic.name}\u0000${partition.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR,
-      })),
-    }));
+    const topics: OffsetCommitResponseTopic[] = partitionErrorCodes(request.topics, errors);
     return { throttleTimeMs: 0, topics };
   }
 
@@ -264,27 +243,13 @@ export class GroupCoordinator {
   async txnOffsetCommit(request: TxnOffsetCommitRequest, context: RequestContext): Promise<TxnOffsetCommitResponse> {
     const version = context.apiVersion;
     const nowMs = this.nowMs();
-    const errors: TopicPartitionError[] = [];
-    const offsets: TopicPartitionOffset[] = [];
-    for (const topic of request.topics) {
-      for (const partition of topic.partitions) {
-        if (!this.partitionExists(topic.name, partition.partitionIndex)) {
-          errors.push({ topic: topic.name, partition: partition.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
-          continue;
-        }
-        offsets.push({
-          topic: topic.name,
-          partition: partition.partitionIndex,
-          offsetAndMetadata: {
-            offset: partition.committedOffset,
-            leaderEpoch: version >= 2 ? partition.committedLeaderEpoch : -1,
-            metadata: partition.committedMetadata ?? '',
-            commitTimestampMs: nowMs,
-            expireTimestampMs: null,
-          },
-        });
-      }
-    }
+    const { errors, offsets } = this.knownPartitionOffsets(request.topics, (partition) => ({
+      offset: partition.committedOffset,
+      leaderEpoch: version >= 2 ? partition.committedLeaderEpoch : -1,
+      metadata: partition.committedMetadata ?? '',
+      commitTimestampMs: nowMs,
+      expireTimestampMs: null,
+    }));
     if (offsets.length > 0) {
       errors.push(...await this.classic.commitTransactionalOffsets({
         groupId: request.groupId,
@@ -296,17 +261,29 @@ export class GroupCoordinator {
         producerEpoch: request.producerEpoch,
       }));
     }
-    const errorOf = new Map(errors.map((error) => [`${error.topic}\u0000${error.partition}`, error.errorCode] as const));
-    return {
-      throttleTimeMs: 0,
-      topics: request.topics.map((topic) => ({
-        name: topic.name,
-        partitions: topic.partitions.map((partition) => ({
-          partitionIndex: partition.partitionIndex,
-          errorCode: errorOf.get(`${topic.name}\u0000${partition.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR,
-        })),
-      })),
-    };
+    return { throttleTimeMs: 0, topics: partitionErrorCodes(request.topics, errors) };
+  }
+
+  /**
+   * Splits a commit's partitions into those of unknown topics/partitions (UNKNOWN_TOPIC_OR_PARTITION, 3)
+   * and the offsets to store, built by `toOffset` (shared by OffsetCommit and TxnOffsetCommit).
+   */
+  private knownPartitionOffsets<P extends { readonly partitionIndex: number }>(
+    topics: readonly { readonly name: string; readonly partitions: readonly P[] }[],
+    toOffset: (partition: P) => TopicPartitionOffset['offsetAndMetadata'],
+  ): { errors: TopicPartitionError[]; offsets: TopicPartitionOffset[] } {
+    const errors: TopicPartitionError[] = [];
+    const offsets: TopicPartitionOffset[] = [];
+    for (const topic of topics) {
+      for (const partition of topic.partitions) {
+        if (this.partitionExists(topic.name, partition.partitionIndex)) {
+          offsets.push({ topic: topic.name, partition: partition.partitionIndex, offsetAndMetadata: toOffset(partition) });
+        } else {
+          errors.push({ topic: topic.name, partition: partition.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+        }
+      }
+    }
+    return { errors, offsets };
   }
 
   /** OffsetFetch (api key 9), v0-5. */
@@ -418,4 +395,22 @@ export class GroupCoordinator {
   async deleteGroups(request: DeleteGroupsRequest, _context: RequestContext): Promise<DeleteGroupsResponse> {
     return { throttleTimeMs: 0, results: this.classic.deleteGroups(request.groupsNames) };
   }
+}
+
+/**
+ * The per-partition response of a commit, in request order: each partition's error code from
+ * `errors`, UNKNOWN_SERVER_ERROR (-1) for one the commit left unanswered.
+ */
+function partitionErrorCodes(
+  topics: readonly { readonly name: string; readonly partitions: readonly { readonly partitionIndex: number }[] }[],
+  errors: readonly TopicPartitionError[],
+): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+  const errorOf = new Map(errors.map((error) => [`${error.topic}\u0000${error.partition}`, error.errorCode] as const));
+  return topics.map((topic) => ({
+    name: topic.name,
+    partitions: topic.partitions.map((partition) => ({
+      partitionIndex: partition.partitionIndex,
+      errorCode: errorOf.get(`${topic.name}\u0000${partition.partitionIndex}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+    })),
+  }));
 }

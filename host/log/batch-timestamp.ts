@@ -11,6 +11,7 @@
  */
 import { BatchAttributes, BatchLayout, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import type { LogSegment } from './log-segment.js';
+import { floorSegmentIndex } from './segment-list.js';
 
 /** The batch holding one offset, as the lag computation needs it. */
 export interface BatchTimestamp {
@@ -26,7 +27,7 @@ export interface BatchTimestamp {
  * failed (the log's own reads report the failure; this read is advisory).
  */
 export function batchTimestampAt(segments: readonly LogSegment[], offset: number): BatchTimestamp | null {
-  let index = floorSegment(segments, offset);
+  let index = floorSegmentIndex(segments, offset);
   try {
     for (index = Math.max(0, index); index < segments.length; index++) {
       const segment = segments[index]!;
@@ -42,21 +43,4 @@ export function batchTimestampAt(segments: readonly LogSegment[], offset: number
     return null;
   }
   return null;
-}
-
-/** Index of the last segment whose base offset is <= `offset`, -1 when every one starts after it. */
-function floorSegment(segments: readonly LogSegment[], offset: number): number {
-  let low = 0;
-  let high = segments.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    if (segments[middle]!.baseOffset <= offset) {
-      found = middle;
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
-  return found;
 }
