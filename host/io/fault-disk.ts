@@ -6,12 +6,17 @@
  * - Every file (inode) has a *current* content (what reads see: the page cache) and a *durable*
  *   content (what survives power loss). `fsync(fd)` copies current to durable for that file,
  *   size included. Nothing else makes file content durable.
- * - The namespace (which path names which inode) is also kept twice. Creates, deletes, renames
- *   and mkdirs change the current namespace at once and are queued as pending operations.
- *   `fsyncDir(dir)` commits, in order, every pending operation that touches `dir` (a rename
- *   touches the directories of both names and is committed whole). So a new file whose
+ * - The namespace is also kept twice: the current one (which path names which inode) and, per
+ *   directory inode, its durable entries (name -> inode), as a file system keeps a directory's
+ *   entries in the directory itself. Creates, deletes, renames and mkdirs change the current
+ *   namespace at once and are queued as pending operations on the directory inodes they touch.
+ *   `fsyncDir(dir)` commits, in order, every pending operation that touches `dir`'s inode (a
+ *   rename touches the directories of both names and is committed whole). So a new file whose
  *   directory was never fsynced disappears on power loss even if the file itself was fsynced,
- *   and so does a rename (as on Linux without `dirsync`).
+ *   and so does a rename (as on Linux without `dirsync`). An entry belongs to its directory's
+ *   inode, not to its path: a pending create in a directory that is then renamed away stays in
+ *   that directory, and a new directory made later under the old name starts empty (its fsync
+ *   never commits the old directory's entries).
  * - {@link FaultDisk.powerLoss} throws away everything that is not durable:
  *   - `mode: 'strict'` keeps exactly the durable state;
  *   - `mode: 'torn'` (seeded) models a crash in which the OS had written back *some* of the
@@ -20,7 +25,8 @@
  *     sometimes with the end of that prefix zero-filled (blocks allocated, data not written);
  *     and a random prefix of the pending namespace operations is committed (the journal
  *     commits in order, so a rename is atomic). Data that was fsynced is never lost.
- *   Entries whose parent directory did not survive are dropped. All open file descriptors
+ *   What survives is what the durable entries reach from the root (entries of a directory whose
+ *   own entry did not survive are dropped with it). All open file descriptors
  *   become invalid (`EBADF`).
  *
  * ## Faults
@@ -70,12 +76,15 @@ interface Inode {
   data: Buffer;      // current content in data[0..length)
   length: number;
   durable: Buffer;   // durable content, exact length
+  /** A directory's durable entries (name -> inode); empty for a file. */
+  entries: Map<string, Inode>;
 }
 
+/** A namespace change not durable yet, on the directory inodes it touches. */
 type NamespaceOp =
-  | { kind: 'link'; path: string; inode: Inode }
-  | { kind: 'unlink'; path: string }
-  | { kind: 'rename'; from: string; to: string; inode: Inode };
+  | { kind: 'link'; dir: Inode; name: string; inode: Inode }
+  | { kind: 'unlink'; dir: Inode; name: string }
+  | { kind: 'rename'; fromDir: Inode; fromName: string; toDir: Inode; toName: string; inode: Inode };
 
 interface OpenFile {
   inode: Inode;
@@ -94,7 +103,7 @@ export class FaultDisk implements Disk {
 
   private readonly random: SeededRandom;
   private current = new Map<string, Inode>();
-  private durable = new Map<string, Inode>();
+  private readonly root: Inode;
   private pending: NamespaceOp[] = [];
   private files = new Map<number, OpenFile>();
   private nextFd = 3;
@@ -106,9 +115,8 @@ export class FaultDisk implements Disk {
   /** @param seed seeds the choices made by torn writes, crashes and `torn` power loss */
   constructor(seed: number) {
     this.random = new SeededRandom(seed);
-    const root = this.newInode(true);
-    this.current.set(ROOT, root);
-    this.durable.set(ROOT, root);
+    this.root = this.newInode(true);
+    this.current.set(ROOT, this.root);
   }
 
   /** Number of calls made so far (the `index` the next call will get). */
@@ -144,22 +152,17 @@ export class FaultDisk implements Disk {
       this.commitPending((op) => survivors.has(op));
     }
     this.pending = [];
-    // Drop entries whose parent directory is gone (sorted so parents come first).
-    const next = new Map<string, Inode>();
-    for (const p of [...this.durable.keys()].sort()) {
-      const inode = this.durable.get(p)!;
-      if (p === ROOT || next.get(path.dirname(p))?.isDirectory === true) next.set(p, inode);
-    }
-    this.durable = next;
+    const durable = this.durableNamespace();
     const seen = new Set<Inode>();
-    for (const inode of this.durable.values()) {
+    for (const p of [...durable.keys()].sort()) {
+      const inode = durable.get(p)!;
       if (seen.has(inode) || inode.isDirectory) continue;
       seen.add(inode);
       if (mode === 'torn') this.tearContent(inode);
       inode.data = Buffer.from(inode.durable);
       inode.length = inode.durable.length;
     }
-    this.current = new Map(this.durable);
+    this.current = durable;
     this.files.clear();
     this.crashCountdown = -1;
     this.crashed = false;
@@ -283,6 +286,8 @@ export class FaultDisk implements Disk {
       throw new DiskError(inode.isDirectory ? 'ENOTEMPTY' : 'EISDIR', 'rename', target);
     }
     if (source === target) return;
+    const fromDir = this.current.get(path.dirname(source))!;
+    const toDir = this.current.get(path.dirname(target))!;
     if (inode.isDirectory) {
       // Move the whole subtree in the current namespace; record one op per moved entry.
       const prefix = source + '/';
@@ -295,7 +300,7 @@ export class FaultDisk implements Disk {
     }
     this.current.delete(source);
     this.current.set(target, inode);
-    this.pending.push({ kind: 'rename', from: source, to: target, inode });
+    this.pending.push({ kind: 'rename', fromDir, fromName: path.basename(source), toDir, toName: path.basename(target), inode });
   }
 
   delete(filePath: string): void {
@@ -304,7 +309,7 @@ export class FaultDisk implements Disk {
     if (inode === undefined) return;
     if (inode.isDirectory && this.children(p).length > 0) throw new DiskError('ENOTEMPTY', 'rmdir', p);
     this.current.delete(p);
-    this.pending.push({ kind: 'unlink', path: p });
+    this.pending.push({ kind: 'unlink', dir: this.current.get(path.dirname(p))!, name: path.basename(p) });
   }
 
   list(dir: string): string[] {
@@ -331,19 +336,37 @@ export class FaultDisk implements Disk {
     const p = this.enter('fsyncDir', dir);
     const inode = this.current.get(p);
     if (inode === undefined) throw new DiskError('ENOENT', 'fsync', p);
-    const touches = (q: string): boolean => path.dirname(q) === p;
-    this.commitPending((op) => (op.kind === 'rename' ? touches(op.from) || touches(op.to) : touches(op.path)));
+    this.commitPending((op) => (op.kind === 'rename' ? op.fromDir === inode || op.toDir === inode : op.dir === inode));
   }
 
   // ---- internals ----
 
   private newInode(isDirectory: boolean): Inode {
-    return { id: this.nextInode++, isDirectory, data: Buffer.alloc(0), length: 0, durable: Buffer.alloc(0) };
+    return { id: this.nextInode++, isDirectory, data: Buffer.alloc(0), length: 0, durable: Buffer.alloc(0), entries: new Map() };
   }
 
   private link(p: string, inode: Inode): void {
     this.current.set(p, inode);
-    this.pending.push({ kind: 'link', path: p, inode });
+    this.pending.push({ kind: 'link', dir: this.current.get(path.dirname(p))!, name: path.basename(p), inode });
+  }
+
+  /** Every path the durable entries reach from the root (what a reboot finds). */
+  private durableNamespace(): Map<string, Inode> {
+    const found = new Map<string, Inode>([[ROOT, this.root]]);
+    const visited = new Set<Inode>([this.root]);
+    const walk = (dirPath: string, dir: Inode): void => {
+      for (const [name, child] of dir.entries) {
+        const childPath = path.join(dirPath, name);
+        found.set(childPath, child);
+        // A directory is reached once (a rename into its own subtree would otherwise loop).
+        if (child.isDirectory && !visited.has(child)) {
+          visited.add(child);
+          walk(childPath, child);
+        }
+      }
+    };
+    walk(ROOT, this.root);
+    return found;
   }
 
   private children(dir: string): string[] {
@@ -364,20 +387,12 @@ export class FaultDisk implements Disk {
         remaining.push(op);
         continue;
       }
-      if (op.kind === 'link') this.durable.set(op.path, op.inode);
-      else if (op.kind === 'unlink') this.durable.delete(op.path);
+      if (op.kind === 'link') op.dir.entries.set(op.name, op.inode);
+      else if (op.kind === 'unlink') op.dir.entries.delete(op.name);
       else {
-        if (op.inode.isDirectory) {
-          const prefix = op.from + '/';
-          for (const [q, child] of [...this.durable.entries()]) {
-            if (q.startsWith(prefix)) {
-              this.durable.delete(q);
-              this.durable.set(op.to + q.slice(op.from.length), child);
-            }
-          }
-        }
-        this.durable.delete(op.from);
-        this.durable.set(op.to, op.inode);
+        // A directory's entries live in its inode: they move with it.
+        op.fromDir.entries.delete(op.fromName);
+        op.toDir.entries.set(op.toName, op.inode);
       }
     }
     this.pending = remaining;

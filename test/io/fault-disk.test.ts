@@ -61,6 +61,46 @@ describe('FaultDisk', () => {
     expect(readWholeFile(disk, '/data/b').toString()).toBe('abc');
   });
 
+  // Regression (replication simulator seed 1025): a segment rolled in a partition directory whose
+  // create was never committed by a directory fsync; the directory was renamed to `-delete` and
+  // removed, the partition came back in a new directory of the same name, and that directory's
+  // fsync committed the old directory's pending create: after a power loss the new log held the
+  // old, empty segment 19 (log end 19, nothing below it) and joined the ISR with a hole.
+  it('never commits a pending create of a renamed directory into a new directory of its old name', () => {
+    const disk = fresh();
+    disk.mkdir('/data/p-0');
+    disk.fsyncDir('/data');
+    writeFile(disk, '/data/p-0/00.log', 'old', true);
+    disk.fsyncDir('/data/p-0');
+    writeFile(disk, '/data/p-0/19.log', '', false);
+    disk.rename('/data/p-0', '/data/p-0.x-delete');
+    disk.fsyncDir('/data');
+    for (const name of disk.list('/data/p-0.x-delete')) disk.delete(`/data/p-0.x-delete/${name}`);
+    disk.delete('/data/p-0.x-delete');
+    disk.fsyncDir('/data');
+    disk.mkdir('/data/p-0');
+    disk.fsyncDir('/data');
+    writeFile(disk, '/data/p-0/00.log', 'new', true);
+    disk.fsyncDir('/data/p-0');
+    disk.powerLoss();
+    expect(disk.list('/data')).toEqual(['p-0']);
+    expect(disk.list('/data/p-0')).toEqual(['00.log']);
+    expect(readWholeFile(disk, '/data/p-0/00.log').toString()).toBe('new');
+  });
+
+  it('keeps an entry in its directory inode: a create moves with a renamed directory and its fsync there commits it', () => {
+    const disk = fresh();
+    disk.mkdir('/data/a');
+    disk.fsyncDir('/data');
+    writeFile(disk, '/data/a/f', 'abc', true);
+    disk.rename('/data/a', '/data/b');
+    disk.fsyncDir('/data');
+    disk.fsyncDir('/data/b');
+    disk.powerLoss();
+    expect(disk.exists('/data/a')).toBe(false);
+    expect(readWholeFile(disk, '/data/b/f').toString()).toBe('abc');
+  });
+
   it('writes checkpoint-style files atomically across power loss', () => {
     for (let seed = 1; seed <= 50; seed++) {
       const disk = fresh(seed);

@@ -12,6 +12,9 @@ const REGRESSION_SEEDS: readonly number[] = [
   // DeleteRecords moved the leader epochs up durably, a crash lost the log start offset: the head
   // had no epochs, so a follower of an older epoch was never told where it diverged.
   964, 2553, 8173, 9309,
+  // The FaultDisk committed a pending segment create of a deleted (renamed) partition directory into
+  // the re-created one: after a power loss the re-added replica had an empty segment 19 and no 0..18.
+  1025,
 ];
 
 /** The short campaign of `npm test`. */
