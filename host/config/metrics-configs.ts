@@ -20,6 +20,8 @@ export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the sliding window of the group status: WARNING when a partition\'s lag grew over the whole window, STALLED when its committed offset has not moved for the window while its lag is above zero.' },
   { name: 'consumer.lag.max.timestamp.reads', type: 'INT', defaultValue: '1000', min: 1,
     doc: 'Tributary-only: the most record-batch headers one lag sample reads from the logs (one per partition whose committed offset moved); partitions beyond it keep their previous lag in seconds until a later sample.' },
+  { name: 'consumer.lag.remote.max.partitions', type: 'INT', defaultValue: '10000', min: 1,
+    doc: 'Tributary-only: in a cluster, the most partitions led by other brokers whose offsets (ListOffsets) and oldest unconsumed record timestamp (a Fetch of one batch) the group coordinator asks their leaders for after each lag sample, in the background; those refreshed longest ago go first, the others wait for a later sample.' },
 ];
 
 /** The BrokerConfig fields these configs set. */
@@ -30,6 +32,7 @@ export interface MetricsConfig {
   readonly consumerLagSampleIntervalMs: number;
   readonly consumerLagWindowMs: number;
   readonly consumerLagMaxTimestampReads: number;
+  readonly consumerLagRemoteMaxPartitions: number;
 }
 
 /** The fields, from the parsed values. */
@@ -41,5 +44,6 @@ export function metricsConfig(get: <T extends ConfigValue>(name: string) => T): 
     consumerLagSampleIntervalMs: get('consumer.lag.sample.interval.ms'),
     consumerLagWindowMs: get('consumer.lag.window.ms'),
     consumerLagMaxTimestampReads: get('consumer.lag.max.timestamp.reads'),
+    consumerLagRemoteMaxPartitions: get('consumer.lag.remote.max.partitions'),
   };
 }

@@ -9,7 +9,7 @@
  * does) and otherwise at most the batch's own time span too old; a LogAppendTime batch's max
  * timestamp, the broker's append time of every record in it (Kafka's DefaultRecordBatch rule).
  */
-import { BatchAttributes, BatchLayout, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
+import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import type { LogSegment } from './log-segment.js';
 import { floorSegmentIndex } from './segment-list.js';
 
@@ -43,4 +43,19 @@ export function batchTimestampAt(segments: readonly LogSegment[], offset: number
     return null;
   }
   return null;
+}
+
+/**
+ * The same timestamp from the first batch of fetched record bytes (a Fetch response's `records`,
+ * which start with the batch holding the fetch offset, or the first after it): null when the
+ * bytes hold no whole v2 batch header. Used where the log is on another broker (consumer lag of a
+ * partition led elsewhere, host/server/remote-partition-lag.ts).
+ */
+export function fetchedBatchTimestamp(records: Uint8Array): BatchTimestamp | null {
+  if (records.length < RECORD_BATCH_OVERHEAD) return null;
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+  if (view.getInt8(BatchLayout.MAGIC) !== MAGIC_V2) return null;
+  const logAppendTime = (view.getInt16(BatchLayout.ATTRIBUTES) & BatchAttributes.TIMESTAMP_TYPE_MASK) !== 0;
+  const timestampMs = Number(view.getBigInt64(logAppendTime ? BatchLayout.MAX_TIMESTAMP : BatchLayout.BASE_TIMESTAMP));
+  return { baseOffset: Number(view.getBigInt64(BatchLayout.BASE_OFFSET)), timestampMs };
 }

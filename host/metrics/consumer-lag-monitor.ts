@@ -18,8 +18,10 @@
  * most window / interval + 2 samples per partition, and groups or partitions that disappear are
  * forgotten at the next sample.
  *
- * A partition with no replica on this broker (possible only in a cluster where the coordinator does
- * not host it) has unknown lag (null) and counts as OK. Time comes from the broker's Time.
+ * In a cluster the sources answer for partitions led by other brokers from what those leaders last
+ * answered (host/server/remote-partition-lag.ts, refreshed in the background after each sample);
+ * a partition whose offsets are not known (yet) has unknown lag (null) and counts as OK. Time comes
+ * from the broker's Time.
  */
 import type { Time, TimerHandle } from '../io/environment.js';
 import { type ConsumerStatus, PartitionLagHistory, worseStatus } from './consumer-lag-status.js';
@@ -46,8 +48,10 @@ export interface LagPartitionSource {
 export interface ConsumerLagSources {
   /** The groups this broker coordinates (with committed offsets or not). */
   groups(): readonly LagGroupSource[];
-  /** The local replica of a partition; null when this broker holds none. */
+  /** The partition's offsets and timestamps (the local leader's, or a remote leader's as last answered); null while unknown. */
   partition(topic: string, partition: number): LagPartitionSource | null;
+  /** Called at the end of every sample (a source refreshing in the background starts its next round here). */
+  sampled?(): void;
 }
 
 /** One group partition's lag at the last sample. */
@@ -55,7 +59,7 @@ export interface PartitionLagReport {
   readonly topic: string;
   readonly partition: number;
   readonly committedOffset: number;
-  /** The last stable offset consumers read up to; null when this broker holds no replica. */
+  /** The last stable offset consumers read up to; null while unknown. */
   readonly endOffset: number | null;
   /** endOffset - committedOffset (at least 0); null when unknown. */
   readonly lag: number | null;
@@ -152,6 +156,7 @@ export class ConsumerLagMonitor {
     }
     for (const key of this.partitions.keys()) if (!seen.has(key)) this.partitions.delete(key);
     this.reports = reports;
+    sources.sampled?.();
   }
 
   private sampleGroup(group: LagGroupSource, nowMs: number, windowMs: number, budget: { reads: number }, seen: Set<string>): GroupLagReport {

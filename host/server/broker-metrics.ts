@@ -15,7 +15,7 @@
  */
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
-import type { Time } from '../io/environment.js';
+import type { Environment } from '../io/environment.js';
 import { ConsumerLagMonitor } from '../metrics/consumer-lag-monitor.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
@@ -23,12 +23,17 @@ import type { BrokerMetricsSources, PartitionGaugeSource, PrometheusEndpoint } f
 import { RequestMetrics } from '../metrics/request-metrics.js';
 import type { MetricsRoute } from '../network/http-server.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import { NodeChannels } from '../network/node-channels.js';
 import { consumerLagSources } from './consumer-lag-sources.js';
+import type { MetadataCache } from './metadata-cache.js';
+import { RemotePartitionLag } from './remote-partition-lag.js';
 
 /** The broker state `/metrics` reads besides the counters. */
 export interface BrokerMetricsState {
   readonly replicaManager: () => ReplicaManager<UnifiedLog> | null;
   readonly groupCoordinator: () => GroupCoordinator | null;
+  /** The metadata cache (partition leaders, broker endpoints); null before start-up. */
+  readonly metadata: () => MetadataCache | null;
   topicExists(topic: string): boolean;
   isActiveController(): boolean;
   connections(): readonly { listener: string; count: number }[];
@@ -48,17 +53,46 @@ export class BrokerMetrics {
   private endpoint: PrometheusEndpoint | null = null;
 
   private readonly maxConsumerGroups: number;
+  /** The inter-broker connections of the remote lag reads, opened with the first partition led elsewhere. */
+  private readonly lagChannels: NodeChannels;
+  private readonly remoteLag: RemotePartitionLag;
 
-  constructor(config: BrokerConfig, time: Time, private readonly state: BrokerMetricsState) {
+  constructor(config: BrokerConfig, environment: Environment, private readonly state: BrokerMetricsState) {
+    const time = environment.time;
     this.maxConsumerGroups = config.metricsConsumerGroupsMax;
     this.topicMetrics = new BrokerTopicMetrics({ enabled: config.metricsTopicLabelsEnable, max: config.metricsTopicLabelsMax });
+    this.lagChannels = new NodeChannels({
+      clientId: `broker-${config.nodeId}-consumer-lag`,
+      time,
+      random: environment.random,
+      network: environment.network,
+      requestTimeoutMs: Math.min(30_000, Math.max(1_000, config.consumerLagSampleIntervalMs)),
+    });
+    this.remoteLag = new RemotePartitionLag({
+      nodeId: config.nodeId,
+      time,
+      channels: this.lagChannels,
+      leaderOf: (topic, partition) => state.metadata()?.leaderId(topic, partition),
+      endpointOf: (brokerId) => {
+        const found = state.metadata()?.broker(brokerId)?.endpoints.find((candidate) => candidate.name === config.interBrokerListenerName);
+        return found === undefined ? undefined : { host: found.host, port: found.port };
+      },
+      sampleIntervalMs: config.consumerLagSampleIntervalMs,
+      maxPartitions: config.consumerLagRemoteMaxPartitions,
+    });
     this.consumerLag = new ConsumerLagMonitor({
       time,
-      sources: consumerLagSources(state.groupCoordinator, state.replicaManager),
+      sources: consumerLagSources(state.groupCoordinator, state.replicaManager, () => this.remoteLag),
       sampleIntervalMs: config.consumerLagSampleIntervalMs,
       windowMs: config.consumerLagWindowMs,
       maxTimestampReads: config.consumerLagMaxTimestampReads,
     });
+  }
+
+  /** Stops the lag monitor and closes its inter-broker connections. */
+  stopConsumerLag(): void {
+    this.consumerLag.stop();
+    this.lagChannels.close();
   }
 
   /** The Prometheus endpoint once loaded ({@link loadPrometheus}); null before, or without `http.listeners`. */

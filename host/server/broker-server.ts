@@ -150,9 +150,10 @@ export class BrokerServer {
       readBuffers: new ReadBufferPool(),
       groupFlusher: groupFlusherOn(environment.time),
     };
-    this.metrics = new BrokerMetrics(config, environment.time, {
+    this.metrics = new BrokerMetrics(config, environment, {
       replicaManager: () => this.replicaManager,
       groupCoordinator: () => this.groupCoordinator,
+      metadata: () => this.cache,
       topicExists: (topic) => this.cache?.topic(topic) !== undefined,
       isActiveController: () => config.processRoles.includes('controller')
         && (this.quorum === null || this.quorum.metadataLog.leaderAndEpoch().leaderId === config.nodeId),
@@ -327,7 +328,7 @@ export class BrokerServer {
     this.stopping ??= (async () => {
       this.logger.info({ event: LogEvent.BrokerStopping }, 'broker stopping');
       this.housekeeping?.stop();
-      this.metrics.consumerLag.stop();
+      this.metrics.stopConsumerLag();
       this.watchdog?.stop();
       this.leaderBalancer?.stop();
       await this.closeEverything();

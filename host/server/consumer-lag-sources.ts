@@ -1,19 +1,27 @@
 /**
  * The adapter between the ConsumerLagMonitor (host/metrics/) and the layers it must not import
- * itself: the group coordinator (groups and committed offsets) and the replica manager (the local
- * replicas' last stable offsets and their batches' timestamps).
+ * itself: the group coordinator (groups and committed offsets), the replica manager (the local
+ * replicas' last stable offsets and their batches' timestamps) and, in a cluster, the leaders of
+ * the partitions this broker does not lead (remote-partition-lag.ts).
  */
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import { batchTimestampAt } from '../log/batch-timestamp.js';
 import type { UnifiedLog } from '../log/unified-log.js';
-import type { ConsumerLagSources, LagGroupSource } from '../metrics/consumer-lag-monitor.js';
+import type { ConsumerLagSources, LagGroupSource, LagPartitionSource } from '../metrics/consumer-lag-monitor.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { Partition } from '../replication/partition.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { RemotePartitionLag } from './remote-partition-lag.js';
 
-/** Sources over the broker's coordinator and replicas (null before start-up: nothing to sample). */
+/**
+ * Sources over the broker's coordinator and replicas (null before start-up: nothing to sample). A
+ * partition this broker leads is read locally; another from `remote` (its leader's last answer),
+ * falling back to the local follower replica while the leader has not answered; null without both.
+ */
 export function consumerLagSources(
   coordinator: () => GroupCoordinator | null,
   replicas: () => ReplicaManager<UnifiedLog> | null,
+  remote: () => RemotePartitionLag | null = () => null,
 ): ConsumerLagSources {
   return {
     groups(): LagGroupSource[] {
@@ -31,12 +39,21 @@ export function consumerLagSources(
     },
     partition(topic, partition) {
       const replica = replicas()?.getPartition(topic, partition);
-      if (replica === undefined) return null;
-      return {
-        lastStableOffset: replica.lastStableOffset,
-        logStartOffset: replica.logStartOffset,
-        timestampAt: (offset) => batchTimestampAt(replica.log.logSegments, offset)?.timestampMs ?? null,
-      };
+      if (replica !== undefined && replica.isLeader) return localSource(replica);
+      const remoteSource = remote()?.partition(topic, partition) ?? null;
+      if (remoteSource !== null) return remoteSource;
+      return replica === undefined ? null : localSource(replica);
     },
+    sampled(): void {
+      void remote()?.sampled();
+    },
+  };
+}
+
+function localSource(replica: Partition<UnifiedLog>): LagPartitionSource {
+  return {
+    lastStableOffset: replica.lastStableOffset,
+    logStartOffset: replica.logStartOffset,
+    timestampAt: (offset) => batchTimestampAt(replica.log.logSegments, offset)?.timestampMs ?? null,
   };
 }

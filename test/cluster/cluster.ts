@@ -29,6 +29,8 @@ export interface ClusterOptions {
   readonly brokers?: number;
   /** Extra configs for every node. */
   readonly overrides?: Record<string, OverrideValue>;
+  /** Extra configs for one node (after {@link overrides}), e.g. its own `http.listeners` port. */
+  readonly nodeOverrides?: (id: number) => Record<string, OverrideValue>;
   /** ms to wait for each process to answer ApiVersions. Default 30 000. */
   readonly startTimeoutMs?: number;
 }
@@ -124,6 +126,7 @@ export class TestCluster {
           'inter.broker.listener.name': 'PLAINTEXT',
           'controller.quorum.voters': voters,
           ...options.overrides,
+          ...options.nodeOverrides?.(id),
         },
       });
     }));
