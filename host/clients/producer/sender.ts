@@ -370,8 +370,12 @@ export class Sender {
       this.fail(batch, error);
       return;
     }
-    if (LEADERSHIP_ERRORS.has(code)) this.cluster.invalidate();
-    if (LEADERSHIP_ERRORS.has(code)) this.refreshMetadata([batch.topic]);
+    // A lost connection may be a dead leader too: the metadata is asked again (as Java's
+    // NetworkClient does on a disconnect), or the batch would go to the same broker until it returns.
+    if (LEADERSHIP_ERRORS.has(code) || !(error instanceof KafkaError)) {
+      this.cluster.invalidate();
+      this.refreshMetadata([batch.topic]);
+    }
     if (producerStateLost) {
       if (batch.producerId === this.producerId) {
         this.producerId = -1;

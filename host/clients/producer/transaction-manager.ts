@@ -234,14 +234,22 @@ export class TransactionManager {
 
   /**
    * Sends to the coordinator of `key` until NONE: retriable errors (CONCURRENT_TRANSACTIONS,
-   * COORDINATOR_LOAD_IN_PROGRESS, lost connections) are retried, NOT_COORDINATOR finds the
-   * coordinator again; fencing errors make the producer fatal (ProducerFencedError).
+   * COORDINATOR_LOAD_IN_PROGRESS, lost connections) are retried, NOT_COORDINATOR,
+   * COORDINATOR_NOT_AVAILABLE and a lost connection find the coordinator again; fencing errors make the producer fatal (ProducerFencedError).
    */
   private async request(what: string, key: string, type: number, send: (connection: Awaited<ReturnType<Cluster['coordinator']>>['connection']) => Promise<number>): Promise<void> {
     try {
       await retry(async () => {
-        const { connection } = await this.cluster.coordinator(key, type);
-        const errorCode = await send(connection);
+        let errorCode: number;
+        try {
+          const { connection } = await this.cluster.coordinator(key, type);
+          errorCode = await send(connection);
+        } catch (error) {
+          // A lost connection or an unreachable coordinator: find it again (it may have moved with
+          // the leadership of its partition), as Java's TransactionManager does on a disconnect.
+          if (!(error instanceof KafkaError)) this.cluster.forgetCoordinator(key, type);
+          throw error;
+        }
         if (errorCode === ErrorCode.NONE) return;
         if (COORDINATOR_ERRORS.has(errorCode)) this.cluster.forgetCoordinator(key, type);
         throw FENCING_ERRORS.has(errorCode) ? new ProducerFencedError(errorCode, `${what} (transactional id "${this.options.transactionalId}")`) : new KafkaError(errorCode, what);
