@@ -22,7 +22,8 @@
  *   transactional_id is present: a transactional batch in a request without one is refused with
  *   TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53), as Kafka; the partition's producer state checks
  *   the rest (an epoch fenced by the coordinator 47, a plain batch inside an open transaction 48).
- * - v7 (KIP-110) allows zstd batches; the broker stores batches as received either way.
+ * - v7 (KIP-110) allows zstd batches; the log stores them as received unless the topic's
+ *   compression.type names another codec (host/log/batch-recompression.ts).
  * - acks=0: no response at all, ever (kafka-python and Java match responses FIFO; an extra one
  *   breaks them); the request is still fully processed, in order.
  * - Per-partition errors: a bad CRC in one partition fails only that partition with

@@ -48,6 +48,7 @@ import { assembleReplicaFetcherConfig, REPLICA_FETCHER_CONFIG_DEFS, type Replica
 import { LIMIT_CONFIG_DEFS, type LimitConfigs, limitConfigs } from './limit-configs.js';
 import { METRICS_CONFIG_DEFS, type MetricsConfig, metricsConfig } from './metrics-configs.js';
 import { TRANSACTION_CONFIG_DEFS, type TransactionConfigs, transactionConfigs } from './transaction-configs.js';
+import type { TopicCompressionType } from '../log/log-config.js';
 
 export { parseServerProperties, parsePropertiesEntries } from './server-properties.js';
 export type { PropertiesEntry } from './server-properties.js';
@@ -166,11 +167,14 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'inter.broker.listener.name', type: 'STRING', defaultValue: null,
     doc: 'The listener followers fetch from leaders on (the endpoint of that name in each broker registration); default the first non-controller listener.' },
   ...REPLICA_FETCHER_CONFIG_DEFS,
-  { name: 'compression.type', type: 'STRING', defaultValue: 'producer',
-    check: (value) => (value === 'producer' ? null : 'Tributary stores batches as the producer compressed them'),
-    accepted: 'producer',
-    doc: 'Compression of stored batches; only "producer" (keep what the producer sent) is supported.' },
-
+  { name: 'compression.type', type: 'STRING', defaultValue: 'producer', oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'],
+    doc: 'Default codec of stored batches (topic compression.type): producer keeps the producer\'s; any other makes leaders recompress.' },
+  { name: 'compression.gzip.level', type: 'INT', defaultValue: '-1', min: 1, max: 9, alsoAccepts: [-1],
+    doc: 'Default gzip level of recompressed batches (topic compression.gzip.level).' },
+  { name: 'compression.lz4.level', type: 'INT', defaultValue: '9', min: 1, max: 17,
+    doc: 'Default lz4 level (topic compression.lz4.level; the lz4 encoder here has one level).' },
+  { name: 'compression.zstd.level', type: 'INT', defaultValue: '3', min: -131072, max: 22,
+    doc: 'Default zstd level of recompressed batches (topic compression.zstd.level).' },
   // Log storage
   { name: 'log.dir', type: 'STRING', defaultValue: './.tributary-data', nonEmpty: true,
     doc: 'The data directory, used when log.dirs is not set (Tributary default ./.tributary-data).' },
@@ -343,7 +347,7 @@ export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, Metrics
   readonly interBrokerListenerName: string;
   /** num.replica.fetchers, replica.fetch.*, replica.socket.timeout.ms. */
   readonly replicaFetcher: ReplicaFetcherConfig;
-  readonly compressionType: 'producer';
+  readonly compressionType: TopicCompressionType;
   /** log.dirs, else [log.dir]; paths as written (relative ones are relative to the working directory). */
   readonly logDirs: readonly string[];
   readonly logSegmentBytes: number;
@@ -576,7 +580,7 @@ function assemble(
     interBrokerListenerName: get<string | null>('inter.broker.listener.name')
       ?? (listeners.find((l) => !controllerListenerNames.includes(l.name)) ?? listeners[0]!).name,
     replicaFetcher: assembleReplicaFetcherConfig(get, inconsistent),
-    compressionType: 'producer',
+    compressionType: get('compression.type'),
     logDirs,
     logSegmentBytes: get('log.segment.bytes'),
     logRollMs,

@@ -32,7 +32,6 @@ export type { LogConfig } from '../log/log-config.js';
 
 /** LogConfig plus the topic configs that do not belong to the log itself. */
 export interface ResolvedTopicConfig extends LogConfig {
-  compressionType: 'producer';
   uncleanLeaderElectionEnable: boolean;
 }
 
@@ -51,11 +50,18 @@ const IMPLEMENTED_TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [
   { name: 'cleanup.policy', type: 'LIST', defaultValue: 'delete', oneOf: ['delete', 'compact'], nonEmpty: true,
     brokerSynonyms: ['log.cleanup.policy'], fromBroker: (b) => b.logCleanupPolicy, field: 'cleanupPolicy',
     doc: 'delete (time/size retention), compact (keep the last record per key), or both.' },
-  { name: 'compression.type', type: 'STRING', defaultValue: 'producer',
-    check: (value) => (value === 'producer' ? null : 'Tributary stores batches as the producer compressed them'),
-    accepted: 'producer',
+  { name: 'compression.gzip.level', type: 'INT', defaultValue: '-1', min: 1, max: 9, alsoAccepts: [-1],
+    brokerSynonyms: ['compression.gzip.level'], fromBroker: (b) => b.values.get('compression.gzip.level')!, field: 'compressionGzipLevel',
+    doc: 'The gzip level of batches the broker recompresses to gzip (1-9; -1 is zlib\'s default, 6).' },
+  { name: 'compression.lz4.level', type: 'INT', defaultValue: '9', min: 1, max: 17,
+    brokerSynonyms: ['compression.lz4.level'], fromBroker: (b) => b.values.get('compression.lz4.level')!, field: 'compressionLz4Level',
+    doc: 'The lz4 level of batches the broker recompresses to lz4 (1-17): accepted as Kafka does; the lz4 encoder here has one (fast) level.' },
+  { name: 'compression.type', type: 'STRING', defaultValue: 'producer', oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'],
     brokerSynonyms: ['compression.type'], fromBroker: (b) => b.compressionType, field: 'compressionType',
-    doc: 'Compression of stored batches; only "producer" (keep what the producer sent) is supported.' },
+    doc: 'The codec of stored batches: producer keeps the producer\'s codec; uncompressed, gzip, snappy, lz4 or zstd make the leader recompress every batch written with another codec.' },
+  { name: 'compression.zstd.level', type: 'INT', defaultValue: '3', min: -131072, max: 22,
+    brokerSynonyms: ['compression.zstd.level'], fromBroker: (b) => b.values.get('compression.zstd.level')!, field: 'compressionZstdLevel',
+    doc: 'The zstd level of batches the broker recompresses to zstd (-131072..22).' },
   { name: 'delete.retention.ms', type: 'LONG', defaultValue: '86400000', min: 0,
     brokerSynonyms: ['log.cleaner.delete.retention.ms'], fromBroker: (b) => b.logCleanerDeleteRetentionMs, field: 'deleteRetentionMs',
     doc: 'How long delete markers (tombstones) are kept in a compacted topic, in ms.' },
@@ -254,7 +260,7 @@ export function resolveTopicConfig(overrides: Overrides, broker: BrokerConfig): 
  * @throws ConfigError as {@link resolveTopicConfig}
  */
 export function toLogConfig(overrides: Overrides, broker: BrokerConfig): LogConfig {
-  const { compressionType: _compression, uncleanLeaderElectionEnable: _unclean, ...logConfig } =
+  const { uncleanLeaderElectionEnable: _unclean, ...logConfig } =
     resolveTopicConfig(overrides, broker);
   return logConfig;
 }
@@ -274,7 +280,7 @@ export function topicOverridesToLogConfig(overrides: Overrides): Partial<LogConf
   for (const name of names) {
     const def = TOPIC_CONFIG_DEF_BY_NAME.get(name);
     if (!def) throw new ConfigError(unknownTopicConfigMessage(name), { key: name });
-    if (def.field === undefined || def.field === 'compressionType' || def.field === 'uncleanLeaderElectionEnable') continue;
+    if (def.field === undefined || def.field === 'uncleanLeaderElectionEnable') continue;
     const value = parseConfigValue(def, overrideOf(overrides, name)!, 'topic override');
     partial[def.field] = Array.isArray(value) ? [...value] : value;
   }

@@ -4,6 +4,12 @@
  * Number.MAX_SAFE_INTEGER. The same shape is declared by host/config/topic-config.ts, which
  * builds these objects from topic overrides and broker defaults; the two must stay identical.
  */
+/**
+ * compression.type values (Kafka's BrokerCompressionType): `producer` keeps each batch's codec,
+ * the others are the codec every stored batch gets (the leader recompresses batches that differ).
+ */
+export type TopicCompressionType = 'producer' | 'uncompressed' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+
 export interface LogConfig {
   /** segment.bytes: roll the active segment before it would exceed this size. */
   segmentBytes: number;
@@ -46,6 +52,14 @@ export interface LogConfig {
   minInsyncReplicas: number;
   /** min.cleanable.dirty.ratio: compact when dirty bytes / cleanable bytes reach this. */
   minCleanableDirtyRatio: number;
+  /** compression.type: the codec of stored batches, or `producer` (as sent). */
+  compressionType: TopicCompressionType;
+  /** compression.gzip.level (KIP-390): 1-9, or -1 for zlib's default. */
+  compressionGzipLevel: number;
+  /** compression.lz4.level (KIP-390): 1-17; validated, but lz4-napi writes its one (fast) level. */
+  compressionLz4Level: number;
+  /** compression.zstd.level (KIP-390): -131072..22. */
+  compressionZstdLevel: number;
 }
 
 /** Kafka's defaults (Kafka 3.9 TopicConfig / LogConfig). */
@@ -69,6 +83,10 @@ export const defaultLogConfig: LogConfig = Object.freeze({
   fileDeleteDelayMs: 60_000,
   minInsyncReplicas: 1,
   minCleanableDirtyRatio: 0.5,
+  compressionType: 'producer',
+  compressionGzipLevel: -1,
+  compressionLz4Level: 9,
+  compressionZstdLevel: 3,
 }) as LogConfig;
 
 /** True when the policy includes `delete`. */

@@ -22,6 +22,7 @@
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
 import type { PreparedAppend } from '../wasm/core.js';
+import { recompressForTopic } from './batch-recompression.js';
 import { checkClientBatches } from './compressed-batch-validation.js';
 import { checkTimestamps } from './timestamp-validation.js';
 import { prepareFollowerAppend } from './follower-append.js';
@@ -182,6 +183,7 @@ export class UnifiedLog implements GroupFlushTarget {
    * for a retried duplicate errorCode 0 with the original offsets and nothing written; after the
    * write it records the appended batches. `origin` 'coordinator' (the broker's own writes) allows
    * control batches (transaction markers) and skips sequence checks (Kafka's AppendOrigin).
+   * compression.type other than `producer`: client batches are recompressed (batch-recompression.ts).
    */
   appendAsLeader(records: Uint8Array, leaderEpoch: number, producerState?: ProducerAppendState, origin: AppendOrigin = 'client'): AppendResult {
     this.assertOpen();
@@ -196,10 +198,12 @@ export class UnifiedLog implements GroupFlushTarget {
     if (invalid !== LogErrorCode.NONE) return this.failedAppend(invalid);
     const badTimestamp = origin === 'client' ? checkTimestamps(prepared.batches, this.config, nowMs) : null;
     if (badTimestamp !== null) return { ...this.failedAppend(LogErrorCode.INVALID_TIMESTAMP), errorMessage: badTimestamp };
-    const batches = origin === 'coordinator' ? withEndTxnMarkers(records, prepared.batches) : prepared.batches;
+    const toWrite = origin === 'client' ? recompressForTopic(prepared, this.config, this.context.core) : prepared;
+    if (typeof toWrite === 'number') return this.failedAppend(toWrite);
+    const batches = origin === 'coordinator' ? withEndTxnMarkers(records, toWrite.batches) : toWrite.batches;
     const refused = producerState && checkProducerAppend(producerState, batches, logAppendTimeMs, this.logStartOffsetValue, origin);
     if (refused) return refused;
-    const errorCode = this.appendPrepared(prepared, nowMs);
+    const errorCode = this.appendPrepared(toWrite, nowMs);
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
     producerState?.onAppended(batches);
     return {
@@ -208,7 +212,7 @@ export class UnifiedLog implements GroupFlushTarget {
       lastOffset: prepared.lastOffset,
       logAppendTimeMs,
       logStartOffset: this.logStartOffsetValue,
-      batches: prepared.batches,
+      batches: toWrite.batches,
     };
   }
 

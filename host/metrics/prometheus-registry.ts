@@ -13,6 +13,7 @@
  * Loaded only when `http.listeners` is set (prom-client's import and default collectors cost
  * start-up time and a little memory a library broker without HTTP does not need).
  */
+import { recompressionCounters } from '../log/batch-recompression.js';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { apiKeyName } from '../protocol/generated/api-keys.js';
 import { errorName } from '../protocol/generated/error-codes.js';
@@ -98,6 +99,12 @@ function registerTopicCounters(registry: Registry, sources: BrokerMetricsSources
       },
     });
   }
+  registerLazyCounter(registry, {
+    name: 'kafka_server_brokertopicmetrics_producemessageconversions_total',
+    help: 'Records whose batch the leader recompressed to the topic\'s compression.type (ProduceMessageConversionsPerSec); every leader of this process, no topic label.',
+    labelNames: ['topic'],
+    samples: () => [{ labels: {}, value: recompressionCounters.records }],
+  });
   registerLazyGauge(registry, {
     name: 'tributary_metrics_topics_unlabelled',
     help: 'Topics counted only in the series without a topic label (metrics.topic.labels.max reached).',

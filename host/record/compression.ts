@@ -1,7 +1,8 @@
 /**
  * Compression codecs of Kafka record batches (attributes bits 0-2), for the places that must look
- * inside a batch: clients, compaction, the JSON API. The broker's append path never decompresses
- * or recompresses (batches are stored as the producer sent them).
+ * inside a batch: clients, compaction, the JSON API, the leader's checks of compressed batches and
+ * its recompression to a topic's compression.type (host/log/batch-recompression.ts); with the
+ * default compression.type `producer` batches are stored as the producer sent them.
  *
  * The codec ids, formats, error type and dispatch live in host/record/compression-codecs.ts
  * (shared with the browser bundle's host/clients/browser/browser-compression.ts); this module

@@ -209,7 +209,7 @@ describe('loadBrokerConfig errors', () => {
     expect(reason('log.message.timestamp.type', 'createtime')).toContain('Accepted: one of CreateTime, LogAppendTime.');
     expect(reason('log.cleanup.policy', 'delete,purge')).toContain('"purge" is not an accepted element');
     expect(reason('process.roles', '')).toContain(': empty. Accepted: a comma-separated list of one or more of broker, controller.');
-    expect(reason('compression.type', 'gzip')).toContain('Tributary stores batches as the producer compressed them. Accepted: producer.');
+    expect(reason('compression.type', 'lzo')).toContain('Accepted: one of uncompressed, zstd, lz4, snappy, gzip, producer.');
     expect(reason('log.level', 'verbose')).toContain('Accepted: one of fatal, error, warn, info, debug, trace, silent.');
   });
 

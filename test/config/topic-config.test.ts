@@ -24,6 +24,7 @@ const kafkaDefaultLogConfig = {
   minInsyncReplicas: 1, minCleanableDirtyRatio: 0.5,
   messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER, messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
   messageTimestampDifferenceMaxMs: Number.MAX_SAFE_INTEGER,
+  compressionType: 'producer', compressionGzipLevel: -1, compressionLz4Level: 9, compressionZstdLevel: 3,
 };
 
 describe('validateTopicConfigs', () => {
@@ -77,7 +78,9 @@ describe('validateTopicConfigs', () => {
     expect(message('retention.ms', '-2')).toContain('Accepted: a 64-bit integer >= -1.');
     expect(message('min.cleanable.dirty.ratio', '2')).toContain('Accepted: a number between 0 and 1.');
     expect(message('cleanup.policy', '')).toContain('Accepted: a comma-separated list of one or more of delete, compact.');
-    expect(message('compression.type', 'zstd')).toContain('Tributary stores batches as the producer compressed them. Accepted: producer.');
+    expect(message('compression.type', 'brotli')).toContain('Accepted: one of uncompressed, zstd, lz4, snappy, gzip, producer.');
+    expect(message('compression.gzip.level', '0')).toContain('Accepted: an integer between 1 and 9 (or -1).');
+    expect(message('compression.zstd.level', '23')).toContain('above the maximum 22');
   });
 
   it('reports every bad entry in request order and stores none of them', () => {
@@ -119,6 +122,7 @@ describe('LogConfig conversion', () => {
         'log.index.size.max.bytes': '4096', 'log.retention.bytes': '99', 'log.cleaner.delete.retention.ms': '7',
         'log.cleaner.min.compaction.lag.ms': '8', 'log.segment.delete.delay.ms': '9', 'log.cleaner.min.cleanable.ratio': '0.25',
         'log.message.timestamp.before.max.ms': '11', 'log.message.timestamp.after.max.ms': '12', 'log.message.timestamp.difference.max.ms': '13',
+        'compression.type': 'lz4', 'compression.gzip.level': '4', 'compression.lz4.level': '12', 'compression.zstd.level': '-5',
       },
     });
     expect(brokerLogConfigDefaults(broker)).toEqual({
@@ -127,6 +131,7 @@ describe('LogConfig conversion', () => {
       flushMs: 20, messageTimestampType: 'LogAppendTime', maxMessageBytes: 500, fileDeleteDelayMs: 9,
       minInsyncReplicas: 2, minCleanableDirtyRatio: 0.25,
       messageTimestampBeforeMaxMs: 11, messageTimestampAfterMaxMs: 12, messageTimestampDifferenceMaxMs: 13,
+      compressionType: 'lz4', compressionGzipLevel: 4, compressionLz4Level: 12, compressionZstdLevel: -5,
     });
   });
 
@@ -143,12 +148,14 @@ describe('LogConfig conversion', () => {
     const resolved = resolveTopicConfig({ 'unclean.leader.election.enable': 'true' }, defaults);
     expect(resolved.uncleanLeaderElectionEnable).toBe(true);
     expect(resolved.compressionType).toBe('producer');
-    expect('compressionType' in toLogConfig({}, defaults)).toBe(false);
+    expect('uncleanLeaderElectionEnable' in toLogConfig({}, defaults)).toBe(false);
+    expect(toLogConfig({ 'compression.type': 'zstd', 'compression.zstd.level': '9' }, defaults))
+      .toMatchObject({ compressionType: 'zstd', compressionZstdLevel: 9 });
   });
 
   it('returns only the overridden LogConfig fields for LogManager', () => {
-    expect(topicOverridesToLogConfig({ 'retention.ms': '5', 'compression.type': 'producer', 'cleanup.policy': 'compact' }))
-      .toEqual({ retentionMs: 5, cleanupPolicy: ['compact'] });
+    expect(topicOverridesToLogConfig({ 'retention.ms': '5', 'compression.type': 'gzip', 'cleanup.policy': 'compact', 'unclean.leader.election.enable': 'true' }))
+      .toEqual({ retentionMs: 5, compressionType: 'gzip', cleanupPolicy: ['compact'] });
   });
 
   it('throws on a stored override it does not know (corrupt metadata)', () => {

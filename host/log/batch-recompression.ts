@@ -1,0 +1,140 @@
+/**
+ * The leader's recompression of client batches to the topic's `compression.type` (Kafka's
+ * LogValidator.validateMessagesAndAssignOffsetsCompressed when the source codec differs from the
+ * target: "no in place assignment situation 1"). Rules taken from Kafka 3.9:
+ *  - `producer` keeps every batch as sent (no work at all);
+ *  - a batch already in the target codec is kept as is (Kafka compares codecs, not levels);
+ *  - a control batch written uncompressed stays uncompressed ("do not compress control records
+ *    unless they are written compressed"); clients cannot send control batches anyway;
+ *  - a rebuilt batch keeps its base offset, offsets (deltas 0..n-1, checked before), timestamps
+ *    and timestamp type, producer id / epoch / base sequence, transactional flag and partition
+ *    leader epoch; only the records section, batchLength, the codec bits of the attributes and
+ *    the CRC-32C change;
+ *  - the new size is checked again: MESSAGE_TOO_LARGE (10) for a batch above max.message.bytes
+ *    (Kafka's UnifiedLog does this when `messageSizeMaybeChanged`), RECORD_LIST_TOO_LARGE (18)
+ *    for a blob above segment.bytes.
+ *
+ * The records section is recompressed as it is (the bytes of the records in their v2 encoding):
+ * the record encoding does not depend on the codec, so this equals Kafka's re-encoding record by
+ * record. Work is bounded by max.message.bytes per batch and the decompression limit.
+ */
+import { compress, CompressionType, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
+import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
+import type { BatchSummary, PreparedAppend } from '../wasm/core.js';
+import type { LogConfig, TopicCompressionType } from './log-config.js';
+import { LogErrorCode } from './log-results.js';
+
+/** The codec id compression.type asks for, or -1 for `producer` (keep the producer's). */
+export function targetCodec(type: TopicCompressionType): number {
+  switch (type) {
+    case 'producer': return -1;
+    case 'uncompressed': return CompressionType.NONE;
+    case 'gzip': return CompressionType.GZIP;
+    case 'snappy': return CompressionType.SNAPPY;
+    case 'lz4': return CompressionType.LZ4;
+    case 'zstd': return CompressionType.ZSTD;
+  }
+}
+
+/** The level compression.<codec>.level gives `codec` (undefined: the codec has no level here). */
+function levelOf(codec: number, config: LogConfig): number | undefined {
+  if (codec === CompressionType.GZIP) return config.compressionGzipLevel;
+  if (codec === CompressionType.ZSTD) return config.compressionZstdLevel;
+  return undefined;
+}
+
+/** What {@link recompressBatches} did. */
+export interface Recompression {
+  /** The append to write: `prepared` itself when no batch changed. */
+  prepared: PreparedAppend;
+  /** Batches rebuilt with the target codec. */
+  batches: number;
+  /** Records in those batches (Kafka counts them as conversions). */
+  records: number;
+}
+
+/**
+ * The append to write for a client append on a log with `config`: `prepared` itself for
+ * compression.type `producer` (one comparison: the hot path) or when every batch already has the
+ * target codec, else the rebuilt append; a Kafka error code as {@link recompressBatches}.
+ */
+export function recompressForTopic(prepared: PreparedAppend, config: LogConfig, core: { crc32c(data: Uint8Array): number }): PreparedAppend | number {
+  if (config.compressionType === 'producer') return prepared;
+  const result = recompressBatches(prepared, config, (data) => core.crc32c(data));
+  if (typeof result === 'number') return result;
+  if (result.batches > 0) recompressionCounters.batches += result.batches;
+  if (result.records > 0) recompressionCounters.records += result.records;
+  return result.prepared;
+}
+
+/**
+ * Batches and records recompressed by leaders of this process since it started (Kafka counts
+ * these records in ProduceMessageConversionsPerSec); read by `/metrics` when scraped.
+ */
+export const recompressionCounters = { batches: 0, records: 0 };
+
+/** True when some batch of `batches` must be rebuilt for `codec` (-1: none). */
+function needsRecompression(batches: readonly BatchSummary[], codec: number): boolean {
+  if (codec < 0) return false;
+  for (const batch of batches) {
+    if (batch.compression !== codec && !(batch.isControl && batch.compression === CompressionType.NONE)) return true;
+  }
+  return false;
+}
+
+/**
+ * Rebuilds the stamped batches of `prepared` whose codec is not the one `config.compressionType`
+ * asks for (see the file header). Returns the (possibly new) append, or a Kafka error code:
+ * MESSAGE_TOO_LARGE (10) or RECORD_LIST_TOO_LARGE (18) for the new sizes, CORRUPT_MESSAGE (2)
+ * when a section does not decompress (already refused by the validation before; kept for safety).
+ * `crc32c` computes the new checksums (the core's; it leaves `prepared.bytes` alone).
+ * The returned append's bytes are JavaScript-owned (`stable`).
+ */
+export function recompressBatches(prepared: PreparedAppend, config: LogConfig, crc32c: (data: Uint8Array) => number): Recompression | number {
+  const codec = targetCodec(config.compressionType);
+  if (!needsRecompression(prepared.batches, codec)) return { prepared, batches: 0, records: 0 };
+  const level = levelOf(codec, config);
+  const source = prepared.bytes;
+  // First every new batch from the source (a view the next core call may overwrite), then CRCs.
+  const parts: Buffer[] = [];
+  const batches: BatchSummary[] = [];
+  let rebuilt = 0;
+  let records = 0;
+  let position = 0;
+  const rebuiltAt: number[] = [];
+  for (const batch of prepared.batches) {
+    const bytes = source.subarray(batch.position, batch.position + batch.sizeInBytes);
+    let part: Buffer;
+    if (batch.compression === codec || (batch.isControl && batch.compression === CompressionType.NONE)) {
+      part = Buffer.from(bytes);
+    } else {
+      let section: Buffer;
+      try {
+        section = decompress(batch.compression, bytes.subarray(BatchLayout.RECORDS), DEFAULT_MAX_DECOMPRESSED_BYTES);
+      } catch {
+        return LogErrorCode.CORRUPT_MESSAGE;
+      }
+      const body = compress(codec, section, level);
+      part = Buffer.allocUnsafe(BatchLayout.RECORDS + body.length);
+      part.set(bytes.subarray(0, BatchLayout.RECORDS), 0);
+      part.set(body, BatchLayout.RECORDS);
+      part.writeInt32BE(part.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
+      part.writeInt16BE((batch.attributes & ~BatchAttributes.COMPRESSION_CODEC_MASK) | codec, BatchLayout.ATTRIBUTES);
+      if (part.length > config.maxMessageBytes) return LogErrorCode.MESSAGE_TOO_LARGE;
+      rebuilt++;
+      records += batch.recordCount;
+      rebuiltAt.push(position);
+    }
+    const attributes = part.readInt16BE(BatchLayout.ATTRIBUTES);
+    batches.push({ ...batch, position, sizeInBytes: part.length, attributes, compression: attributes & BatchAttributes.COMPRESSION_CODEC_MASK });
+    parts.push(part);
+    position += part.length;
+  }
+  if (position > config.segmentBytes) return LogErrorCode.RECORD_LIST_TOO_LARGE;
+  const bytes = Buffer.concat(parts, position);
+  for (const at of rebuiltAt) {
+    const crc = crc32c(bytes.subarray(at + BatchLayout.ATTRIBUTES, at + BatchLayout.LOG_OVERHEAD + bytes.readInt32BE(at + BatchLayout.BATCH_LENGTH)));
+    bytes.writeUInt32BE(crc, at + BatchLayout.CRC);
+  }
+  return { prepared: { ...prepared, bytes, stable: true, batches }, batches: rebuilt, records };
+}
