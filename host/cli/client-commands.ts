@@ -428,7 +428,7 @@ function registerGroupCommands({ handlers, run, group }: RegistrationContext): v
   const groupDescribe: Handler<'groupDescribe'> = handlers.groupDescribe;
   if (groupCommand && groupDescribe) {
     withClientOptions(groupCommand.command('describe').description('members, assignments, committed offsets, lag in offsets and seconds, status').argument('<groups...>'))
-      .option('--http <host:port>', 'the coordinator\'s http.listeners address, for lag in seconds and status (default: the first broker\'s host, port 8080)')
+      .option('--http <host:port>', 'the coordinator\'s http.listeners address, for lag in seconds and status (default: found from the coordinator, DescribeConfigs http.listeners)')
       .action((names: string[], options: GroupDescribeOptions) => run(() => groupDescribe(names, options)));
   }
   const groupDelete: Handler<'groupDelete'> = handlers.groupDelete;

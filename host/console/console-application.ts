@@ -17,6 +17,7 @@
 import type { HttpAppRequest, HttpAppResponse, HttpApplication } from '../network/http-applications.js';
 import type { ConsoleAsset } from './console-assets.js';
 import type { ConsoleClients } from './console-clients.js';
+import { clusterGroupLag } from './console-group-lag.js';
 import { describeGroup, type GroupLagSource, listGroupsPage, resetGroupOffsets } from './console-groups.js';
 import { browseMessages, produceMessage } from './console-messages.js';
 import { ConsoleRequestError, errorResponse, intParam, jsonObject, ok } from './console-responses.js';
@@ -55,7 +56,8 @@ export class ConsoleApplication implements HttpApplication {
 
   constructor(private readonly options: ConsoleApplicationOptions) {
     const admin = () => options.clients.admin;
-    const lag = () => options.groupLag ?? null;
+    const groupLag = clusterGroupLag(options.groupLag ?? null, admin);
+    const lag = () => groupLag;
     const body = (request: HttpAppRequest) => jsonObject(request.contentType, request.body);
     this.routes = [
       { method: 'get', pattern: /^overview$/, write: false, run: () => this.overview() },

@@ -8,9 +8,10 @@
  *
  * Lag in offsets is the high watermark minus the committed offset (Admin.fetchGroupLag, as
  * `kafka-consumer-groups --describe`). Lag in seconds and the group's status (OK, WARNING,
- * STALLED, STOPPED) come from the broker's lag monitor (host/metrics/consumer-lag-monitor.ts, sampled
- * every consumer.lag.sample.interval.ms) for the groups this broker coordinates; null for others
- * and before its first sample.
+ * STALLED, STOPPED) come from the lag monitor of the group's coordinator
+ * (host/metrics/consumer-lag-monitor.ts, sampled every consumer.lag.sample.interval.ms): this
+ * broker's, or another's over HTTP (console-group-lag.ts); null when none answers and before the
+ * first sample.
  * A reset is refused by the coordinator unless the group is empty (NON_EMPTY_GROUP, 68).
  */
 import type { Admin, OffsetSpec } from '../clients/admin.js';

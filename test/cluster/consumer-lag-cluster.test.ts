@@ -5,7 +5,8 @@
  * batch at the committed offset for its timestamp) over its inter-broker client. A kafkajs member
  * that commits once and then never again is shown STALLED with its lag in offsets and in seconds,
  * for every partition, on every surface: `GET /consumer-lag`, `/metrics`, `tributary group
- * describe` (a real CLI process) and the web console in headless Chromium.
+ * describe` (a real CLI process, which finds the coordinator's HTTP listener itself) and the web
+ * console of a broker that is not the coordinator, in headless Chromium.
  *
  * The records carry a CreateTime two minutes in the past, so the lag in seconds is at least that
  * however long the test takes; waits are bounded guards, not timing assertions.
@@ -111,7 +112,9 @@ describe('consumer lag on a three-broker cluster of real processes', () => {
         expect(sample(families, 'kafka_consumergroup_lag_seconds', { ...group, topic: TOPIC, partition })).toBeGreaterThanOrEqual(AGE_MS / 1000);
       }
 
-      const cli = await run(process.execPath, [BROKER_CLI_PATH, 'group', 'describe', GROUP, '--json', '--brokers', cluster.bootstrap, '--http', http], { timeout: 30_000 });
+      // No --http: the CLI finds the coordinator (FindCoordinator) and its http.listeners (DescribeConfigs).
+      const cli = await run(process.execPath, [BROKER_CLI_PATH, 'group', 'describe', GROUP, '--json', '--brokers', cluster.bootstrap], { timeout: 30_000 });
+      expect(cli.stderr).toBe('');
       const described = JSON.parse(cli.stdout)[0] as { status: string; offsets: { partition: number; lag: number; lagSeconds: number; status: string }[] };
       expect(described.status).toBe('STALLED');
       expect(described.offsets.map((o) => o.partition).sort()).toEqual([0, 1, 2]);
@@ -122,8 +125,10 @@ describe('consumer lag on a three-broker cluster of real processes', () => {
 
       const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
       try {
+        // The console of a broker that is not the coordinator: it asks the coordinator's HTTP listener.
+        const other = [...httpPorts].find(([id]) => id !== coordinator)!;
         const page = await browser.newPage();
-        await page.goto(`http://${http}/console/#/groups/${GROUP}`);
+        await page.goto(`http://127.0.0.1:${other[1]}/console/#/groups/${GROUP}`);
         await page.waitForSelector('[data-testid="group-status"][data-status="STALLED"]');
         for (const partition of [0, 1, 2]) {
           const row = `[data-testid="offsets-table"] tr[data-partition="${partition}"]`;

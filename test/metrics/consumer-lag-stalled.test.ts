@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait-for.js';
 import { runInProcess } from '../cli/commands/cli-harness.js';
 import { startTestBroker, type TestBroker } from '../integration/in-process-broker.js';
+import { findFreePort } from '../helpers/broker-process.js';
 
 interface Family { name: string; metrics: { value: string; labels?: Record<string, string> }[] }
 
@@ -29,8 +30,9 @@ describe('a consumer that stops committing', () => {
   let port: number;
   let kafka: Kafka;
   beforeAll(async () => {
+    // A fixed port: the CLI finds it with DescribeConfigs http.listeners (port 0 would not tell it).
     broker = await startTestBroker({
-      'http.listeners': '127.0.0.1:0',
+      'http.listeners': `127.0.0.1:${await findFreePort()}`,
       'consumer.lag.sample.interval.ms': 100,
       'consumer.lag.window.ms': 1500,
     });
@@ -73,7 +75,8 @@ describe('a consumer that stops committing', () => {
     expect(sample(families, 'kafka_consumergroup_lag_seconds', { ...group, topic: 'lagging', partition: '0' })).toBeGreaterThan(0);
     expect(sample(families, 'kafka_consumergroup_lag_seconds_max', group)).toBeGreaterThan(0);
 
-    const cliArgs = ['--brokers', broker.broker.bootstrap, '--http', `127.0.0.1:${port}`];
+    // No --http: the CLI asks the coordinator's DescribeConfigs for http.listeners.
+    const cliArgs = ['--brokers', broker.broker.bootstrap];
     const json = JSON.parse((await runInProcess(['group', 'describe', 'stalled-group', '--json', ...cliArgs])).out)[0];
     expect(json.status).toBe('STALLED');
     expect(json.offsets[0]).toMatchObject({ topic: 'lagging', partition: 0, committedOffset: 4, lag: 6, status: 'STALLED' });
@@ -90,7 +93,7 @@ describe('a consumer that stops committing', () => {
     expect(stopped.state).toBe('Empty');
   });
 
-  it('tells on stderr why the lag in seconds is missing when the HTTP listener does not answer', async () => {
+  it('tells on stderr why the lag in seconds is missing when the HTTP listener does not answer (--http overrides the one found)', async () => {
     const unreachable = await runInProcess(['group', 'describe', 'stalled-group', '--brokers', broker.broker.bootstrap, '--http', '127.0.0.1:1']);
     expect(unreachable.err).toMatch(/note: no lag in seconds or status: .*127\.0\.0\.1:1.*did not answer/);
     expect(unreachable.out).toMatch(/lagging\s+0\s+4\s+10\s+6/);

@@ -6,7 +6,7 @@ import { KafkaError } from '../../clients/errors.js';
 import type { ClientCommandHandlers, ClientOptions, GroupDescribeOptions, GroupSeekOptions } from '../client-commands.js';
 import { CliError, formatJson, formatTable, printResult, type CliIo } from '../output.js';
 import { withAdmin } from './client-session.js';
-import { fetchGroupLag, httpAddress } from './consumer-lag-http.js';
+import { fetchGroupLag, lagAddresses } from './consumer-lag-http.js';
 import type { GroupLagReport } from '../../metrics/consumer-lag-monitor.js';
 
 type GroupHandlers = Pick<ClientCommandHandlers, 'groupList' | 'groupDescribe' | 'groupDelete' | 'groupSeek'>;
@@ -47,15 +47,14 @@ function secondsText(seconds: number | null | undefined): string | null {
 }
 
 async function groupDescribe(io: CliIo, groups: string[], options: GroupDescribeOptions): Promise<void> {
-  const results = await withAdmin(options, `describe ${groups.map((g) => `"${g}"`).join(', ')}`, async (admin) => {
+  const described = await withAdmin(options, `describe ${groups.map((g) => `"${g}"`).join(', ')}`, async (admin) => {
     const descriptions = await admin.describeGroups(groups);
     const out: { description: GroupDescription; lag: PartitionLag[] }[] = [];
     for (const description of descriptions) out.push({ description, lag: await admin.fetchGroupLag(description.groupId) });
-    return out;
-  });
-  // Lag in seconds and the status are computed by the coordinator and served on its HTTP listener.
-  const address = httpAddress(options.http, options.bootstrapServer);
-  const { reports, problem } = await fetchGroupLag(address, groups);
+    // Lag in seconds and the status are computed by the coordinator and served on its HTTP listener.
+    return { out, addresses: await lagAddresses(admin, options.http, groups) };
+  }).then(({ out, addresses }) => fetchGroupLag(addresses).then((lookup) => ({ results: out, ...lookup })));
+  const { results, reports, problem } = described;
   if (problem !== null) io.stderr.write(`note: no lag in seconds or status: ${problem}; pass --http HOST:PORT (the coordinator's http.listeners)\n`);
   if (options.json) {
     io.stdout.write(formatJson(results.map(({ description: d, lag }) => ({
