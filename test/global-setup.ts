@@ -3,7 +3,7 @@
  * before any test runs (issue 13: `npm test` on a fresh machine passes, or stops at once saying
  * what to run; a compatibility test is never skipped silently).
  *
- * Needed: kcat (librdkafka), /usr/bin/python3 with the confluent_kafka and kafka modules, and
+ * Needed: kcat (librdkafka), /usr/bin/python3 with the confluent_kafka, kafka and lz4 modules, and
  * /usr/bin/chromium (playwright-core drives it; no browser download). When one is missing and
  * this process may install system packages (root, apt-get present: a CI container, `.ci/run`), it
  * runs `apt-get update` once and installs Debian's packages; otherwise it fails at once with the
@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /** Debian packages providing the clients, in install order. */
-export const CLIENT_PACKAGES = ['kcat', 'python3-confluent-kafka', 'python3-kafka', 'chromium'] as const;
+export const CLIENT_PACKAGES = ['kcat', 'python3-confluent-kafka', 'python3-kafka', 'python3-lz4', 'chromium'] as const;
 
 interface Requirement {
   readonly name: string;
@@ -30,9 +30,9 @@ function succeeds(command: string, args: readonly string[]): boolean {
 const REQUIREMENTS: readonly Requirement[] = [
   { name: 'kcat', debianPackages: ['kcat'], present: () => succeeds('kcat', ['-V']) },
   {
-    name: 'python3 with confluent_kafka and kafka (kafka-python)',
-    debianPackages: ['python3-confluent-kafka', 'python3-kafka'],
-    present: () => succeeds('/usr/bin/python3', ['-c', 'import confluent_kafka, kafka']),
+    name: 'python3 with confluent_kafka, kafka (kafka-python) and lz4 (kafka-python\'s lz4 codec)',
+    debianPackages: ['python3-confluent-kafka', 'python3-kafka', 'python3-lz4'],
+    present: () => succeeds('/usr/bin/python3', ['-c', 'import confluent_kafka, kafka, lz4.frame']),
   },
   { name: 'chromium (/usr/bin/chromium)', debianPackages: ['chromium'], present: () => existsSync('/usr/bin/chromium') },
 ];

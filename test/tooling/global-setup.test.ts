@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { installCommand, provisionClients } from '../global-setup.js';
 
 const kcat = { name: 'kcat', debianPackages: ['kcat'] };
-const python = { name: 'python3 with confluent_kafka and kafka', debianPackages: ['python3-confluent-kafka', 'python3-kafka'] };
+const python = { name: 'python3 with confluent_kafka and kafka', debianPackages: ['python3-confluent-kafka', 'python3-kafka', 'python3-lz4'] };
 
 describe('global setup', () => {
   it('does nothing when every client is present', () => {
@@ -26,12 +26,12 @@ describe('global setup', () => {
         absent = [];
       },
     });
-    expect(installed).toEqual([['kcat', 'python3-confluent-kafka', 'python3-kafka']]);
+    expect(installed).toEqual([['kcat', 'python3-confluent-kafka', 'python3-kafka', 'python3-lz4']]);
   });
 
   it('stops at once with the one command when it may not install', () => {
     expect(() => provisionClients({ missing: () => [python], mayInstall: () => false, install: () => { throw new Error('not called'); } }))
-      .toThrow('sudo apt-get install -y python3-confluent-kafka python3-kafka');
+      .toThrow('sudo apt-get install -y python3-confluent-kafka python3-kafka python3-lz4');
   });
 
   it('stops when the install did not provide a client', () => {
@@ -39,6 +39,6 @@ describe('global setup', () => {
   });
 
   it('names every client package in the full command', () => {
-    expect(installCommand()).toBe('sudo apt-get install -y kcat python3-confluent-kafka python3-kafka chromium');
+    expect(installCommand()).toBe('sudo apt-get install -y kcat python3-confluent-kafka python3-kafka python3-lz4 chromium');
   });
 });
