@@ -25,6 +25,8 @@ export interface BrokerStartOptions {
   /** Extra node flags (e.g. --cpu-prof). */
   nodeFlags?: string[];
   startTimeoutMs?: number;
+  /** Called with each line the broker prints (its JSON log). */
+  onLine?: (line: string) => void;
 }
 
 export class BenchBroker {
@@ -64,7 +66,7 @@ export class BenchBroker {
     };
     const args = [...(options.nodeFlags ?? []), snapshot.cliPath, 'broker'];
     for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${value}`);
-    const server = new ServerProcess('broker', process.execPath, args, { cwd: snapshot.root });
+    const server = new ServerProcess('broker', process.execPath, args, { cwd: snapshot.root, ...(options.onLine ? { onLine: options.onLine } : {}) });
     const broker = new BenchBroker(server, port, logDir, ownsLogDir);
     broker.httpPort = httpPort;
     try {

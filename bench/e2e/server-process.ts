@@ -36,16 +36,28 @@ export class ServerProcess {
   private exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private exitCode: number | null | undefined;
 
-  /** Spawns `file args` with stdout/stderr captured. */
-  constructor(readonly name: string, file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  /** Spawns `file args` with stdout/stderr captured (each line also to `options.onLine`). */
+  constructor(readonly name: string, file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; onLine?: (line: string) => void } = {}) {
     this.startedAtMs = performance.now();
     this.child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd, env: options.env ?? process.env });
     live.add(this.child);
     for (const stream of [this.child.stdout!, this.child.stderr!]) {
       stream.setEncoding('utf8');
+      let partial = '';
       stream.on('data', (chunk: string) => {
-        for (const line of chunk.split('\n')) if (line !== '') this.tail.push(line);
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) {
+          if (line === '') continue;
+          this.tail.push(line);
+          options.onLine?.(line);
+        }
         if (this.tail.length > OUTPUT_TAIL_LINES) this.tail.splice(0, this.tail.length - OUTPUT_TAIL_LINES);
+      });
+      stream.on('end', () => {
+        if (partial === '') return;
+        this.tail.push(partial);
+        options.onLine?.(partial);
       });
     }
     this.exited = new Promise((resolve) => {

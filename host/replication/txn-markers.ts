@@ -21,7 +21,9 @@
  *   7 REQUEST_TIMED_OUT (not replicated within timeoutMs); 19 NOT_ENOUGH_REPLICAS /
  *   20 NOT_ENOUGH_REPLICAS_AFTER_APPEND; 47 INVALID_PRODUCER_EPOCH (the marker's producer epoch is
  *   older than the partition's); 52 TRANSACTION_COORDINATOR_FENCED (its coordinator epoch is older
- *   than the last marker's); 56 KAFKA_STORAGE_ERROR.
+ *   than the last marker's); 56 KAFKA_STORAGE_ERROR; 42 INVALID_REQUEST for every partition of a
+ *   marker whose producer id is negative or past 2^53 - 1 (no producer: a coordinator never sends one; found by the
+ *   fuzzer, which made the control batch builder throw).
  * A marker for a producer without an open transaction on the partition is written anyway and
  * changes only its epochs (Kafka's), so the coordinator may retry a marker after a timeout.
  */
@@ -30,8 +32,12 @@ import type {
   WritableTxnMarkerResultInit,
 } from '../protocol/generated/write-txn-markers.js';
 import { ControlRecordType } from '../log/end-txn-marker.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { buildControlBatch } from '../record/batch-builder.js';
 import type { ProduceParams, ProducePartitionData, ProducePartitionResult } from './replication-types.js';
+
+/** A producer id a control batch can carry: an integer in [0, 2^53 - 1] (ids come from the controller's blocks). */
+const isProducerId = (producerId: number): boolean => Number.isSafeInteger(producerId) && producerId >= 0;
 
 /** One WriteTxnMarkers entry: a producer's COMMIT (transactionResult true) or ABORT on some partitions. */
 export type TxnMarkerEntry = WritableTxnMarkerInit;
@@ -51,6 +57,7 @@ export async function appendTxnMarkers(
 ): Promise<TxnMarkerResult[]> {
   const entries: ProducePartitionData[] = [];
   for (const marker of markers) {
+    if (!isProducerId(marker.producerId)) continue;
     const records = buildControlBatch({
       type: marker.transactionResult ? ControlRecordType.COMMIT : ControlRecordType.ABORT,
       producerId: marker.producerId,
@@ -66,11 +73,16 @@ export async function appendTxnMarkers(
     requiredAcks: -1, timeoutMs, entries, internalTopicsAllowed: true, origin: 'coordinator',
   });
   let index = 0;
-  return markers.map((marker) => ({
-    producerId: marker.producerId,
-    topics: marker.topics.map((topic) => ({
-      name: topic.name,
-      partitions: topic.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: results[index++]!.errorCode })),
-    })),
-  }));
+  return markers.map((marker) => {
+    const valid = isProducerId(marker.producerId);
+    return {
+      producerId: marker.producerId,
+      topics: marker.topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitionIndexes.map((partitionIndex) => ({
+          partitionIndex, errorCode: valid ? results[index++]!.errorCode : ErrorCode.INVALID_REQUEST,
+        })),
+      })),
+    };
+  });
 }

@@ -130,6 +130,13 @@ describe('transaction markers on a leader partition', () => {
     expect(rm.getPartition('t', 0)!.lastStableOffset).toBe(2);
   });
 
+  it('answers INVALID_REQUEST (42) for a marker with a negative or unsafe producer id and writes nothing (found by the fuzzer)', async () => {
+    const { rm, log } = leader(newRoot());
+    const end = log.logEndOffset;
+    expect(await markerErrors(rm, marker(-2, true), marker(-Number.MAX_SAFE_INTEGER, false, { partitions: [0, 1] }), marker(2 ** 56, true))).toEqual([42, 42, 42, 42]);
+    expect(log.logEndOffset).toBe(end);
+  });
+
   it('refuses a plain write of a producer inside its open transaction with INVALID_TXN_STATE (48)', async () => {
     sequences.clear();
     const { rm } = leader(newRoot());
