@@ -17,6 +17,7 @@
 import type { HttpAppRequest, HttpAppResponse, HttpApplication } from '../network/http-applications.js';
 import type { ConsoleAsset } from './console-assets.js';
 import type { ConsoleClients } from './console-clients.js';
+import type { Overview, Throughput } from './console-api-types.js';
 import { clusterGroupLag } from './console-group-lag.js';
 import { describeGroup, type GroupLagSource, listGroupsPage, resetGroupOffsets } from './console-groups.js';
 import { browseMessages, produceMessage } from './console-messages.js';
@@ -113,7 +114,7 @@ export class ConsoleApplication implements HttpApplication {
     return errorResponse(new ConsoleRequestError(404, 'NOT_FOUND', `no console API at ${request.path}`));
   }
 
-  private async overview(): Promise<object> {
+  private async overview(): Promise<Overview> {
     const admin = this.options.clients.admin;
     const [cluster, quorum, topics, groups] = await Promise.all([
       admin.describeCluster(),
@@ -146,7 +147,7 @@ export class ConsoleApplication implements HttpApplication {
     };
   }
 
-  private throughput(query: URLSearchParams): object {
+  private throughput(query: URLSearchParams): Throughput {
     const since = intParam(query, 'since', 0, 0, Number.MAX_SAFE_INTEGER);
     return { intervalMs: this.options.sampler.intervalMs, samples: this.options.sampler.samples(since) };
   }

@@ -15,6 +15,7 @@
  * A reset is refused by the coordinator unless the group is empty (NON_EMPTY_GROUP, 68).
  */
 import type { Admin, OffsetSpec } from '../clients/admin.js';
+import type { GroupDetail, GroupsPage } from './console-api-types.js';
 import { ConsoleRequestError, intParam } from './console-responses.js';
 
 /** The broker's evaluation of a group's lag in time (the metrics side of the console). */
@@ -32,7 +33,7 @@ export interface GroupLagEvaluation {
 const MAX_GROUPS_PAGE = 100;
 
 /** A page of groups, by id, each with its state and member count (one DescribeGroups per group of the page). */
-export async function listGroupsPage(admin: Admin, query: URLSearchParams, lag: GroupLagSource | null): Promise<object> {
+export async function listGroupsPage(admin: Admin, query: URLSearchParams, lag: GroupLagSource | null): Promise<GroupsPage> {
   const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = intParam(query, 'limit', 50, 1, MAX_GROUPS_PAGE);
   const search = (query.get('search') ?? '').toLowerCase();
@@ -53,7 +54,7 @@ export async function listGroupsPage(admin: Admin, query: URLSearchParams, lag: 
 }
 
 /** One group: state, members with their assignment, and per partition committed offset, end and lag. */
-export async function describeGroup(admin: Admin, groupId: string, lag: GroupLagSource | null): Promise<object> {
+export async function describeGroup(admin: Admin, groupId: string, lag: GroupLagSource | null): Promise<GroupDetail> {
   const [description] = await admin.describeGroups([groupId]);
   if (description === undefined || (description.state === 'Dead' && description.members.length === 0 && (await admin.fetchOffsets({ groupId })).length === 0)) {
     throw new ConsoleRequestError(404, 'GROUP_ID_NOT_FOUND', `group "${groupId}" does not exist`);

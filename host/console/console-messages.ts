@@ -12,6 +12,7 @@
  * fetched, MAX_BROWSE_POLLS polls, and at most MAX_CONCURRENT_BROWSES at once (503 beyond).
  */
 import type { Admin } from '../clients/admin.js';
+import type { Browse, BrowsedRecord } from './console-api-types.js';
 import type { ConsumerRecord } from '../clients/consumer.js';
 import type { Producer } from '../clients/producer.js';
 import type { ConsoleClients } from './console-clients.js';
@@ -24,22 +25,10 @@ const MAX_BROWSE_POLLS = 20;
 const POLL_TIMEOUT_MS = 250;
 const MAX_CONCURRENT_BROWSES = 4;
 
-/** A record as the API sends it. */
-export interface BrowsedRecord {
-  offset: number;
-  timestamp: number;
-  timestampType: 'CreateTime' | 'LogAppendTime';
-  /** base64, null for a null key/value. */
-  key: string | null;
-  value: string | null;
-  headers: { key: string; value: string | null }[];
-  sizeBytes: number;
-}
-
 let browsesInFlight = 0;
 
 /** Reads one partition's records as described in the file header. */
-export async function browseMessages(clients: ConsoleClients, topic: string, query: URLSearchParams): Promise<object> {
+export async function browseMessages(clients: ConsoleClients, topic: string, query: URLSearchParams): Promise<Browse> {
   const partition = intParam(query, 'partition', 0, 0, 1_000_000);
   const limit = intParam(query, 'limit', 50, 1, MAX_BROWSE_RECORDS);
   const [low, high] = await partitionBounds(clients.admin, topic, partition);

@@ -14,6 +14,7 @@
  * held elsewhere only.
  */
 import type { Admin } from '../clients/admin.js';
+import type { TopicDetail, TopicSummary, TopicsPage } from './console-api-types.js';
 import { ConsoleRequestError, intParam } from './console-responses.js';
 
 /** The size in bytes of this broker's replica of a partition, null when it holds none. */
@@ -22,21 +23,8 @@ export type LocalLogSize = (topic: string, partition: number) => number | null;
 /** The largest page of topics. */
 export const MAX_TOPICS_PAGE = 200;
 
-export interface TopicSummary {
-  name: string;
-  internal: boolean;
-  partitions: number;
-  replicationFactor: number;
-  underReplicatedPartitions: number;
-  offlinePartitions: number;
-  /** Sum over partitions of high watermark - log start offset. */
-  messages: number;
-  /** Sum of the local replicas' sizes, null when none is local. */
-  sizeBytes: number | null;
-}
-
 /** A page of topics sorted by name; `search` keeps names containing it. */
-export async function listTopicsPage(admin: Admin, query: URLSearchParams, localLogSize: LocalLogSize): Promise<{ total: number; offset: number; topics: TopicSummary[] }> {
+export async function listTopicsPage(admin: Admin, query: URLSearchParams, localLogSize: LocalLogSize): Promise<TopicsPage> {
   const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = intParam(query, 'limit', 50, 1, MAX_TOPICS_PAGE);
   const includeInternal = query.get('internal') === 'true';
@@ -66,7 +54,7 @@ export async function listTopicsPage(admin: Admin, query: URLSearchParams, local
 }
 
 /** One topic: partitions with leader, replicas, ISR, offsets and local size; its configs. */
-export async function describeTopic(admin: Admin, name: string, localLogSize: LocalLogSize): Promise<object> {
+export async function describeTopic(admin: Admin, name: string, localLogSize: LocalLogSize): Promise<TopicDetail> {
   const [topic] = await admin.describeTopics({ topics: [name], includeConfigs: true });
   if (topic === undefined) throw new ConsoleRequestError(404, 'UNKNOWN_TOPIC_OR_PARTITION', `topic "${name}" does not exist`);
   const offsets = topic.partitions.length === 0 ? [] : await admin.fetchTopicOffsets(name);

@@ -9,6 +9,7 @@
  * sum) gives a rate of 0 for that interval, never a negative rate.
  */
 import type { Time, TimerHandle } from '../io/environment.js';
+import type { ThroughputSample } from './console-api-types.js';
 
 /** Cumulative counts since the broker started; a field is null when its source does not know it. */
 export interface ThroughputTotals {
@@ -16,15 +17,6 @@ export interface ThroughputTotals {
   readonly bytesIn: number;
   readonly bytesOut: number | null;
   readonly messagesOut: number | null;
-}
-
-/** One interval's rates, per second; `timeMs` is the end of the interval (ms since the epoch). */
-export interface ThroughputSample {
-  readonly timeMs: number;
-  readonly messagesInPerSec: number;
-  readonly bytesInPerSec: number;
-  readonly bytesOutPerSec: number | null;
-  readonly messagesOutPerSec: number | null;
 }
 
 export interface ThroughputSamplerOptions {

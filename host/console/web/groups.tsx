@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, usePoll } from './api.js';
 import { Chart } from './chart.js';
 import { formatNumber, formatSeconds } from './format.js';
-import type { GroupDetail, GroupSummary } from './types.js';
+import type { GroupDetail, GroupsPage } from '../console-api-types.js';
 import { ErrorLine, Pager, StatusBadge, WriteNote } from './widgets.js';
 
 const PAGE = 50;
@@ -13,7 +13,7 @@ const LAG_HISTORY = 300;
 export function GroupsPage() {
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
-  const { data, error } = usePoll<{ total: number; groups: GroupSummary[] }>(`groups?offset=${offset}&limit=${PAGE}&search=${encodeURIComponent(search)}`, 3000);
+  const { data, error } = usePoll<GroupsPage>(`groups?offset=${offset}&limit=${PAGE}&search=${encodeURIComponent(search)}`, 3000);
   return (
     <section>
       <h1>Consumer groups</h1>

@@ -11,7 +11,7 @@ import { MessagesPage } from './messages.js';
 import { OverviewPage } from './overview.js';
 import { TopicPage } from './topic.js';
 import { TopicsPage } from './topics.js';
-import type { Overview } from './types.js';
+import type { Overview } from '../console-api-types.js';
 
 type Route =
   | { page: 'overview' }

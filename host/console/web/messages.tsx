@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type ApiError } from './api.js';
 import { formatNumber, formatTime, showBytes, type ViewFormat } from './format.js';
-import type { Browse, BrowsedRecord, TopicDetail } from './types.js';
+import type { Browse, BrowsedRecord, TopicDetail } from '../console-api-types.js';
 import { ErrorLine, WriteNote } from './widgets.js';
 
 type Mode = 'newest' | 'offset' | 'timestamp';

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, usePoll } from './api.js';
 import { Chart } from './chart.js';
 import { formatByteRate, formatBytes, formatNumber, formatRate } from './format.js';
-import type { Overview, ThroughputSample } from './types.js';
+import type { Overview, Throughput, ThroughputSample } from '../console-api-types.js';
 
 /** How many seconds of samples the charts keep (the broker keeps 5 minutes). */
 const WINDOW_SECONDS = 300;
@@ -58,7 +58,7 @@ function useThroughput(): ThroughputSample[] {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const run = async (): Promise<void> => {
       try {
-        const answer = await api<{ samples: ThroughputSample[] }>(`throughput?since=${since}`);
+        const answer = await api<Throughput>(`throughput?since=${since}`);
         if (!stopped && answer.samples.length > 0) {
           since = answer.samples[answer.samples.length - 1]!.timeMs;
           setSamples((old) => [...old, ...answer.samples].slice(-WINDOW_SECONDS));

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, usePoll } from './api.js';
 import { formatBytes, formatNumber } from './format.js';
-import type { TopicDetail } from './types.js';
+import type { TopicDetail } from '../console-api-types.js';
 import { ErrorLine, WriteNote } from './widgets.js';
 
 export function TopicPage({ name, writeEnabled }: { name: string; writeEnabled: boolean }) {

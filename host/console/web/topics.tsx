@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, usePoll } from './api.js';
 import { formatBytes, formatNumber } from './format.js';
-import type { TopicSummary } from './types.js';
+import type { TopicsPage } from '../console-api-types.js';
 import { ErrorLine, Pager, WriteNote } from './widgets.js';
 
 const PAGE = 50;
@@ -11,7 +11,7 @@ export function TopicsPage({ writeEnabled }: { writeEnabled: boolean }) {
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
   const [internal, setInternal] = useState(false);
-  const { data, error, refresh } = usePoll<{ total: number; topics: TopicSummary[] }>(
+  const { data, error, refresh } = usePoll<TopicsPage>(
     `topics?offset=${offset}&limit=${PAGE}&internal=${internal}&search=${encodeURIComponent(search)}`, 3000);
   return (
     <section>

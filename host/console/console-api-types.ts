@@ -1,4 +1,9 @@
-/** The shapes the console API answers (host/console/*.ts builds them). */
+/**
+ * The shapes the console's JSON API answers (host/console/*.ts builds them, typed with these) and
+ * the page reads (host/console/web/, built by esbuild with its own tsconfig): the one definition
+ * both compile against, so a field the server drops or renames fails `npm run typecheck`. Plain
+ * interfaces, no imports: the web build imports it as types only.
+ */
 
 export interface Overview {
   clusterId: string | null;
@@ -26,12 +31,19 @@ export interface QuorumReplica {
   lag: number;
 }
 
+/** One interval's rates, per second; `timeMs` is the end of the interval (ms since the epoch). */
 export interface ThroughputSample {
-  timeMs: number;
-  messagesInPerSec: number;
-  bytesInPerSec: number;
-  bytesOutPerSec: number | null;
-  messagesOutPerSec: number | null;
+  readonly timeMs: number;
+  readonly messagesInPerSec: number;
+  readonly bytesInPerSec: number;
+  readonly bytesOutPerSec: number | null;
+  readonly messagesOutPerSec: number | null;
+}
+
+/** GET throughput?since=: the samples after `since`. */
+export interface Throughput {
+  intervalMs: number;
+  samples: ThroughputSample[];
 }
 
 export interface TopicSummary {
@@ -41,8 +53,17 @@ export interface TopicSummary {
   replicationFactor: number;
   underReplicatedPartitions: number;
   offlinePartitions: number;
+  /** Sum over partitions of high watermark - log start offset. */
   messages: number;
+  /** Sum of the local replicas' sizes, null when none is local. */
   sizeBytes: number | null;
+}
+
+/** GET topics: a page of topics sorted by name. */
+export interface TopicsPage {
+  total: number;
+  offset: number;
+  topics: TopicSummary[];
 }
 
 export interface TopicDetail {
@@ -62,10 +83,12 @@ export interface TopicDetail {
   configs: { name: string; value: string | null; source: string; isDefault: boolean; readOnly: boolean; sensitive: boolean }[];
 }
 
+/** A record as the API sends it. */
 export interface BrowsedRecord {
   offset: number;
   timestamp: number;
-  timestampType: string;
+  timestampType: 'CreateTime' | 'LogAppendTime';
+  /** base64, null for a null key/value. */
   key: string | null;
   value: string | null;
   headers: { key: string; value: string | null }[];
@@ -86,10 +109,18 @@ export interface GroupSummary {
   groupId: string;
   state: string;
   protocolType: string;
+  protocol: string;
   members: number;
   lag: number;
   lagSeconds: number | null;
   status: string | null;
+}
+
+/** GET groups: a page of groups by id. */
+export interface GroupsPage {
+  total: number;
+  offset: number;
+  groups: GroupSummary[];
 }
 
 export interface GroupDetail {
