@@ -57,6 +57,7 @@ export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
   row(ApiKey.DescribeCluster, 'DescribeCluster', 1, async () => (await import('./describe-cluster-api.js')).describeClusterApi),
   row(ApiKey.WriteTxnMarkers, 'WriteTxnMarkers', 1, async () => (await import('./write-txn-markers-api.js')).writeTxnMarkersApi),
   row(ApiKey.TxnOffsetCommit, 'TxnOffsetCommit', 3, async () => (await import('./txn-offset-commit-api.js')).txnOffsetCommitApi),
+  row(ApiKey.DescribeProducers, 'DescribeProducers', 0, async () => (await import('./describe-producers-api.js')).describeProducersApi),
   row(ApiKey.DescribeTransactions, 'DescribeTransactions', 0, async () => (await import('./describe-transactions-api.js')).describeTransactionsApi),
   row(ApiKey.ListTransactions, 'ListTransactions', 1, async () => (await import('./list-transactions-api.js')).listTransactionsApi),
 ];

@@ -47,6 +47,7 @@ export const KAFKA_3_9_MAX_VERSION: Readonly<Record<number, number>> = {
   [ApiKey.OffsetDelete]: 0,
   [ApiKey.DescribeQuorum]: 2,
   [ApiKey.DescribeCluster]: 1,
+  [ApiKey.DescribeProducers]: 0,
   [ApiKey.DescribeTransactions]: 0,
   [ApiKey.ListTransactions]: 1,
   [ApiKey.DescribeTopicPartitions]: 0,

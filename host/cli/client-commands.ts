@@ -24,6 +24,7 @@
  * tributary transactions describe TRANSACTIONAL_ID...
  * tributary transactions find-hanging [--max-transaction-timeout MINUTES]
  * tributary transactions abort TRANSACTIONAL_ID
+ * tributary transactions describe-producers --topic TOPIC [--partition N...]
  * ```
  * Every one takes `-b, --bootstrap-server host:port[,host:port]` (alias `--brokers`, default
  * 127.0.0.1:9092) and `--json`.
@@ -146,6 +147,11 @@ export interface TransactionsListOptions extends ClientOptions {
   /** Only these producer ids; empty = all. */
   producerId: number[];
 }
+export interface TransactionsDescribeProducersOptions extends ClientOptions {
+  topic: string;
+  /** Only these partitions; empty = every partition of the topic. */
+  partition: number[];
+}
 export interface TransactionsFindHangingOptions extends ClientOptions {
   /** Ongoing transactions open longer than this many minutes are reported (kafka-transactions' default 15). */
   maxTransactionTimeout: number;
@@ -173,6 +179,7 @@ export interface ClientCommandHandlers {
   transactionsDescribe(transactionalIds: string[], options: ClientOptions): Promise<void>;
   transactionsFindHanging(options: TransactionsFindHangingOptions): Promise<void>;
   transactionsAbort(transactionalId: string, options: ClientOptions): Promise<void>;
+  transactionsDescribeProducers(options: TransactionsDescribeProducersOptions): Promise<void>;
 }
 
 /** Parses a decimal integer option in [min, max]; commander reports the failure (exit 2). */
@@ -341,10 +348,10 @@ function registerPartitionsCommands({ handlers, run, group }: RegistrationContex
   }
 }
 
-/** `transactions list|describe|find-hanging|abort` (kafka-transactions.sh). */
+/** `transactions list|describe|find-hanging|abort|describe-producers` (kafka-transactions.sh). */
 function registerTransactionsCommands({ handlers, run, group }: RegistrationContext): void {
   const transactions = group('transactions', 'list, describe and abort transactions',
-    ['transactionsList', 'transactionsDescribe', 'transactionsFindHanging', 'transactionsAbort']);
+    ['transactionsList', 'transactionsDescribe', 'transactionsFindHanging', 'transactionsAbort', 'transactionsDescribeProducers']);
   if (transactions === undefined) return;
   const list: Handler<'transactionsList'> = handlers.transactionsList;
   if (list) {
@@ -368,6 +375,13 @@ function registerTransactionsCommands({ handlers, run, group }: RegistrationCont
   if (abort) {
     withClientOptions(transactions.command('abort').description('abort the open transaction of a transactional id (fences its producer)').argument('<transactional-id>'))
       .action((id: string, options: ClientOptions) => run(() => abort(id, options)));
+  }
+  const describeProducers: Handler<'transactionsDescribeProducers'> = handlers.transactionsDescribeProducers;
+  if (describeProducers) {
+    withClientOptions(transactions.command('describe-producers').description('the producers a partition leader knows, with their open transaction\'s start offset'))
+      .requiredOption('-t, --topic <topic>', 'the topic')
+      .option('--partition <n...>', 'only these partitions', collect(integerOption(0, 2147483647)), [])
+      .action((options: TransactionsDescribeProducersOptions) => run(() => describeProducers(options)));
   }
 }
 

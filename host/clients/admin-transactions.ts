@@ -2,7 +2,8 @@
  * Transactions as an admin sees them (KIP-664, what `kafka-transactions.sh` sends):
  * ListTransactions (api key 66) to every broker (each lists the transactional ids it
  * coordinates), DescribeTransactions (api key 65) to the coordinator of each id (FindCoordinator
- * key type 1), and the abort of a transactional id's open transaction by fencing it.
+ * key type 1), DescribeProducers (api key 61) to each partition's leader, and the abort of a
+ * transactional id's open transaction by fencing it.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -89,4 +90,44 @@ export async function abortTransaction(cluster: Cluster, transactionalId: string
     throw new KafkaError(response.errorCode, `abort the transaction of "${transactionalId}"`);
   }
   return { producerId: response.producerId, producerEpoch: response.producerEpoch };
+}
+
+/** One producer a partition leader knows (DescribeProducers). */
+export interface ProducerStateDescription {
+  producerId: number;
+  producerEpoch: number;
+  /** Last sequence written, -1 when unknown. */
+  lastSequence: number;
+  /** Timestamp of its last batch, ms. */
+  lastTimestamp: number;
+  /** Coordinator epoch of its last transaction marker, -1 before one. */
+  coordinatorEpoch: number;
+  /** First offset of its open transaction, -1 when none. */
+  currentTransactionStartOffset: number;
+}
+
+/**
+ * The active producers of each partition of `topic`, asked of the partition's leader
+ * (DescribeProducers, as kafka-transactions.sh describe-producers does).
+ * @throws KafkaError for a partition's error (UNKNOWN_TOPIC_OR_PARTITION 3, NOT_LEADER_OR_FOLLOWER 6)
+ */
+export async function describeProducers(cluster: Cluster, topic: string, partitions: readonly number[]): Promise<{ partition: number; leaderId: number; producers: ProducerStateDescription[] }[]> {
+  await cluster.refreshMetadata([topic]);
+  return Promise.all(partitions.map(async (partition) => {
+    const leaderId = cluster.leaderFor(topic, partition);
+    if (leaderId < 0) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `describe producers of ${topic}-${partition}`);
+    const connection = await cluster.connectionTo(leaderId);
+    const response = await connection.request(ApiKey.DescribeProducers, { topics: [{ name: topic, partitionIndexes: [partition] }] });
+    const answer = response.topics[0]?.partitions[0];
+    if (answer === undefined) throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `DescribeProducers ${topic}-${partition}: no answer`);
+    if (answer.errorCode !== ErrorCode.NONE) throw new KafkaError(answer.errorCode, `describe producers of ${topic}-${partition}`);
+    return {
+      partition,
+      leaderId,
+      producers: answer.activeProducers.map((p) => ({
+        producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: p.lastSequence, lastTimestamp: p.lastTimestamp,
+        coordinatorEpoch: p.coordinatorEpoch, currentTransactionStartOffset: p.currentTxnStartOffset,
+      })),
+    };
+  }));
 }

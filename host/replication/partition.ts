@@ -25,7 +25,7 @@
  */
 import { PartitionLeaderEpochs } from './partition-leader-epochs.js';
 import { PartitionProducerState } from './partition-producer-state.js';
-import type { AppendOrigin } from '../log/producer-state-manager.js';
+import type { AppendOrigin, ProducerStateEntry } from '../log/producer-state-manager.js';
 import {
   type FollowerAppendResult,
   type IsrCommittedEvent,
@@ -353,6 +353,11 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     const errorCode = this.log.deleteRecordsBefore(target);
     if (errorCode === ErrorCode.NONE) this.onLogStartOffsetMaybeIncremented();
     return errorCode;
+  }
+
+  /** The producers this partition's log knows (DescribeProducers, KIP-664); none without producer state. */
+  activeProducers(): Readonly<ProducerStateEntry>[] {
+    return [...(this.producers.manager?.activeProducers() ?? [])];
   }
 
   /**

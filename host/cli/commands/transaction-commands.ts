@@ -1,15 +1,19 @@
 /**
- * `tributary transactions list|describe|find-hanging|abort`: Kafka's kafka-transactions.sh over
- * ListTransactions (every broker), DescribeTransactions (each id's coordinator) and, for abort,
+ * `tributary transactions list|describe|find-hanging|abort|describe-producers`: Kafka's
+ * kafka-transactions.sh over ListTransactions (every broker), DescribeTransactions (each id's
+ * coordinator), DescribeProducers (each partition's leader) and, for abort,
  * an InitProducerId with the transactional id (the coordinator fences the producer and aborts
  * its open transaction, as a restarted producer would).
  */
-import { abortTransaction, describeTransactions, listTransactions } from '../../clients/admin-transactions.js';
-import type { ClientCommandHandlers, ClientOptions, TransactionsFindHangingOptions, TransactionsListOptions } from '../client-commands.js';
+import { abortTransaction, describeProducers, describeTransactions, listTransactions } from '../../clients/admin-transactions.js';
+import type {
+  ClientCommandHandlers, ClientOptions, TransactionsDescribeProducersOptions, TransactionsFindHangingOptions, TransactionsListOptions,
+} from '../client-commands.js';
 import { printResult, type CliIo } from '../output.js';
 import { withAdmin } from './client-session.js';
 
-type TransactionHandlers = Pick<ClientCommandHandlers, 'transactionsList' | 'transactionsDescribe' | 'transactionsFindHanging' | 'transactionsAbort'>;
+type TransactionHandlers = Pick<ClientCommandHandlers,
+  'transactionsList' | 'transactionsDescribe' | 'transactionsFindHanging' | 'transactionsAbort' | 'transactionsDescribeProducers'>;
 
 const LIST_COLUMNS = [
   { header: 'transactional id', value: 'transactionalId' }, { header: 'coordinator', value: 'coordinatorId' },
@@ -52,11 +56,30 @@ async function transactionsAbort(io: CliIo, id: string, options: ClientOptions):
   printResult(io, { rows, columns: [{ header: 'transactional id', value: 'transactionalId' }, { header: 'result', value: 'result' }] }, options);
 }
 
+/** Every producer of the topic's partitions (or the ones named), from each partition's leader. */
+async function transactionsDescribeProducers(io: CliIo, options: TransactionsDescribeProducersOptions): Promise<void> {
+  const described = await withAdmin(options, `describe producers of ${options.topic}`, async (admin) => {
+    const partitions = options.partition.length > 0 ? options.partition
+      : ((await admin.describeTopics({ topics: [options.topic] }))[0]?.partitions ?? []).map((p) => p.partition);
+    return describeProducers(admin.cluster, options.topic, partitions);
+  });
+  const rows = described.flatMap(({ partition, leaderId, producers }) => producers.map((p) => ({ topic: options.topic, partition, leaderId, ...p })));
+  printResult(io, {
+    rows,
+    columns: [
+      { header: 'partition', value: 'partition' }, { header: 'leader', value: 'leaderId' }, { header: 'producer id', value: 'producerId' },
+      { header: 'epoch', value: 'producerEpoch' }, { header: 'last sequence', value: 'lastSequence' }, { header: 'last timestamp', value: 'lastTimestamp' },
+      { header: 'coordinator epoch', value: 'coordinatorEpoch' }, { header: 'transaction start offset', value: 'currentTransactionStartOffset' },
+    ],
+  }, options);
+}
+
 export function transactionHandlers(io: CliIo): TransactionHandlers {
   return {
     transactionsList: (options: TransactionsListOptions) => transactionsList(io, options),
     transactionsDescribe: (ids: string[], options: ClientOptions) => transactionsDescribe(io, ids, options),
     transactionsFindHanging: (options: TransactionsFindHangingOptions) => transactionsFindHanging(io, options),
     transactionsAbort: (id: string, options: ClientOptions) => transactionsAbort(io, id, options),
+    transactionsDescribeProducers: (options: TransactionsDescribeProducersOptions) => transactionsDescribeProducers(io, options),
   };
 }

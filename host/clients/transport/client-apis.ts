@@ -48,6 +48,7 @@ import { decodeAddPartitionsToTxnResponse, encodeAddPartitionsToTxnRequest, type
 import { decodeAddOffsetsToTxnResponse, encodeAddOffsetsToTxnRequest, type AddOffsetsToTxnRequestInit, type AddOffsetsToTxnResponse } from '../../protocol/generated/add-offsets-to-txn.js';
 import { decodeEndTxnResponse, encodeEndTxnRequest, type EndTxnRequestInit, type EndTxnResponse } from '../../protocol/generated/end-txn.js';
 import { decodeTxnOffsetCommitResponse, encodeTxnOffsetCommitRequest, type TxnOffsetCommitRequestInit, type TxnOffsetCommitResponse } from '../../protocol/generated/txn-offset-commit.js';
+import { decodeDescribeProducersResponse, encodeDescribeProducersRequest, type DescribeProducersRequestInit, type DescribeProducersResponse } from '../../protocol/generated/describe-producers.js';
 import { decodeDescribeTransactionsResponse, encodeDescribeTransactionsRequest, type DescribeTransactionsRequestInit, type DescribeTransactionsResponse } from '../../protocol/generated/describe-transactions.js';
 import { decodeListTransactionsResponse, encodeListTransactionsRequest, type ListTransactionsRequestInit, type ListTransactionsResponse } from '../../protocol/generated/list-transactions.js';
 import { decodeDescribeClusterResponse, encodeDescribeClusterRequest, type DescribeClusterRequestInit, type DescribeClusterResponse } from '../../protocol/generated/describe-cluster.js';
@@ -86,6 +87,7 @@ export interface ClientApiMap {
   47: { request: OffsetDeleteRequestInit; response: OffsetDeleteResponse };
   55: { request: DescribeQuorumRequestInit; response: DescribeQuorumResponse };
   60: { request: DescribeClusterRequestInit; response: DescribeClusterResponse };
+  61: { request: DescribeProducersRequestInit; response: DescribeProducersResponse };
   65: { request: DescribeTransactionsRequestInit; response: DescribeTransactionsResponse };
   66: { request: ListTransactionsRequestInit; response: ListTransactionsResponse };
 }
@@ -159,6 +161,7 @@ export const CLIENT_APIS: { readonly [K in ClientApiKey]: ClientApi<K> } = {
   // v1+: last fetch and caught-up times per replica (KIP-836).
   55: { apiKey: 55, name: 'DescribeQuorum', minVersion: 1, maxVersion: 2, encodeRequest: encodeDescribeQuorumRequest, decodeResponse: decodeDescribeQuorumResponse },
   60: { apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, encodeRequest: encodeDescribeClusterRequest, decodeResponse: decodeDescribeClusterResponse },
+  61: { apiKey: 61, name: 'DescribeProducers', minVersion: 0, maxVersion: 0, encodeRequest: encodeDescribeProducersRequest, decodeResponse: decodeDescribeProducersResponse },
   65: { apiKey: 65, name: 'DescribeTransactions', minVersion: 0, maxVersion: 0, encodeRequest: encodeDescribeTransactionsRequest, decodeResponse: decodeDescribeTransactionsResponse },
   66: { apiKey: 66, name: 'ListTransactions', minVersion: 0, maxVersion: 1, encodeRequest: encodeListTransactionsRequest, decodeResponse: decodeListTransactionsResponse },
 };

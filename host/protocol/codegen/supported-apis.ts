@@ -67,6 +67,7 @@ export const SUPPORTED_APIS: readonly SupportedApi[] = [
   { name: 'IncrementalAlterConfigs', maxVersion: 'all' },
   { name: 'DescribeTopicPartitions', maxVersion: 'all' },
   // The transaction coordinator's admin APIs (KIP-664).
+  { name: 'DescribeProducers', maxVersion: 'all' },
   { name: 'DescribeTransactions', maxVersion: 'all' },
   { name: 'ListTransactions', maxVersion: 'all' },
 ];

@@ -174,7 +174,7 @@ export const API_INFO: readonly ApiInfo[] = [
   { apiKey: 58, name: 'Envelope', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, generatedMaxVersion: -1 },
   { apiKey: 59, name: 'FetchSnapshot', minVersion: 0, maxVersion: 1, flexibleMinVersion: 0, generatedMaxVersion: 1 },
   { apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, flexibleMinVersion: 0, generatedMaxVersion: 1 },
-  { apiKey: 61, name: 'DescribeProducers', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, generatedMaxVersion: -1 },
+  { apiKey: 61, name: 'DescribeProducers', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, generatedMaxVersion: 0 },
   { apiKey: 62, name: 'BrokerRegistration', minVersion: 0, maxVersion: 4, flexibleMinVersion: 0, generatedMaxVersion: 4 },
   { apiKey: 63, name: 'BrokerHeartbeat', minVersion: 0, maxVersion: 1, flexibleMinVersion: 0, generatedMaxVersion: 1 },
   { apiKey: 64, name: 'UnregisterBroker', minVersion: 0, maxVersion: 0, flexibleMinVersion: 0, generatedMaxVersion: 0 },

@@ -1,6 +1,6 @@
 /**
- * `tributary transactions list|describe|find-hanging|abort` against an in-process broker with an
- * open transaction of our transactional Producer.
+ * `tributary transactions list|describe|describe-producers|find-hanging|abort` against an
+ * in-process broker with an open transaction of our transactional Producer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admin } from '../../../host/clients/admin.js';
@@ -40,6 +40,19 @@ describe('tributary transactions', () => {
     expect(JSON.parse(filtered.out)).toEqual([]);
   });
 
+  it('describe-producers: the partition leader shows the producer, its epoch, last sequence and the open transaction\'s start offset (DescribeProducers)', async () => {
+    const described = await runInProcess(['transactions', 'describe-producers', '--topic', 'cli-txn', '--json', ...b]);
+    expect(described.codes.filter((code) => code !== 0)).toEqual([]);
+    expect(JSON.parse(described.out)).toEqual([{
+      topic: 'cli-txn', partition: 0, leaderId: 1, producerId: producer.producerIdAndEpoch.producerId, producerEpoch: 0, lastSequence: 0,
+      lastTimestamp: expect.any(Number), coordinatorEpoch: -1, currentTransactionStartOffset: 0,
+    }]);
+    const table = await runInProcess(['transactions', 'describe-producers', '-t', 'cli-txn', '--partition', '0', ...b]);
+    expect(table.out).toMatch(new RegExp(`0\\s+1\\s+${producer.producerIdAndEpoch.producerId}\\s+0\\s+0\\s+\\d+\\s+-1\\s+0`));
+    const unknown = await runInProcess(['transactions', 'describe-producers', '--topic', 'cli-txn', '--partition', '7', ...b]);
+    expect(unknown.codes.filter((code) => code !== 0)).not.toEqual([]);
+  });
+
   it('finds the transaction as hanging past the threshold, and aborts it by fencing its producer', async () => {
     const hanging = await runInProcess(['transactions', 'find-hanging', '--max-transaction-timeout', '0', '--json', ...b]);
     expect(JSON.parse(hanging.out).map((t: { transactionalId: string }) => t.transactionalId)).toEqual(['cli-tx']);
@@ -51,5 +64,12 @@ describe('tributary transactions', () => {
     const described = await runInProcess(['transactions', 'describe', 'cli-tx', '--json', ...b]);
     expect(JSON.parse(described.out)[0]).toMatchObject({ transactionalId: 'cli-tx', partitions: [] });
     expect(['PrepareAbort', 'CompleteAbort']).toContain(JSON.parse(described.out)[0].state);
+    // Once the abort marker is written the partition shows no open transaction and the marker's coordinator epoch.
+    let producers: { currentTransactionStartOffset: number; coordinatorEpoch: number; producerEpoch: number }[] = [];
+    for (let attempt = 0; attempt < 100 && producers[0]?.currentTransactionStartOffset !== -1; attempt++) {
+      producers = JSON.parse((await runInProcess(['transactions', 'describe-producers', '--topic', 'cli-txn', '--json', ...b])).out);
+    }
+    expect(producers).toMatchObject([{ currentTransactionStartOffset: -1, producerEpoch: 1 }]);
+    expect(producers[0]!.coordinatorEpoch).toBeGreaterThanOrEqual(0);
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * DescribeProducers (api key 61), v0 (KIP-664): the producers a partition leader's log knows, for
+ * admin tools finding hanging transactions (`kafka-transactions.sh describe-producers`,
+ * `tributary transactions describe-producers`).
+ *
+ * ```
+ * DescribeProducers Request (Version: 0) => [topics]  (topics => name [partition_indexes]; flexible)
+ * DescribeProducers Response (Version: 0) => throttle_time_ms [topics]
+ *   topics => name [partitions]
+ *     partitions => partition_index error_code error_message [active_producers]
+ *       active_producers => producer_id producer_epoch last_sequence last_timestamp
+ *         coordinator_epoch current_txn_start_offset
+ * ```
+ * Kafka's rules (KafkaApis.handleDescribeProducersRequest, ReplicaManager.activeProducerState):
+ * answered by the partition's leader from its producer state; a follower, or a broker not hosting
+ * a partition the metadata knows, answers NOT_LEADER_OR_FOLLOWER (6), an unknown partition
+ * UNKNOWN_TOPIC_OR_PARTITION (3). Per producer: last_sequence of its last batch (-1 with none),
+ * last_timestamp (ms), the coordinator epoch of its last marker (-1 before one) and the first
+ * offset of its open transaction (-1 when none).
+ */
+import { ApiKey } from '../protocol/generated/api-keys.js';
+import {
+  decodeDescribeProducersRequest,
+  type DescribeProducersRequest,
+  type DescribeProducersResponseInit,
+  encodeDescribeProducersResponse,
+  type PartitionResponseInit,
+} from '../protocol/generated/describe-producers.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { defineApi } from './api-definition.js';
+import type { BrokerServices } from './broker-services.js';
+
+export const describeProducersApi = defineApi<DescribeProducersRequest, DescribeProducersResponseInit>({
+  apiKey: ApiKey.DescribeProducers,
+  name: 'DescribeProducers',
+  minVersion: 0,
+  maxVersion: 0,
+  decode: decodeDescribeProducersRequest,
+  encode: encodeDescribeProducersResponse,
+  handle(request, context) {
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitionIndexes.map((partitionIndex) => describePartition(context.broker, topic.name, partitionIndex)),
+      })),
+    };
+  },
+});
+
+function describePartition(broker: BrokerServices, topic: string, partitionIndex: number): PartitionResponseInit {
+  const partition = broker.replicaManager.getPartition(topic, partitionIndex);
+  if (partition === undefined || !partition.isLeader) {
+    const known = broker.metadata.topic(topic)?.partitions.some((p) => p.partition === partitionIndex) ?? false;
+    const errorCode = partition !== undefined || known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return { partitionIndex, errorCode, errorMessage: null, activeProducers: [] };
+  }
+  return {
+    partitionIndex,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    activeProducers: partition.activeProducers().map((entry) => ({
+      producerId: entry.producerId,
+      producerEpoch: entry.producerEpoch,
+      lastSequence: entry.batches.at(-1)?.lastSequence ?? -1,
+      lastTimestamp: entry.lastTimestamp,
+      coordinatorEpoch: entry.coordinatorEpoch,
+      currentTxnStartOffset: entry.currentTxnFirstOffset,
+    })),
+  };
+}
