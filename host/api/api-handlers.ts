@@ -19,7 +19,7 @@ const row = (apiKey: number, name: string, maxVersion: number, load: () => Promi
 
 /** The handlers imported on first use: api key, name, advertised range, import. */
 export const LAZY_API_TABLE: readonly LazyApiEntry[] = [
-  row(ApiKey.Produce, 'Produce', 7, async () => (await import('./produce-api.js')).produceApi),
+  row(ApiKey.Produce, 'Produce', 8, async () => (await import('./produce-api.js')).produceApi),
   row(ApiKey.Fetch, 'Fetch', 12, async () => (await import('./fetch-api.js')).fetchApi),
   row(ApiKey.ListOffsets, 'ListOffsets', 3, async () => (await import('./list-offsets-api.js')).listOffsetsApi),
   row(ApiKey.OffsetCommit, 'OffsetCommit', 7, async () => (await import('./offset-commit-api.js')).offsetCommitApi),

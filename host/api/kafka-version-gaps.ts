@@ -59,7 +59,7 @@ export const KAFKA_3_9_MAX_VERSION: Readonly<Record<number, number>> = {
  * descriptions from the request schemas.
  */
 export const WHY_NOT_KAFKA_3_9_LATEST: Readonly<Record<number, string>> = {
-  [ApiKey.Produce]: 'v8+ answers per-record errors (record_errors, error_message; KIP-467): not built; v9 flexible, v10 KIP-951 leader hints, v11 TRANSACTION_ABORTABLE (KIP-890) follow',
+  [ApiKey.Produce]: 'v9 flexible, v10 KIP-951 leader hints, v11 TRANSACTION_ABORTABLE (KIP-890): not built yet',
   [ApiKey.Fetch]: 'v13+ names topics by topic id (KIP-516) in fetches and fetch sessions: not built (no topic ids, no fetch sessions)',
   [ApiKey.ListOffsets]: 'v4+ current leader epoch fencing (KIP-320), v6 flexible, v7 max timestamp (KIP-734), v8-10 tiered storage (KIP-405, KIP-1005, KIP-1075): not built yet',
   [ApiKey.Metadata]: 'v9 flexible: not built yet; v10+ topic ids (KIP-516): the broker has no topic ids',

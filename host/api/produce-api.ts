@@ -1,5 +1,5 @@
 /**
- * Produce (api key 0), v0-7: record batches into partition logs.
+ * Produce (api key 0), v0-8: record batches into partition logs.
  *
  * ```
  * Produce Request (Version: 0-2) => acks timeout_ms [topic_data]
@@ -10,8 +10,10 @@
  * Produce Response (Version: 1)   => [responses] throttle_time_ms
  * Produce Response (Version: 2-4) => ... adds log_append_time_ms
  * Produce Response (Version: 5-7) => ... adds log_start_offset
+ * Produce Response (Version: 8)   => ... adds record_errors and error_message (KIP-467)
  *   responses => name [partition_responses]
  *     partition_responses => index error_code base_offset log_append_time_ms log_start_offset
+ *                            [record_errors => batch_index batch_index_error_message] error_message
  * ```
  * Version notes that matter:
  * - MinVersion must be advertised as 0: librdkafka 2.0.2 sends gzip/snappy/lz4 only if a Produce
@@ -30,6 +32,10 @@
  *   CORRUPT_MESSAGE (2); MESSAGE_TOO_LARGE (10) above max.message.bytes; idempotent retries are
  *   acknowledged with the original offsets, OUT_OF_ORDER_SEQUENCE_NUMBER (45) for gaps (the
  *   partition's ProducerStateManager, recovered across restarts).
+ * - v8 (KIP-467): a batch refused for per-record reasons (INVALID_RECORD 87: a keyless record on
+ *   a compacted topic; INVALID_TIMESTAMP 32: a timestamp out of range) lists each refused record's
+ *   index in its batch with a message (record_errors), and every error carries error_message, as
+ *   Kafka's LogValidator / ReplicaManager answer (host/log/record-validation.ts).
  * - Unknown topics are auto-created (auto.create.topics.enable, num.partitions) before the append.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -63,7 +69,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
   apiKey: ApiKey.Produce,
   name: 'Produce',
   minVersion: 0,
-  maxVersion: 7,
+  maxVersion: 8,
   decode: decodeProduceRequest,
   encode: encodeProduceResponse,
   async handle(request, context) {
@@ -104,7 +110,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
     for (const slot of slots) {
       let partitionResponse: PartitionProduceResponseInit;
       if (slot.errorCode !== null) {
-        partitionResponse = { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
+        partitionResponse = { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: slot.reason };
         logPartitionError(context, slot.topic, slot.partition, slot.errorCode, slot.reason);
         topicMetrics?.recordProduce(slot.topic, slot.errorCode, 0, 0);
         requestMetrics?.recordError(ApiKey.Produce, slot.errorCode);
@@ -122,6 +128,8 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
           logStartOffset: result.logStartOffset,
         };
         if (result.errorCode !== ErrorCode.NONE) {
+          partitionResponse.errorMessage = result.errorMessage;
+          if (result.recordErrors !== undefined) partitionResponse.recordErrors = result.recordErrors.map(toBatchIndexAndErrorMessage);
           logPartitionError(context, slot.topic, slot.partition, result.errorCode, result.errorMessage);
         }
       }
@@ -187,6 +195,10 @@ function checkRecords(records: Uint8Array | null, apiVersion: number, transactio
     return { errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, reason: 'a transactional batch in a request without transactional_id' };
   }
   return null;
+}
+
+function toBatchIndexAndErrorMessage(error: { batchIndex: number; message: string }): { batchIndex: number; batchIndexErrorMessage: string } {
+  return { batchIndex: error.batchIndex, batchIndexErrorMessage: error.message };
 }
 
 function logPartitionError(context: ApiRequestContext, topic: string, partition: number, errorCode: number, reason: string | null): void {

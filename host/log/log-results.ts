@@ -3,6 +3,7 @@
  * of a read, and ListOffsets' special timestamps.
  */
 import type { BatchSummary } from '../wasm/core.js';
+import type { RecordError } from './record-validation.js';
 
 /** Kafka error codes the log answers with (errors.json). */
 export const LogErrorCode = {
@@ -29,6 +30,8 @@ export interface AppendResult {
   errorCode: number;
   /** Detail for a producer-state refusal (45, 47, 59), for logs and Produce v8+ error_message. */
   errorMessage?: string;
+  /** Records refused one by one (INVALID_RECORD, INVALID_TIMESTAMP): Produce v8+ record_errors. */
+  recordErrors?: readonly RecordError[];
   baseOffset: number;
   lastOffset: number;
   /** The broker time stamped into LogAppendTime batches, -1 for CreateTime. */

@@ -54,6 +54,8 @@ export interface LogAppendResult {
   batches: readonly AppendedBatch[];
   /** Optional detail for Produce v8+ error_message. */
   errorMessage?: string;
+  /** Records refused one by one, for Produce v8+ record_errors (KIP-467). */
+  recordErrors?: readonly { readonly batchIndex: number; readonly message: string }[];
 }
 
 export interface LogReadResult {

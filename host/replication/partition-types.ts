@@ -2,6 +2,7 @@
  * The shapes of a Partition's options, transitions and per-partition results (Produce and Fetch
  * fields), in their own file so partition.ts keeps to the state machine.
  */
+import type { RecordError } from '../log/record-validation.js';
 import type { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
@@ -24,6 +25,8 @@ export interface PartitionAppendResult {
   logStartOffset: number;
   /** Bytes written to the log (0 for a duplicate or an error). */
   appendedBytes: number;
+  /** Records refused one by one (Produce v8+ record_errors, KIP-467); absent otherwise. */
+  recordErrors?: readonly RecordError[];
 }
 
 /** Result of a read for one partition: the fields of a Fetch partition response. */

@@ -248,7 +248,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     this.epochs.assignAtLogEnd(this.leaderEpochValue);
     // The log checks the producer state on the core's batch summaries and records the append.
     const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producers.manager ?? undefined, origin);
-    if (result.errorCode !== ErrorCode.NONE) return appendError(result.errorCode, result.errorMessage ?? null);
+    if (result.errorCode !== ErrorCode.NONE) return { ...appendError(result.errorCode, result.errorMessage ?? null), recordErrors: result.recordErrors };
     let appendedBytes = 0;
     for (const batch of result.batches) appendedBytes += batch.sizeInBytes;
     // A retried duplicate comes back with its original offsets and no batches: nothing changed.

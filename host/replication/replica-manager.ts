@@ -637,6 +637,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         logAppendTimeMs: r.logAppendTimeMs,
         logStartOffset: r.logStartOffset,
         appendedBytes: r.appendedBytes,
+        recordErrors: r.recordErrors,
       };
     } catch (error) {
       return produceError(entry, this.errorCodeFor(error, entry.topic, entry.partition, 'append'), null);

@@ -11,7 +11,7 @@ import { RawKafkaClient } from './raw-kafka-client.js';
 
 /** CLIENTS.md "Level A", plus OffsetForLeaderEpoch (23), ElectLeaders (43), IncrementalAlterConfigs (44), DescribeQuorum (55), DescribeCluster (60) and DescribeTopicPartitions (75) and the reassignment APIs (45, 46) for clusters (issues 10, 11), and the transaction APIs (24-28, 65, 66; issue 12): exactly what the broker advertises, by api key. */
 export const LEVEL_A: readonly [number, number, number][] = [
-  [0, 0, 7], [1, 0, 12], [2, 0, 3], [3, 0, 8], [8, 0, 7], [9, 0, 5], [10, 0, 2], [11, 0, 5], [12, 0, 3],
+  [0, 0, 8], [1, 0, 12], [2, 0, 3], [3, 0, 8], [8, 0, 7], [9, 0, 5], [10, 0, 2], [11, 0, 5], [12, 0, 3],
   [13, 0, 3], [14, 0, 3], [15, 0, 4], [16, 0, 5], [18, 0, 4], [19, 0, 4], [20, 0, 3], [21, 0, 1],
   [22, 0, 4], [23, 0, 4], [24, 0, 3], [25, 0, 2], [26, 0, 2], [27, 0, 1], [28, 0, 3], [32, 0, 4], [33, 0, 1], [37, 0, 1], [42, 0, 1], [43, 0, 2], [44, 0, 1], [45, 0, 0], [46, 0, 0], [47, 0, 0], [55, 0, 2], [60, 0, 1], [65, 0, 0], [66, 0, 1], [75, 0, 0],
 ];

@@ -52,7 +52,7 @@ describe('generated codecs', () => {
       expect(names.has(name), name).toBe(true);
     }
     const max = new Map(MESSAGE_SCHEMAS.map((s) => [s.name, s.versions.max]));
-    expect(max.get('ProduceRequest')).toBe(7);
+    expect(max.get('ProduceRequest')).toBe(8);
     // Fetch is generated to its newest version (KRaft followers and replica fetchers need v12+:
     // LastFetchedEpoch, DivergingEpoch); the client-facing handler still advertises 0..11.
     expect(max.get('FetchResponse')).toBe(17);

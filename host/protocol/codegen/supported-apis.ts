@@ -15,7 +15,7 @@ export interface SupportedApi {
 }
 
 export const SUPPORTED_APIS: readonly SupportedApi[] = [
-  { name: 'Produce', maxVersion: 7 },
+  { name: 'Produce', maxVersion: 8 },
   { name: 'Fetch', maxVersion: 'all' },
   { name: 'ListOffsets', maxVersion: 3 },
   { name: 'Metadata', maxVersion: 8 },

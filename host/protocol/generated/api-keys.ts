@@ -113,7 +113,7 @@ export interface ApiInfo {
 
 /** Every API in the schemas, by api key. */
 export const API_INFO: readonly ApiInfo[] = [
-  { apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 11, flexibleMinVersion: 9, generatedMaxVersion: 7 },
+  { apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 11, flexibleMinVersion: 9, generatedMaxVersion: 8 },
   { apiKey: 1, name: 'Fetch', minVersion: 0, maxVersion: 17, flexibleMinVersion: 12, generatedMaxVersion: 17 },
   { apiKey: 2, name: 'ListOffsets', minVersion: 0, maxVersion: 10, flexibleMinVersion: 6, generatedMaxVersion: 3 },
   { apiKey: 3, name: 'Metadata', minVersion: 0, maxVersion: 12, flexibleMinVersion: 9, generatedMaxVersion: 8 },

@@ -3,13 +3,13 @@
 // Regenerate with `npm run generate:protocol`.
 /* eslint-disable */
 
-// Produce (api key 0): versions 0-7 generated; flexible 9+.
+// Produce (api key 0): versions 0-8 generated; flexible 9+.
 
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
 /**
- * ProduceRequest (api key 0): versions 0-7 generated (schema 0-11, flexible 9+).
+ * ProduceRequest (api key 0): versions 0-8 generated (schema 0-11, flexible 9+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface ProduceRequest {
@@ -32,7 +32,7 @@ export interface ProduceRequestInit {
 }
 
 /**
- * TopicProduceData (a struct of ProduceRequest), versions 0-7.
+ * TopicProduceData (a struct of ProduceRequest), versions 0-8.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface TopicProduceData {
@@ -49,7 +49,7 @@ export interface TopicProduceDataInit {
 }
 
 /**
- * PartitionProduceData (a struct of ProduceRequest), versions 0-7.
+ * PartitionProduceData (a struct of ProduceRequest), versions 0-8.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface PartitionProduceData {
@@ -66,11 +66,11 @@ export interface PartitionProduceDataInit {
 }
 
 /**
- * Decodes a ProduceRequest body of `version` (0-7). Never throws: malformed or short
+ * Decodes a ProduceRequest body of `version` (0-8). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeProduceRequest(r: Reader, version: number): ProduceRequest {
-  if (version < 0 || version > 7) r.fail(`ProduceRequest version ${version} is not supported (0-7)`);
+  if (version < 0 || version > 8) r.fail(`ProduceRequest version ${version} is not supported (0-8)`);
   let $transactionalId: string | null;
   if (version >= 3) {
     $transactionalId = r.nullableString();
@@ -123,12 +123,12 @@ function decodePartitionProduceData(r: Reader, version: number): PartitionProduc
 }
 
 /**
- * Encodes a ProduceRequest body as `version` (0-7). Fields absent in that version are
+ * Encodes a ProduceRequest body as `version` (0-8). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeProduceRequest(w: Writer, version: number, m: ProduceRequestInit): void {
-  if (version < 0 || version > 7) throw new RangeError(`ProduceRequest version ${version} is not supported (0-7)`);
+  if (version < 0 || version > 8) throw new RangeError(`ProduceRequest version ${version} is not supported (0-8)`);
   if (version >= 3) {
     w.nullableString((m.transactionalId ?? null));
   }
@@ -158,7 +158,7 @@ function encodePartitionProduceData(w: Writer, version: number, m: PartitionProd
 }
 
 /**
- * ProduceResponse (api key 0): versions 0-7 generated (schema 0-11, flexible 9+).
+ * ProduceResponse (api key 0): versions 0-8 generated (schema 0-11, flexible 9+).
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface ProduceResponse {
@@ -175,7 +175,7 @@ export interface ProduceResponseInit {
 }
 
 /**
- * TopicProduceResponse (a struct of ProduceResponse), versions 0-7.
+ * TopicProduceResponse (a struct of ProduceResponse), versions 0-8.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface TopicProduceResponse {
@@ -192,7 +192,7 @@ export interface TopicProduceResponseInit {
 }
 
 /**
- * PartitionProduceResponse (a struct of ProduceResponse), versions 0-7.
+ * PartitionProduceResponse (a struct of ProduceResponse), versions 0-8.
  * As decoded: every field is set (fields absent in the version read hold their defaults).
  */
 export interface PartitionProduceResponse {
@@ -206,6 +206,10 @@ export interface PartitionProduceResponse {
   logAppendTimeMs: number;
   /** The log start offset. Versions 5+; default -1; absent in other versions (decoded as the default; ignored when encoding). int64 as a number (exact up to 2^53 - 1). */
   logStartOffset: number;
+  /** The batch indices of records that caused the batch to be dropped Versions 8+; default []; absent in other versions (decoded as the default; ignored when encoding). */
+  recordErrors: BatchIndexAndErrorMessage[];
+  /** The global error message summarizing the common root cause of the records that caused the batch to be dropped Versions 8+; nullable 8+; default null; absent in other versions (decoded as the default; ignored when encoding). */
+  errorMessage: string | null;
 }
 
 /** PartitionProduceResponse as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
@@ -215,14 +219,33 @@ export interface PartitionProduceResponseInit {
   baseOffset: number;
   logAppendTimeMs?: number;
   logStartOffset?: number;
+  recordErrors?: BatchIndexAndErrorMessageInit[];
+  errorMessage?: string | null;
 }
 
 /**
- * Decodes a ProduceResponse body of `version` (0-7). Never throws: malformed or short
+ * BatchIndexAndErrorMessage (a struct of ProduceResponse), versions 8.
+ * As decoded: every field is set (fields absent in the version read hold their defaults).
+ */
+export interface BatchIndexAndErrorMessage {
+  /** The batch index of the record that cause the batch to be dropped Versions 8+; default 0; absent in other versions (decoded as the default; ignored when encoding). */
+  batchIndex: number;
+  /** The error message of the record that caused the batch to be dropped Versions 8+; nullable 8+; default null; absent in other versions (decoded as the default; ignored when encoding). */
+  batchIndexErrorMessage: string | null;
+}
+
+/** BatchIndexAndErrorMessage as accepted by the encoder: fields absent in some version, tagged or defaulted may be left out (the default is used). */
+export interface BatchIndexAndErrorMessageInit {
+  batchIndex?: number;
+  batchIndexErrorMessage?: string | null;
+}
+
+/**
+ * Decodes a ProduceResponse body of `version` (0-8). Never throws: malformed or short
  * input sets `r.error` (check it once afterwards) and yields zero values.
  */
 export function decodeProduceResponse(r: Reader, version: number): ProduceResponse {
-  if (version < 0 || version > 7) r.fail(`ProduceResponse version ${version} is not supported (0-7)`);
+  if (version < 0 || version > 8) r.fail(`ProduceResponse version ${version} is not supported (0-8)`);
   let $responses: TopicProduceResponse[];
   {
     const n = r.arrayLength();
@@ -273,22 +296,49 @@ function decodePartitionProduceResponse(r: Reader, version: number): PartitionPr
   if (version >= 5) {
     $logStartOffset = r.int64();
   } else $logStartOffset = -1;
+  let $recordErrors: BatchIndexAndErrorMessage[];
+  if (version >= 8) {
+    {
+      const n = r.arrayLength();
+      if (n < 0) $recordErrors = [];
+      else {
+        const a: BatchIndexAndErrorMessage[] = [];
+        for (let i = 0; i < n && r.error === null; i++) a.push(decodeBatchIndexAndErrorMessage(r, version));
+        $recordErrors = a;
+      }
+    }
+  } else $recordErrors = [];
+  let $errorMessage: string | null;
+  if (version >= 8) {
+    $errorMessage = r.nullableString();
+  } else $errorMessage = null;
   return {
     index: $index,
     errorCode: $errorCode,
     baseOffset: $baseOffset,
     logAppendTimeMs: $logAppendTimeMs,
     logStartOffset: $logStartOffset,
+    recordErrors: $recordErrors,
+    errorMessage: $errorMessage,
+  };
+}
+
+function decodeBatchIndexAndErrorMessage(r: Reader, version: number): BatchIndexAndErrorMessage {
+  const $batchIndex: number = r.int32();
+  const $batchIndexErrorMessage: string | null = r.nullableString();
+  return {
+    batchIndex: $batchIndex,
+    batchIndexErrorMessage: $batchIndexErrorMessage,
   };
 }
 
 /**
- * Encodes a ProduceResponse body as `version` (0-7). Fields absent in that version are
+ * Encodes a ProduceResponse body as `version` (0-8). Fields absent in that version are
  * silently left out (like Kafka's ignorable fields); a null where the version does not allow one is
  * written as the empty value. Throws RangeError for a version outside the generated range (a caller bug).
  */
 export function encodeProduceResponse(w: Writer, version: number, m: ProduceResponseInit): void {
-  if (version < 0 || version > 7) throw new RangeError(`ProduceResponse version ${version} is not supported (0-7)`);
+  if (version < 0 || version > 8) throw new RangeError(`ProduceResponse version ${version} is not supported (0-8)`);
   {
     const a = m.responses;
     const n = a.length;
@@ -320,4 +370,20 @@ function encodePartitionProduceResponse(w: Writer, version: number, m: Partition
   if (version >= 5) {
     w.int64((m.logStartOffset ?? -1));
   }
+  if (version >= 8) {
+    {
+      const a = (m.recordErrors ?? []);
+      const n = a.length;
+      w.arrayLength(n);
+      for (let i = 0; i < n; i++) { encodeBatchIndexAndErrorMessage(w, version, a[i]!); }
+    }
+  }
+  if (version >= 8) {
+    w.nullableString((m.errorMessage ?? null));
+  }
+}
+
+function encodeBatchIndexAndErrorMessage(w: Writer, version: number, m: BatchIndexAndErrorMessageInit): void {
+  w.int32((m.batchIndex ?? 0));
+  w.nullableString((m.batchIndexErrorMessage ?? null));
 }
