@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { BrokerConfig, loadBrokerConfig, noEffectReasonOf, parseOverrides } from '../config/broker-config.js';
 import { CreateLoggerOptions, Logger, LogEvent, createLogger } from '../observability/logger.js';
+import { listenerBindError } from './listener-bind-error.js';
 import { CliError, CliIo, ExitCode, processIo, runCliAction } from './output.js';
 
 /** A started broker as host/broker.ts returns it. */
@@ -142,6 +143,9 @@ export async function runBrokerCommand(
   try {
     broker = await brokerModule.startBroker({ config, logger });
   } catch (error) {
+    // A listener whose port cannot be bound: one sentence, no stack trace.
+    const bindError = listenerBindError(error, config);
+    if (bindError !== null) throw bindError;
     cliLogger.error({ event: LogEvent.BrokerFailed, err: error }, 'the broker failed to start');
     const message = error instanceof Error ? error.message : String(error);
     throw new CliError(

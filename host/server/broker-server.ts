@@ -20,6 +20,7 @@
  * clean-shutdown marker (LogManager.shutdown), and release the log.dirs locks.
  */
 import { hostname } from 'node:os';
+import { bindFailure } from '../network/bind-failure.js';
 import { createApiRegistry } from '../api/api-handlers.js';
 import { ControllerMutationQuotaManager } from '../api/controller-mutation-quota.js';
 import type { BrokerServices } from '../api/broker-services.js';
@@ -276,7 +277,9 @@ export class BrokerServer {
       await this.quorum?.start();
       await this.joinCluster(controller, storage);
     } catch (error) {
-      logger.error({ event: LogEvent.BrokerFailed, err: error }, 'start-up failed; stopping');
+      // A port that cannot be bound is a configuration problem, not a bug: no stack trace.
+      const bind = bindFailure(error);
+      logger.error(bind === null ? { event: LogEvent.BrokerFailed, err: error } : { event: LogEvent.BrokerFailed, ...bind }, 'start-up failed; stopping');
       this.gate.fail(error);
       await this.closeEverything();
       throw error;

@@ -206,8 +206,10 @@ export class NetworkListeners {
         this.httpBound.push(await gateway.start());
         this.gateways.push(gateway);
       } catch (error) {
-        componentLogger(this.rootLogger, 'broker').error({ event: 'listener.bind_failed', host: endpoint.host, port: endpoint.port, err: error },
-          `http.listeners ${endpoint.host}:${endpoint.port} cannot be bound; running without the WebSocket/HTTP gateway there`);
+        // A configuration problem, not a bug: one line with the reason and the fix, no stack trace.
+        componentLogger(this.rootLogger, 'broker').error(
+          { event: 'listener.bind_failed', host: endpoint.host, port: endpoint.port, reason: error instanceof Error ? error.message : String(error) },
+          `http.listeners ${endpoint.host}:${endpoint.port} cannot be bound (port in use or address not available); running without the console, /metrics and the WebSocket gateway there; move it with --override http.listeners=HOST:PORT`);
       }
     }
   }

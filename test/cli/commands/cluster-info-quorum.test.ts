@@ -45,6 +45,8 @@ describe('tributary cluster info on a quorum', () => {
     const human = await cluster.advanceUntil(runInProcess(['cluster', 'info', ...bootstrap]));
     expect(human.out).toMatch(new RegExp(`QUORUM leader ${active.nodeId}, epoch \\d+, high watermark \\d+, 3 voters, 1 observer`));
     expect(human.out).toMatch(/\n\s*4\s+\d+\s+\d+\s+(\d+ ms ago|-)\s+(\d+ ms ago|-)\s+Observer\n/);
+    // The leader fetches from no one: its last fetch is '-'.
+    expect(human.out).toMatch(new RegExp(`\\n\\s*${active.nodeId}\\s+\\d+\\s+\\d+\\s+-\\s+(\\d+ ms ago|-)\\s+Leader\\n`));
 
     // Broker 4 shuts down (controlled: fenced, still registered); asked through node 1 now.
     await cluster.advanceUntil(broker.shutdown());
