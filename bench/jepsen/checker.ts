@@ -13,14 +13,16 @@
  * - `indeterminate` / `indeterminatePresent`: writes with an unknown outcome, and how many of them
  *   are in the log (both are allowed);
  *
- * and over every topic, `unexpected` values nobody wrote, and for the live consumer the offsets
+ * and over every topic, `unexpected` values nobody wrote, the clients' fatal errors (`fatalErrors`:
+ * an idempotent producer must not fail fatally across leader changes, restarts and partitions), and for the live consumer the offsets
  * whose value changed after it read them (`readerChanged`: a consumer reads only up to the high
  * watermark, which Kafka never takes back without unclean leader election).
  *
  * Kafka's promise, and so the verdict: for acks=all clients (min.insync.replicas=2), lost,
  * offsetChanged, and reordered must be 0, and duplicated too when idempotent; acks=1 clients may
  * lose acknowledged writes when a leader dies before its followers copied them: their figures are
- * reported, never a failure. The live consumer must see no changed offset.
+ * reported, never a failure. The live consumer must see no changed offset, and no client may
+ * report a fatal error.
  */
 import { type ClientSpec, type History, parseValue, type ReadRecord } from './history.js';
 
@@ -51,6 +53,8 @@ export interface CheckReport {
   /** Offsets whose value changed after the live consumer read them (or read twice, differently). */
   readonly readerChanged: number;
   readonly readerRewinds: number;
+  /** Fatal client errors, whole (History.fatalErrors). */
+  readonly fatalErrors: readonly string[];
   /** Every violation of Kafka's promises (empty when the campaign passes). */
   readonly violations: readonly string[];
 }
@@ -120,7 +124,11 @@ export function checkHistory(history: History, readBack: ReadBack): CheckReport 
     }
   }
   if (unexpected > 0) violations.unshift(`${unexpected} unexpected values in the topics`);
-  return { clients, readBack: readBackCounts, unexpected, readerObserved, readerChanged, readerRewinds: history.observedRewinds, violations };
+  // An idempotent producer must survive leader changes, restarts and partitions (KIP-360): a fatal error is the cluster's fault.
+  if (history.fatalErrors.length > 0) {
+    violations.push(`${history.fatalErrors.length} fatal client error(s):`, ...history.fatalErrors.map((line) => `  ${line}`));
+  }
+  return { clients, readBack: readBackCounts, unexpected, readerObserved, readerChanged, readerRewinds: history.observedRewinds, fatalErrors: history.fatalErrors, violations };
 }
 
 function checkClient(
@@ -199,6 +207,7 @@ export function formatCheckReport(report: CheckReport): string {
     if (c.errors.length > 0) lines.push(`${c.spec.client} errors: ${c.errors.slice(0, 4).map(([message, count]) => `${count}× ${message}`).join('; ')}`);
     if (c.spec.acks === '1' && c.examples.length > 0) lines.push(...c.examples.slice(0, 3).map((e) => `  ${c.spec.client} (acks=1, allowed): ${e}`));
   }
-  lines.push(report.violations.length === 0 ? 'VERDICT: pass (0 acknowledged acks=all writes lost, changed, reordered or duplicated)' : `VERDICT: FAIL\n${report.violations.join('\n')}`);
+  lines.push(`fatal client errors: ${report.fatalErrors.length}`);
+  lines.push(report.violations.length === 0 ? 'VERDICT: pass (0 acknowledged acks=all writes lost, changed, reordered or duplicated; no fatal client error)' : `VERDICT: FAIL\n${report.violations.join('\n')}`);
   return lines.join('\n');
 }

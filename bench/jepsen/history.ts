@@ -58,6 +58,12 @@ export class History {
   readonly attempted = new Map<string, number>();
   /** client → client-side errors seen (by message, counted), for the report. */
   readonly errors = new Map<string, Map<string, number>>();
+  /**
+   * Fatal client errors, whole and in order (`<ISO time> <client>: <message>`): an idempotent
+   * producer that gives up (librdkafka's fatal OUT_OF_ORDER_SEQUENCE_NUMBER, for one) means the
+   * cluster broke its idempotence contract, which the checker counts as a violation.
+   */
+  readonly fatalErrors: string[] = [];
   /** The live consumer's reads: `topic-partition` → offset → value (the first value seen there). */
   readonly observed = new Map<string, Map<number, string>>();
   /** Live reads that disagreed with an earlier live read at the same offset. */
@@ -91,6 +97,12 @@ export class History {
     const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 120);
     const byMessage = this.errors.get(client);
     if (byMessage !== undefined) byMessage.set(message, (byMessage.get(message) ?? 0) + 1);
+  }
+
+  /** The client's producer failed fatally (it is replaced; its outstanding writes are reported by {@link fail}). */
+  fatal(client: string, message: string, atMs: number): void {
+    this.fatalErrors.push(`${new Date(atMs).toISOString()} ${client}: ${message}`);
+    this.fail(client, `${client}-fatal`, new Error(`fatal: ${message}`));
   }
 
   /** The live consumer read `record` from `topic`. */

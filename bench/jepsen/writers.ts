@@ -202,7 +202,7 @@ export class ConfluentWriter implements Writer {
       return;
     }
     if (event.attempt === true) this.history.attempt(this.spec.client);
-    else if (event.fatal !== undefined) this.history.fail(this.spec.client, `${this.spec.client}-fatal`, new Error(`fatal: ${event.fatal}`));
+    else if (event.fatal !== undefined) this.history.fatal(this.spec.client, event.fatal, Date.now());
     else if (event.v !== undefined && (event.e === null || event.e === undefined) && typeof event.o === 'number') this.history.ack(this.spec.client, event.p!, event.o, event.v);
     else if (event.v !== undefined) this.history.fail(this.spec.client, event.v, new Error(event.e ?? 'no offset'));
   }

@@ -1,8 +1,8 @@
 /**
  * The Jepsen-style checker's own logic (bench/jepsen/), without processes: the fault schedule is
  * a function of the seed, and the checker finds each kind of violation it claims to find (lost,
- * offset changed, duplicated, reordered, unexpected, a live read that changed) while it passes a
- * clean history and lets acks=1 writers lose writes.
+ * offset changed, duplicated, reordered, unexpected, a live read that changed, a fatal client
+ * error) while it passes a clean history and lets acks=1 writers lose writes.
  */
 import { describe, expect, it } from 'vitest';
 import { checkHistory, type ReadBack } from '../../bench/jepsen/checker.js';
@@ -92,6 +92,16 @@ describe('the Jepsen-style checker', () => {
     expect(checkHistory(history, readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-4'] })).violations).toEqual([]);
     const lost = checkHistory(history, readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3'] }));
     expect(lost.clients[0]).toMatchObject({ lost: 1, ackedWithoutOffset: 1, offsetChanged: 0, reordered: 0 });
+  });
+
+  it('counts a fatal client error (an idempotent producer that gave up) as a violation, with its whole message', () => {
+    const history = cleanHistory();
+    const message = 'KafkaError{FATAL,code=OUT_OF_ORDER_SEQUENCE_NUMBER,val=45,str="ProduceRequest for t [0] with 3 message(s) failed due to sequence desynchronization with broker 2"}';
+    history.fatal('c', message, Date.UTC(2026, 0, 1));
+    const report = checkHistory(history, readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3'] }));
+    expect(report.fatalErrors).toEqual([`2026-01-01T00:00:00.000Z c: ${message}`]);
+    expect(report.violations.join('\n')).toContain('1 fatal client error(s)');
+    expect(report.violations.join('\n')).toContain('failed due to sequence desynchronization with broker 2');
   });
 
   it('lets an acks=1 writer lose acknowledged writes (reported, not a violation)', () => {
