@@ -8,8 +8,13 @@ delivery report ({"v", "p", "o", "e"}: e is null when acknowledged, o is -1 when
 did not say at which offset), and {"fatal": ...} when
 librdkafka raises a fatal idempotence error (the producer is then recreated, as an application
 would).
+
+With JEPSEN_CK_DEBUG_LOG set to a file path, librdkafka's debug log (contexts eos, topic, metadata,
+broker) goes to that file, to tell which broker answered what and when.
 """
 import json
+import logging
+import os
 import sys
 import threading
 import time
@@ -57,8 +62,22 @@ def on_error(err):
         fatal.set()
 
 
+def debug_config():
+    path = os.environ.get("JEPSEN_CK_DEBUG_LOG")
+    if not path:
+        return {}
+    logger = logging.getLogger("librdkafka")
+    if not logger.handlers:
+        handler = logging.FileHandler(path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+    return {"debug": "eos,topic,metadata,broker", "logger": logger}
+
+
 def new_producer():
     return Producer({
+        **debug_config(),
         "bootstrap.servers": args["bootstrap"],
         "client.id": "jepsen-" + args["client"],
         "enable.idempotence": True,

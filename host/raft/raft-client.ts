@@ -177,6 +177,26 @@ export class RaftClient {
     return this.started().highWatermark;
   }
 
+  /**
+   * Whether this node is in touch with a live quorum, and since when: a leader while a majority of
+   * voters (itself included) fetched from it within `controller.quorum.fetch.timeout.ms`; a
+   * follower or observer while its last successful Fetch answer from the leader is younger than
+   * that. Null otherwise (candidate, resigned, a follower past its fetch timeout, ...): the node's
+   * view of the metadata may be stale, as on a node cut off from the quorum. `catchUpOffset` is
+   * the offset the state machine must have replayed (exclusive) before its view is current again:
+   * the leader's high watermark when the contact began (a new leader: its epoch start offset).
+   */
+  quorumContact(): { sinceMs: number; catchUpOffset: number } | null {
+    const core = this.started();
+    const state = core.quorum.state;
+    const now = core.nowMs();
+    const window = core.config.fetchTimeoutMs;
+    const inContact = state.kind === 'leader'
+      ? core.config.voters.length <= 1 || core.leaderState?.hasMajorityFetchedWithin(now, window) === true
+      : state.kind === 'follower' && !state.leaderResigned && now - core.leaderContactMs < window;
+    return inContact ? { sinceMs: core.contactStartMs, catchUpOffset: core.contactCatchUpOffset } : null;
+  }
+
   /** The quorum state's name (unattached, voted, prospective, candidate, leader, follower, resigned). */
   stateName(): string {
     return this.started().quorum.state.kind;

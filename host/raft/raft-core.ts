@@ -59,6 +59,14 @@ export class RaftCore {
    * timeout (KIP-996), whatever its state's deadlines say.
    */
   leaderContactMs = Number.NEGATIVE_INFINITY;
+  /**
+   * The current uninterrupted contact with the quorum (RaftClient.quorumContact): when it began
+   * (monotonic ms; a follower's first successful answer after more than the fetch timeout without
+   * one, a leader's election) and the offset the node's state machine must have replayed to be
+   * current (the leader's high watermark in that first answer; a new leader's epoch start offset).
+   */
+  contactStartMs = Number.NEGATIVE_INFINITY;
+  contactCatchUpOffset = -1;
   /** Observers and followers: the node Fetch goes to. */
   fetchTarget = -1;
   private nextCorrelationId: number;
@@ -173,6 +181,8 @@ export class RaftCore {
     this.afterTransition();
     const leader = new LeaderState(this.nodeId, epoch, epochStartOffset, this.config.voters, this.nowMs());
     this.leaderState = leader;
+    this.contactStartMs = this.nowMs();
+    this.contactCatchUpOffset = epochStartOffset;
     this.leaderFlushed();
   }
 
@@ -218,8 +228,20 @@ export class RaftCore {
     return { leaderId: this.quorum.leaderId, epoch: this.quorum.epoch };
   }
 
+  /** A successful Fetch or FetchSnapshot answer from the leader followed; `leaderHighWatermark` is the one it states. */
+  touchLeaderContact(leaderHighWatermark: number): void {
+    const now = this.nowMs();
+    if (now - this.leaderContactMs >= this.config.fetchTimeoutMs) {
+      this.contactStartMs = now;
+      this.contactCatchUpOffset = leaderHighWatermark;
+    }
+    this.leaderContactMs = now;
+  }
+
   private afterTransition(): void {
     this.leaderContactMs = Number.NEGATIVE_INFINITY;
+    this.contactStartMs = Number.NEGATIVE_INFINITY;
+    this.contactCatchUpOffset = -1;
     this.inflight.clear();
     this.retryAtMs.clear();
     this.pendingSnapshot = undefined;

@@ -111,7 +111,7 @@ export function handleFetchResponse(core: RaftCore, source: number, sentFetchOff
     return;
   }
   state.fetchDeadlineMs = core.nowMs() + core.config.fetchTimeoutMs;
-  core.leaderContactMs = core.nowMs();
+  core.touchLeaderContact(body.highWatermark);
   const log = core.log;
   if (sentFetchOffset !== log.endOffset()) return;
   if (body.divergingEpoch !== undefined) {
@@ -167,7 +167,7 @@ export function handleFetchSnapshotResponse(core: RaftCore, source: number, body
   }
   if (body.snapshotId.endOffset !== pending.id.endOffset || body.snapshotId.epoch !== pending.id.epoch || body.position !== pending.position) return;
   state.fetchDeadlineMs = core.nowMs() + core.config.fetchTimeoutMs;
-  core.leaderContactMs = core.nowMs();
+  core.touchLeaderContact(pending.id.endOffset);
   pending.chunks.push(body.bytes.slice());
   pending.position += body.bytes.length;
   if (pending.position < body.size) return;

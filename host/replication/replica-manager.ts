@@ -8,7 +8,8 @@
  * Partition.appendRecordsToLeader. acks must be -1, 0 or 1 (else INVALID_REQUIRED_ACKS, 21, for
  * every partition, nothing written). acks=-1 waits in a DelayedProduce until the high watermark
  * covers the append (immediately on a single node). Version rules (one batch per partition for
- * Produce v3+, magic) are the Produce handler's.
+ * Produce v3+, magic) are the Produce handler's. A leader whose metadata may be stale
+ * (`isMetadataCurrent`) answers a sequence gap NOT_LEADER_OR_FOLLOWER (6), not 45: see appendToPartition.
  *
  * Fetch (`fetchMessages`): reads partitions in request order, each up to
  * min(partitionMaxBytes, what is left of maxBytes); with `minOneMessage` (Fetch v3+) the first
@@ -96,6 +97,11 @@ export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
   isReplicaIsrEligible?: (brokerId: number) => boolean;
   /** See PartitionOptions.brokerEpochOf (the broker: from its metadata cache). */
   brokerEpochOf?: (brokerId: number) => number;
+  /**
+   * Whether this broker's metadata is current (the broker: in touch with the controller quorum and
+   * caught up, metadata-currency.ts); default always. See appendToPartition for its one use.
+   */
+  isMetadataCurrent?: () => boolean;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -117,6 +123,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly replicaLagTimeMaxMs: number;
   private readonly isReplicaIsrEligible: ((brokerId: number) => boolean) | undefined;
   private readonly brokerEpochOf: ((brokerId: number) => number) | undefined;
+  private readonly isMetadataCurrent: () => boolean;
 
   constructor(options: ReplicaManagerOptions<L>) {
     this.localBrokerId = options.localBrokerId;
@@ -133,6 +140,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.replicaLagTimeMaxMs = options.replicaLagTimeMaxMs ?? DEFAULT_REPLICA_LAG_TIME_MAX_MS;
     this.isReplicaIsrEligible = options.isReplicaIsrEligible;
     this.brokerEpochOf = options.brokerEpochOf;
+    this.isMetadataCurrent = options.isMetadataCurrent ?? (() => true);
   }
 
   /** Long-poll fetches waiting now. */
@@ -626,6 +634,15 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     if (partition === undefined) return produceError(entry, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
     try {
       const r = partition.appendRecordsToLeader(entry.records ?? EMPTY, requiredAcks, origin);
+      // A producer ahead of this leader's sequences had batches acknowledged by another leader: a
+      // broker cut off from the controller quorum (or still catching up) may lead no more, and
+      // librdkafka before 2.1 (Metadata v4, no leader epochs) follows such a broker's stale
+      // Metadata and takes a head-of-line 45 as fatal. NOT_LEADER_OR_FOLLOWER is retried after a
+      // metadata refresh; a current leader answers 45 as Kafka does (issue 11).
+      if (r.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && !this.isMetadataCurrent()) {
+        return produceError(entry, ErrorCode.NOT_LEADER_OR_FOLLOWER,
+          `broker ${this.localBrokerId} may no longer lead ${partition.key}: its metadata is not current (${r.errorMessage ?? 'sequence gap'})`);
+      }
       // Fields copied by name: cheaper than an object spread on every append.
       return {
         topic: entry.topic,

@@ -57,6 +57,7 @@ import { Housekeeping } from './housekeeping.js';
 import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
 import { MetadataCache } from './metadata-cache.js';
+import { metadataCurrency } from './metadata-currency.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
 import { LazyReplicaFetching } from './lazy-replica-fetching.js';
 import { BrokerMetrics } from './broker-metrics.js';
@@ -409,6 +410,8 @@ export class BrokerServer {
       // KIP-903: followers' fetches are recorded with their registration's broker epoch.
       brokerEpochOf: (brokerId) => cache.broker(brokerId)?.brokerEpoch ?? -1,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
+      // Issue 11: a leader cut off from the quorum answers a sequence gap NOT_LEADER_OR_FOLLOWER.
+      isMetadataCurrent: metadataCurrency(this.quorum?.raft ?? null, () => controller.lastCommittedOffset),
     });
     const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,

@@ -188,6 +188,61 @@ describe('RaftClient appends and errors', () => {
   });
 });
 
+describe('RaftClient quorum contact (issue 11: a node cut off from the quorum knows its metadata may be stale)', () => {
+  it('a cut-off node loses contact within the fetch timeout, and after healing is current only from the leader high watermark it then learns', () => {
+    const { harness, leader } = electedCluster();
+    const follower = [1, 2, 3].find((id) => id !== leader)!;
+    const followerClient = harness.node(follower).client;
+    const leaderClient = harness.node(leader).client;
+    expect(leaderClient.quorumContact()).not.toBeNull();
+    expect(followerClient.quorumContact()).not.toBeNull();
+    // A lone voter is always in touch with its quorum.
+    const lone = new RaftHarness([7]);
+    lone.start();
+    lone.run(100);
+    expect(lone.node(7).client.quorumContact()).not.toBeNull();
+
+    harness.filter = (envelope) => envelope.source !== follower && envelope.destination !== follower;
+    harness.run(2100);
+    expect(followerClient.quorumContact()).toBeNull();
+    expect(leaderClient.quorumContact()).not.toBeNull();
+    leaderClient.scheduleAppend(leaderClient.leaderAndEpoch().epoch, [bytes('while cut off')]);
+    harness.run(200);
+    const highWatermark = leaderClient.highWatermark();
+
+    harness.filter = () => true;
+    const healedAt = harness.time.monotonicMs();
+    for (let waited = 0; waited < 5000 && followerClient.quorumContact() === null; waited += 5) harness.run(5);
+    const contact = followerClient.quorumContact();
+    expect(contact).not.toBeNull();
+    expect(contact!.sinceMs).toBeGreaterThan(healedAt);
+    // What it must replay before its view is current: at least what was committed while it was away.
+    const current = harness.node(harness.leaders()[0]!).client;
+    expect(contact!.catchUpOffset).toBeGreaterThanOrEqual(highWatermark);
+    expect(contact!.catchUpOffset).toBeLessThanOrEqual(current.highWatermark());
+    expect(followerClient.highWatermark()).toBeLessThanOrEqual(contact!.catchUpOffset);
+    // The contact goes on (no new start) while fetches keep answering.
+    harness.run(3000);
+    expect(followerClient.quorumContact()!.sinceMs).toBe(contact!.sinceMs);
+  });
+
+  it('a leader cut off from the majority loses contact within the fetch timeout, before check-quorum makes it resign', () => {
+    const { harness, leader } = electedCluster();
+    const client = harness.node(leader).client;
+    const contact = client.quorumContact();
+    expect(contact).not.toBeNull();
+    expect(contact!.catchUpOffset).toBeGreaterThanOrEqual(0);
+    harness.filter = (envelope) => envelope.source !== leader && envelope.destination !== leader;
+    // The last fetches it counts are those it held (long polls) when cut off.
+    harness.run(2600);
+    expect(client.stateName()).toBe('leader');
+    expect(client.quorumContact()).toBeNull();
+    harness.run(1500);
+    expect(client.stateName()).not.toBe('leader');
+    expect(client.quorumContact()).toBeNull();
+  });
+});
+
 describe('RaftClient replication rules', () => {
   it('the leader does not commit older entries before its LeaderChange record', () => {
     const harness = new RaftHarness([1, 2, 3]);

@@ -171,8 +171,8 @@ describe('idempotent produce through Partition-held producer state over a real U
     return log;
   }
 
-  function leader(dir: string, log: UnifiedLog): ReplicaManager<UnifiedLog> {
-    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler() });
+  function leader(dir: string, log: UnifiedLog, isMetadataCurrent?: () => boolean): ReplicaManager<UnifiedLog> {
+    const replicaManager = new ReplicaManager<UnifiedLog>({ localBrokerId: 0, scheduler: new ManualScheduler(), ...(isMetadataCurrent ? { isMetadataCurrent } : {}) });
     replicaManager.becomeLeader({ topic: 'idem', partition: 0, log, leaderEpoch: 0, producerState: new ProducerStateManager({ dir, disk: new NodeDisk() }) });
     return replicaManager;
   }
@@ -200,6 +200,27 @@ describe('idempotent produce through Partition-held producer state over a real U
     expect((await produce(replicaManager, idempotentBatch(0, ['new epoch'], 1))).errorCode).toBe(0);
     expect((await produce(replicaManager, idempotentBatch(3, ['old epoch'], 0))).errorCode).toBe(47);
     expect(log.logEndOffset).toBe(4);
+  });
+
+  it('answers a sequence gap NOT_LEADER_OR_FOLLOWER while its metadata is not current (a leader cut off from the quorum: issue 11), 45 once it is', async () => {
+    const dir = tempPartitionDir();
+    const log = open(dir);
+    let current = true;
+    const replicaManager = leader(dir, log, () => current);
+    expect(await produce(replicaManager, idempotentBatch(0, ['a']))).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    current = false;
+    // The producer had sequences 1..4 acknowledged by the leader elected while this one was cut off.
+    const stale = await produce(replicaManager, idempotentBatch(5, ['f']));
+    expect(stale).toMatchObject({ errorCode: 6, baseOffset: -1 });
+    expect(stale.errorMessage).toContain('metadata is not current');
+    // ...and a newer epoch that does not start at 0 (the producer bumped it elsewhere) alike.
+    expect((await produce(replicaManager, idempotentBatch(3, ['g'], 1))).errorCode).toBe(6);
+    // Everything else is unchanged: the next sequence, a retried duplicate.
+    expect(await produce(replicaManager, idempotentBatch(1, ['b']))).toMatchObject({ errorCode: 0, baseOffset: 1 });
+    expect(await produce(replicaManager, idempotentBatch(0, ['a']))).toMatchObject({ errorCode: 0, baseOffset: 0, appendedBytes: 0 });
+    current = true;
+    expect((await produce(replicaManager, idempotentBatch(5, ['f']))).errorCode).toBe(45);
+    expect(log.logEndOffset).toBe(2);
   });
 
   it('keeps deduplicating after an unclean restart (log tail replay) and after a clean one (snapshot)', async () => {
