@@ -26,9 +26,14 @@
  * log's `.txnindex` files, transaction-index.ts: the ABORT marker is written) are removed whole,
  * so a cleaned segment never brings an aborted record back into view; they never enter the offset
  * map either, nor do other transactional records (an open or committed transaction's record never
- * shadows an older value). Other transactional batches and every control batch (marker) are kept
- * whole: markers stay, which is always correct (Kafka may drop a marker after delete.retention.ms
- * once no data of its transaction remains; not done here).
+ * shadows an older value). Other transactional batches are kept whole. A marker (control batch)
+ * stays while data of its transaction remains before it in the log (Kafka's
+ * CleanedTransactionMetadata: a COMMIT whose records are kept, an ABORT whose batches are not all
+ * removed); once none does, the first pass stamps now + delete.retention.ms into it as its delete
+ * horizon (KIP-534, as for tombstones) and a pass after that time removes it, with the `.txnindex`
+ * entry of a removed ABORT (the partition's registered index, transaction-index.ts, so no
+ * read_committed fetch lists an aborted transaction whose marker is gone). A consumer that read
+ * an aborted transaction's data must read on to its marker within delete.retention.ms, as in Kafka.
  *
  * Simplifications (documented): keyless records are kept; a batch whose records all go is removed
  * even when it was its producer's last (producer state comes from snapshots); segments are not merged.
@@ -36,7 +41,7 @@
 import * as path from 'node:path';
 import { isDiskError } from '../io/disk.js';
 import { buildRecordBatch, type RecordInput } from '../record/batch-builder.js';
-import { readBatch } from '../record/records.js';
+import { ControlRecordType, readBatch } from '../record/records.js';
 import { BatchLayout, RECORD_BATCH_OVERHEAD as BATCH_HEADER_SIZE } from '../wasm/batch-layout.js';
 import { readStoredBatchHeader, storedBatchSize } from './batch-header.js';
 import { CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX } from './log-loader.js';
@@ -46,7 +51,7 @@ import {
 import { OFFSET_INDEX_ENTRY_SIZE } from './offset-index.js';
 import { readProducerBatchInfo } from './producer-state-manager.js';
 import type { StorageContext } from './storage-context.js';
-import { TransactionIndex } from './transaction-index.js';
+import { registeredTransactionIndex, TransactionIndex } from './transaction-index.js';
 import { TIME_INDEX_ENTRY_SIZE } from './time-index.js';
 import type { UnifiedLog } from './unified-log.js';
 
@@ -56,6 +61,7 @@ const READ_CHUNK_BYTES = 8 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
 const TRANSACTIONAL_OR_CONTROL = 0x30;
 const TRANSACTIONAL = 0x10;
+const CONTROL = 0x20;
 const DELETE_HORIZON_FLAG = 0x40;
 
 /** What one cleaning pass did. */
@@ -64,6 +70,8 @@ export interface CleanerStats {
   bytesRead: number;
   bytesWritten: number;
   recordsRemoved: number;
+  /** Transaction markers removed (their delete horizon passed with no data of their transaction left). */
+  markersRemoved: number;
   /** The new first dirty offset. */
   endOffset: number;
 }
@@ -144,7 +152,7 @@ export class LogCleaner {
   }
 
   private cleanRange(log: UnifiedLog, segments: LogSegment[], firstDirtyIndex: number, nowMs: number): CleanerStats {
-    const stats: CleanerStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRemoved: 0, endOffset: 0 };
+    const stats: CleanerStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRemoved: 0, markersRemoved: 0, endOffset: 0 };
     // Offset map over the dirty segments, stopping at a segment boundary when it fills up.
     const latest = new Map<string, number>();
     let end = firstDirtyIndex;
@@ -161,13 +169,15 @@ export class LogCleaner {
       });
     }
     const cleanable = segments.slice(0, end);
-    const aborted = abortedRangesOf(this.context, log);
+    const index = transactionIndexOf(this.context, log);
+    const txns: TxnCleaning = { aborted: abortedRanges(index), keptData: new Set(), removedAbortMarkers: new Set() };
     const endOffset = end < segments.length ? segments[end]!.baseOffset : log.logSegments[segments.length]!.baseOffset;
     for (const segment of cleanable) {
-      const cleaned = this.cleanSegment(log, segment, latest, aborted, nowMs, stats);
+      const cleaned = this.cleanSegment(log, segment, latest, txns, nowMs, stats);
       log.replaceSegments(new Map([[segment.baseOffset, cleaned]]));
       stats.segmentsCleaned++;
     }
+    if (txns.removedAbortMarkers.size > 0) index.removeAbortedTxns(txns.removedAbortMarkers);
     this.firstDirty.set(log, endOffset);
     stats.endOffset = endOffset;
     return stats;
@@ -175,7 +185,7 @@ export class LogCleaner {
 
   /** Writes the cleaned copy of one segment, swaps it in, and returns the reopened segment. */
   private cleanSegment(
-    log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, aborted: AbortedRanges, nowMs: number, stats: CleanerStats,
+    log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, txns: TxnCleaning, nowMs: number, stats: CleanerStats,
   ): LogSegment {
     const disk = this.context.disk;
     const files = this.context.files;
@@ -198,8 +208,9 @@ export class LogCleaner {
         pendingBytes = 0;
       };
       forEachBatch(segment, (batch, attributes) => {
-        const kept = isAbortedBatch(batch, attributes, aborted, stats)
-          ? null : this.filterBatch(batch, attributes, latest, nowMs, log.config.deleteRetentionMs, stats);
+        const kept = (attributes & TRANSACTIONAL_OR_CONTROL) === 0
+          ? this.filterBatch(batch, attributes, latest, nowMs, log.config.deleteRetentionMs, stats)
+          : retainTransactional(batch, attributes, txns, nowMs, log.config.deleteRetentionMs, stats);
         if (kept === null) return;
         const header = readStoredBatchHeader(kept, 0);
         placements.push({ position: written, lastOffset: header.lastOffset, maxTimestamp: header.maxTimestamp });
@@ -287,10 +298,27 @@ export class LogCleaner {
 /** Aborted transactions by producer id: [firstOffset, lastOffset] ranges (lastOffset = the ABORT marker). */
 type AbortedRanges = ReadonlyMap<number, readonly { firstOffset: number; lastOffset: number }[]>;
 
-/** The aborted transactions in the log's `.txnindex` files. Throws DiskError. */
-function abortedRangesOf(context: StorageContext, log: UnifiedLog): AbortedRanges {
-  const index = new TransactionIndex(log.dir, context.disk);
-  index.load(log.logSegments.map((segment) => segment.baseOffset));
+/** A pass's view of transactions (Kafka's CleanedTransactionMetadata), in offset order. */
+interface TxnCleaning {
+  readonly aborted: AbortedRanges;
+  /** Producers with transactional data kept since their last marker: their next marker stays. */
+  readonly keptData: Set<number>;
+  /** Offsets of the ABORT markers removed (their `.txnindex` entries go too). */
+  readonly removedAbortMarkers: Set<number>;
+}
+
+/**
+ * The log's aborted-transaction index: its partition's (registered) one, else read from the
+ * `.txnindex` files. Throws DiskError.
+ */
+function transactionIndexOf(context: StorageContext, log: UnifiedLog): TransactionIndex {
+  const index = registeredTransactionIndex(log.dir) ?? new TransactionIndex(log.dir, context.disk);
+  if (!index.isLoaded) index.load(log.logSegments.map((segment) => segment.baseOffset));
+  return index;
+}
+
+/** The aborted transactions of `index` by producer id. */
+function abortedRanges(index: TransactionIndex): AbortedRanges {
   const ranges = new Map<number, { firstOffset: number; lastOffset: number }[]>();
   for (const txn of index.allAbortedTxns()) {
     let list = ranges.get(txn.producerId);
@@ -298,6 +326,46 @@ function abortedRangesOf(context: StorageContext, log: UnifiedLog): AbortedRange
     list.push({ firstOffset: txn.firstOffset, lastOffset: txn.lastOffset });
   }
   return ranges;
+}
+
+/**
+ * What stays of a transactional data batch or a marker: an aborted transaction's batch goes
+ * (counted in recordsRemoved), another transactional batch stays whole; a marker stays while data
+ * of its transaction was kept before it, else gets its delete horizon or, once that passed, goes.
+ */
+function retainTransactional(batch: Buffer, attributes: number, txns: TxnCleaning, nowMs: number, deleteRetentionMs: number, stats: CleanerStats): Buffer | null {
+  if ((attributes & CONTROL) === 0) {
+    if (isAbortedBatch(batch, attributes, txns.aborted, stats)) return null;
+    txns.keptData.add(readProducerBatchInfo(batch, 0).producerId);
+    return batch;
+  }
+  const decoded = tryReadBatch(batch);
+  if (decoded === null || txns.keptData.delete(decoded.header.producerId)) return batch;
+  const { header, records } = decoded;
+  if (header.hasDeleteHorizon) {
+    if (nowMs < header.baseTimestamp) return batch;
+    if (records[0]?.key?.readInt16BE(2) === ControlRecordType.ABORT) txns.removedAbortMarkers.add(header.baseOffset);
+    stats.markersRemoved++;
+    return null;
+  }
+  try {
+    return buildRecordBatch({
+      records: records.map((record) => ({
+        key: record.key, value: record.value, headers: record.headers, timestamp: record.timestamp, offsetDelta: record.offset - header.baseOffset,
+      })),
+      baseOffset: header.baseOffset,
+      partitionLeaderEpoch: header.partitionLeaderEpoch,
+      producerId: header.producerId,
+      producerEpoch: header.producerEpoch,
+      baseSequence: header.baseSequence,
+      lastOffsetDelta: header.lastOffsetDelta,
+      isTransactional: true,
+      isControl: true,
+      deleteHorizonMs: nowMs + deleteRetentionMs,
+    });
+  } catch {
+    return batch;
+  }
 }
 
 /** True (counting its records as removed) for a data batch of an aborted transaction. */

@@ -90,8 +90,34 @@ export function decodeAbortedTxns(bytes: Uint8Array): AbortedTxn[] {
   return entries;
 }
 
+/**
+ * The TransactionIndex of a partition directory that its producer state uses, registered so that
+ * the log cleaner (which drops the entries of the ABORT markers it removes) changes the same
+ * entries: otherwise a read_committed fetch would list an aborted transaction whose marker is
+ * gone, and its consumer would skip the producer's later transactions. A new partition object
+ * over the directory (a restart, another disk) registers a new index in place of the old one.
+ */
+export function sharedTransactionIndex(dir: string, disk: ProducerStateDisk): TransactionIndex {
+  const key = path.resolve(dir);
+  let index = SHARED_INDEXES.get(key);
+  if (index === undefined || index.disk !== disk) {
+    index = new TransactionIndex(dir, disk);
+    SHARED_INDEXES.set(key, index);
+  }
+  return index;
+}
+
+/** The registered index of `dir` ({@link sharedTransactionIndex}), if a partition registered one. */
+export function registeredTransactionIndex(dir: string): TransactionIndex | undefined {
+  return SHARED_INDEXES.get(path.resolve(dir));
+}
+
+const SHARED_INDEXES = new Map<string, TransactionIndex>();
+
 /** The aborted transactions of one partition, by segment, mirrored in `.txnindex` files. */
 export class TransactionIndex {
+  /** Whether {@link load} ran (a shared index may be asked before its partition loaded it). */
+  private loadedValue = false;
   /** Segment base offset -> its entries, in lastOffset order; bases ascending in `bases`. */
   private readonly segments = new Map<number, AbortedTxn[]>();
   private bases: number[] = [];
@@ -101,7 +127,7 @@ export class TransactionIndex {
   constructor(
     /** The partition directory. */
     private readonly dir: string,
-    private readonly disk: ProducerStateDisk,
+    readonly disk: ProducerStateDisk,
   ) {}
 
   /**
@@ -110,6 +136,7 @@ export class TransactionIndex {
    * and its index's.
    */
   load(segmentBaseOffsets: readonly number[]): void {
+    this.loadedValue = true;
     this.segments.clear();
     this.dirty.clear();
     const existing = new Set(segmentBaseOffsets);
@@ -126,6 +153,29 @@ export class TransactionIndex {
       if (entries.length > 0) this.segments.set(baseOffset, entries);
     }
     this.sortBases();
+  }
+
+  get isLoaded(): boolean {
+    return this.loadedValue;
+  }
+
+  /**
+   * Drops the entries whose ABORT marker is at one of `markerOffsets` (the cleaner removed those
+   * markers and, before them, every batch of their transactions). Returns how many it dropped.
+   */
+  removeAbortedTxns(markerOffsets: ReadonlySet<number>): number {
+    let removed = 0;
+    for (const base of [...this.bases]) {
+      const entries = this.segments.get(base)!;
+      const kept = entries.filter((entry) => !markerOffsets.has(entry.lastOffset));
+      if (kept.length === entries.length) continue;
+      removed += entries.length - kept.length;
+      this.segments.set(base, kept);
+      this.rewrite(base);
+      if (kept.length === 0) this.segments.delete(base);
+    }
+    this.sortBases();
+    return removed;
   }
 
   /** Every entry, in marker order (tests, the cleaner). */

@@ -14,7 +14,7 @@
  */
 import { readEndTxnMarker, storedBatchSizeAt } from '../log/end-txn-marker.js';
 import type { CompletedTxn, ProducerBatchInfo, ProducerStateManager } from '../log/producer-state-manager.js';
-import { type AbortedTxn, TransactionIndex } from '../log/transaction-index.js';
+import { type AbortedTxn, sharedTransactionIndex, type TransactionIndex } from '../log/transaction-index.js';
 import type { PartitionLog } from './partition-log.js';
 
 /** One entry of Fetch's aborted_transactions. */
@@ -38,7 +38,7 @@ export class PartitionProducerState {
     private readonly onSnapshotError: (error: unknown) => void,
   ) {
     this.lastActiveSegmentBaseOffset = log.activeSegment?.baseOffset ?? -1;
-    this.txnIndex = manager === null ? null : new TransactionIndex(manager.dir, manager.disk);
+    this.txnIndex = manager === null ? null : sharedTransactionIndex(manager.dir, manager.disk);
     if (manager !== null) manager.onCompletedTxn = (txn, lastStableOffset) => this.onCompletedTxn(txn, lastStableOffset);
     this.recover();
     this.trimmedLogStartOffset = log.logStartOffset;

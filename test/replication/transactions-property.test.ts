@@ -1,7 +1,8 @@
 /**
  * Property: random interleavings of transactional producers (appends, COMMIT, ABORT), plain
  * appends, crashes (the log reopened from disk without a clean shutdown), clean restarts and
- * retention (DeleteRecords) and compaction (the cleaner removes aborted transactions' batches),
+ * retention (DeleteRecords) and compaction (the cleaner removes aborted transactions' batches, and
+ * markers with no data left once a pass runs past delete.retention.ms),
  * with read_committed readers after every step. Readers never see an
  * aborted or an uncommitted record, see every committed record at or past the log start below
  * the LSO, in offset order; the LSO never goes backwards and never passes an open transaction's
@@ -30,7 +31,7 @@ type Step =
   | { kind: 'crash' }
   | { kind: 'restart' }
   | { kind: 'retention'; fraction: number }
-  | { kind: 'clean' }
+  | { kind: 'clean'; laterMs: number }
   | { kind: 'read'; fraction: number; maxBytes: number };
 
 const PRODUCERS = [11, 12, 13];
@@ -42,7 +43,8 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('retention' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('clean' as const) }) },
+  // A clean now, or past delete.retention.ms (markers with no data left are removed then).
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('clean' as const), laterMs: fc.constantFrom(0, defaultLogConfig.deleteRetentionMs + 1) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }), maxBytes: fc.constantFrom(1, 200, 1 << 20) }) },
 );
 
@@ -58,6 +60,8 @@ class Model {
   logStartOffset = 0;
   lastLso = 0;
   next = 0;
+  /** The cleaner's clock. */
+  nowMs = 1_700_000_000_000;
 }
 
 class Broker {
@@ -175,7 +179,8 @@ function runSteps(steps: Step[]): void {
           break;
         }
         case 'clean':
-          new LogCleaner(broker.context).clean(broker.log, 1_700_000_000_000);
+          model.nowMs += step.laterMs;
+          new LogCleaner(broker.context).clean(broker.log, model.nowMs);
           break;
         case 'read': break;
       }
@@ -210,10 +215,17 @@ describe('transactions, log side (property)', () => {
     const abortThenCommit: Step[] = [
       { kind: 'txn', producer: 11, count: 2 }, { kind: 'end', producer: 11, commit: false },
       { kind: 'txn', producer: 11, count: 1 }, { kind: 'txn', producer: 12, count: 1 }, { kind: 'end', producer: 11, commit: true },
-      ...Array.from({ length: 8 }, (): Step => ({ kind: 'plain', count: 2 })), { kind: 'clean' }, { kind: 'crash' },
+      ...Array.from({ length: 8 }, (): Step => ({ kind: 'plain', count: 2 })), { kind: 'clean', laterMs: 0 }, { kind: 'crash' },
+    ];
+    // The aborted transaction's marker removed past delete.retention.ms; the producer's later transaction stays visible.
+    const markerRemoved: Step[] = [
+      ...abortThenCommit.slice(0, 4), { kind: 'end', producer: 11, commit: true }, { kind: 'end', producer: 12, commit: true },
+      ...Array.from({ length: 8 }, (): Step => ({ kind: 'plain', count: 2 })), { kind: 'clean', laterMs: 0 },
+      ...Array.from({ length: 4 }, (): Step => ({ kind: 'plain', count: 2 })), { kind: 'clean', laterMs: defaultLogConfig.deleteRetentionMs + 1 },
+      { kind: 'txn', producer: 11, count: 1 }, { kind: 'end', producer: 11, commit: true }, { kind: 'crash' },
     ];
     fc.assert(fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 60 }), (steps) => {
       runSteps(steps);
-    }), { numRuns: 60, examples: [[abortThenCommit]] });
+    }), { numRuns: 60, examples: [[abortThenCommit], [markerRemoved]] });
   });
 });

@@ -42,6 +42,12 @@ function committedValues(partition: Partition<UnifiedLog>): string[] {
   return values;
 }
 
+/** The aborted transactions a read_committed fetch from the log start lists. */
+function listedAborted(partition: Partition<UnifiedLog>): { producerId: number; firstOffset: number }[] {
+  const read = partition.readRecords({ fetchOffset: partition.logStartOffset, maxBytes: 1 << 20, isolationLevel: IsolationLevel.READ_COMMITTED, minOneMessage: true });
+  return (read.abortedTransactions ?? []).map(({ producerId, firstOffset }) => ({ producerId, firstOffset }));
+}
+
 describe('LogCleaner with transactions', () => {
   it('removes aborted transactions\' batches, keeps markers and committed data, and never shadows an older value with a transactional one', () => {
     const clock = new ManualClock(1_000_000);
@@ -83,5 +89,55 @@ describe('LogCleaner with transactions', () => {
     expect(again.lastStableOffset).toBe(reopened.logEndOffset);
     reopened.close();
     expect(path.basename(log.dir)).toBe('topic-0');
+  });
+
+  it('removes a marker delete.retention.ms after no data of its transaction remains, with its .txnindex entry; later transactions of the producer stay visible', () => {
+    const clock = new ManualClock(1_000_000);
+    const config = { cleanupPolicy: ['compact'] as ('compact' | 'delete')[], segmentBytes: 300, deleteRetentionMs: 1000 };
+    const { log, context } = openLog({ clock, config });
+    const partition = partitionOver(log);
+    const append = (records: Buffer, origin: 'client' | 'coordinator' = 'client'): void => {
+      expect(partition.appendRecordsToLeader(records, -1, origin).errorCode).toBe(0);
+    };
+    const txn = (baseSequence: number, key: string, value: string): Buffer =>
+      buildRecordBatch({ records: [{ key, value, timestamp: clock.nowMs() }], producerId: 7, producerEpoch: 0, baseSequence, isTransactional: true });
+    const end = (commit: boolean): Buffer => buildControlBatch({ type: commit ? 1 : 0, producerId: 7, producerEpoch: 0, coordinatorEpoch: 0, timestamp: clock.nowMs() });
+    const filler = (from: number): void => {
+      for (let i = from; i < from + 6; i++) append(buildRecordBatch({ records: [{ key: `k${i}`, value: `v${i}`, timestamp: clock.nowMs() }] }));
+    };
+    append(txn(0, 'a', 'aborted'));
+    append(end(false), 'coordinator');
+    append(txn(1, 'b', 'committed'));
+    append(end(true), 'coordinator');
+    filler(0);
+    const markers = (): { offset: number; horizon: boolean }[] => readAllBatches(log).map((bytes) => readBatchHeader(bytes))
+      .filter((h) => h.isControl).map((h) => ({ offset: h.baseOffset, horizon: h.hasDeleteHorizon }));
+    const before = committedValues(partition);
+    expect(before.slice(0, 1)).toEqual(['b=committed']);
+    // First pass: the aborted batch goes; its marker stays with a delete horizon, the COMMIT (its data kept) as it is.
+    const cleaner = new LogCleaner(context);
+    expect(cleaner.clean(log, clock.nowMs())!.markersRemoved).toBe(0);
+    expect(markers()).toEqual([{ offset: 1, horizon: true }, { offset: 3, horizon: false }]);
+    expect(listedAborted(partition)).toEqual([{ producerId: 7, firstOffset: 0 }]);
+    expect(committedValues(partition)).toEqual(before);
+    // Before the horizon a pass keeps it; after, the marker and the .txnindex entry go.
+    clock.advance(999);
+    filler(10);
+    expect(cleaner.clean(log, clock.nowMs())!.markersRemoved).toBe(0);
+    clock.advance(1);
+    filler(20);
+    expect(cleaner.clean(log, clock.nowMs())!.markersRemoved).toBe(1);
+    expect(markers()).toEqual([{ offset: 3, horizon: false }]);
+    expect(listedAborted(partition)).toEqual([]);
+    const after = committedValues(partition);
+    expect(after.slice(0, before.length)).toEqual(before);
+    // After a restart too (the .txnindex file was rewritten).
+    log.close();
+    const reopened = openLog({ clock, dir: log.dir, config }).log;
+    const again = partitionOver(reopened);
+    expect(listedAborted(again)).toEqual([]);
+    expect(committedValues(again)).toEqual(after);
+    expect(again.lastStableOffset).toBe(reopened.logEndOffset);
+    reopened.close();
   });
 });
