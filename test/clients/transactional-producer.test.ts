@@ -8,7 +8,9 @@ import { Admin } from '../../host/clients/admin.js';
 import { Consumer } from '../../host/clients/consumer.js';
 import { ProducerFencedError, TransactionStateError } from '../../host/clients/errors.js';
 import { Producer } from '../../host/clients/producer.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { startTestBroker, type TestBroker } from './broker-harness.js';
+import { FaultInjector } from './fault-transport.js';
 
 let broker: TestBroker;
 let admin: Admin;
@@ -101,5 +103,28 @@ describe('transactional Producer', { timeout: 60_000 }, () => {
     await p.initTransactions();
     await expect(p.commitTransaction()).rejects.toBeInstanceOf(TransactionStateError);
     expect(() => new Producer({ bootstrapServers: [broker.bootstrap], transactionalId: 'x', acks: 1 })).toThrow(RangeError);
+  });
+
+  it('finds the transaction coordinator again after losing its connection, and asks for metadata again after losing a Produce\'s', async () => {
+    await admin.createTopics({ topics: [{ topic: 'tp-lost', numPartitions: 1 }] });
+    const faults = new FaultInjector();
+    const p = new Producer({ bootstrapServers: [broker.bootstrap], transactionalId: 'tp-5', lingerMs: 1, retryBackoffMs: 10, transportFactory: faults.factory });
+    closing.push(p);
+    await p.initTransactions();
+    p.beginTransaction();
+    await p.send({ topic: 'tp-lost', messages: [{ value: 'warm-up', partition: 0 }] });
+    await p.commitTransaction();
+    const sent = (apiKey: number): number => faults.sent.get(apiKey) ?? 0;
+    const [finds, metadata] = [sent(ApiKey.FindCoordinator), sent(ApiKey.Metadata)];
+    p.beginTransaction();
+    // The requests take effect; their answers are lost with the connection.
+    faults.dropResponses(ApiKey.AddPartitionsToTxn, 1);
+    faults.dropResponses(ApiKey.Produce, 1);
+    await p.send({ topic: 'tp-lost', messages: [{ value: 'kept', partition: 0 }] });
+    faults.dropResponses(ApiKey.EndTxn, 1);
+    await p.commitTransaction();
+    expect(sent(ApiKey.FindCoordinator)).toBeGreaterThanOrEqual(finds + 2);
+    expect(sent(ApiKey.Metadata)).toBeGreaterThan(metadata);
+    expect(await readCommitted('tp-lost', 2)).toEqual(['warm-up', 'kept']);
   });
 });
