@@ -11,8 +11,8 @@
  *   (log/batch-timestamp.ts `fetchedBatchTimestamp`, the rule the local read uses). At most
  *   {@link LAG_FETCH_PARTITION_MAX_BYTES} per partition and {@link LAG_FETCH_MAX_BYTES} per request
  *   (the first partition's first batch may exceed them, as Fetch v3+ returns one whole batch
- *   first, KIP-74); the longest-waiting partition goes first, so a large batch is read in a later
- *   round instead of never.
+ *   first, KIP-74); the partition whose timestamp was read longest ago goes first, so a large
+ *   batch is read in a later round instead of never.
  *
  * Never on the request path and never blocking a sample: the monitor's synchronous sample reads the
  * cache ({@link RemotePartitionLag.partition}: unknown until the first answer), and at its end
@@ -74,9 +74,10 @@ interface Entry {
   /** The offset whose record timestamp is known (-1: none) and the timestamp, ms. */
   timestampOffset: number;
   timestampMs: number;
-  /** The offset the monitor asked a timestamp for and is not known yet (-1: none), and since when, ms. */
+  /** The offset the monitor asked a timestamp for and is not known yet (-1: none). */
   wantedOffset: number;
-  wantedSinceMs: number;
+  /** When a timestamp was last read for this partition, ms; -1 never (orders the Fetch: longest without first). */
+  timestampReadAtMs: number;
   /** Asked for by the current sample. */
   asked: boolean;
 }
@@ -99,7 +100,7 @@ export class RemotePartitionLag {
     const key = `${topic}\u0000${partition}`;
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      entry = { topic, partition, lastStableOffset: -1, logStartOffset: -1, refreshedAtMs: -1, timestampOffset: -1, timestampMs: -1, wantedOffset: -1, wantedSinceMs: -1, asked: true };
+      entry = { topic, partition, lastStableOffset: -1, logStartOffset: -1, refreshedAtMs: -1, timestampOffset: -1, timestampMs: -1, wantedOffset: -1, timestampReadAtMs: -1, asked: true };
       this.entries.set(key, entry);
     }
     entry.asked = true;
@@ -111,10 +112,7 @@ export class RemotePartitionLag {
       logStartOffset: known.logStartOffset,
       timestampAt: (offset) => {
         if (known.timestampOffset === offset) return known.timestampMs;
-        if (known.wantedOffset !== offset) {
-          known.wantedOffset = offset;
-          known.wantedSinceMs = this.options.time.nowMs();
-        }
+        known.wantedOffset = offset;
         return null;
       },
     };
@@ -169,7 +167,7 @@ export class RemotePartitionLag {
     }
     const wanted = entries
       .filter((e) => e.wantedOffset >= 0 && e.wantedOffset !== e.timestampOffset && e.wantedOffset < e.lastStableOffset)
-      .sort((a, b) => a.wantedSinceMs - b.wantedSinceMs);
+      .sort((a, b) => a.timestampReadAtMs - b.timestampReadAtMs);
     if (wanted.length > 0) await this.fetchTimestamps(leader, wanted);
   }
 
@@ -229,6 +227,7 @@ export class RemotePartitionLag {
         const batch = fetchedBatchTimestamp(p.records);
         // NO_TIMESTAMP (-1) batches give no age; the entry stays wanted only if the monitor asks again.
         if (batch === null) continue;
+        found.entry.timestampReadAtMs = this.options.time.nowMs();
         if (found.entry.wantedOffset === found.offset) found.entry.wantedOffset = -1;
         if (batch.timestampMs < 0) continue;
         found.entry.timestampOffset = found.offset;

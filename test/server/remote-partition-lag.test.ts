@@ -23,7 +23,7 @@ function batchHeader(baseOffset: number, timestampMs: number): Uint8Array {
 }
 
 /** Leaders answering from a table: partition → { lso, logStart, timestamp of every offset = 1000 + offset }. */
-function scriptedLeaders(): { channels: NodeChannels; sent: Sent[]; release: () => void; hold: boolean } {
+function scriptedLeaders(options: { batchForFirstOnly?: boolean } = {}): { channels: NodeChannels; sent: Sent[]; release: () => void; hold: boolean } {
   const sent: Sent[] = [];
   const state = { hold: false, waiting: [] as (() => void)[] };
   const channels = {
@@ -36,8 +36,10 @@ function scriptedLeaders(): { channels: NodeChannels; sent: Sent[]; release: () 
           partitionIndex: p.partitionIndex, errorCode: 0, offset: p.timestamp === -2 ? 2 : 10 + p.partitionIndex!,
         })) })) } };
       }
-      return { kind: 'response', body: { errorCode: 0, responses: body.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => ({
-        partitionIndex: p.partition, errorCode: 0, records: batchHeader(p.fetchOffset!, 1000 + p.fetchOffset!),
+      // batchForFirstOnly: batches larger than the per-partition limit, which only the first partition gets (KIP-74).
+      return { kind: 'response', body: { errorCode: 0, responses: body.topics.map((t, ti) => ({ topic: t.topic, partitions: t.partitions.map((p, pi) => ({
+        partitionIndex: p.partition, errorCode: 0,
+        records: options.batchForFirstOnly === true && (ti > 0 || pi > 0) ? new Uint8Array(0) : batchHeader(p.fetchOffset!, 1000 + p.fetchOffset!),
       })) })) } };
     },
   } as unknown as NodeChannels;
@@ -129,5 +131,27 @@ describe('RemotePartitionLag', () => {
     await cache.sampled();
     // c was never refreshed: it goes first.
     expect(asked(before)).toEqual(['c', 'a']);
+  });
+
+  it('reads a large batch in a later round: the partition whose timestamp was read longest ago goes first', async () => {
+    const leaders = scriptedLeaders({ batchForFirstOnly: true });
+    const clock = { now: 50_000 };
+    const cache = lagCache(leaders.channels, clock);
+    cache.partition('a', 1);
+    cache.partition('b', 1);
+    await cache.sampled();
+    cache.partition('a', 1)!.timestampAt(3);
+    cache.partition('b', 1)!.timestampAt(3);
+    await cache.sampled();
+    expect(cache.partition('a', 1)!.timestampAt(3)).toBe(1003);
+    expect(cache.partition('b', 1)!.timestampAt(3)).toBeNull();
+    // a's consumer moved on (a new offset wanted) while b still waits: b, never read, is first and gets its batch.
+    clock.now += 100;
+    cache.partition('a', 1)!.timestampAt(5);
+    await cache.sampled();
+    expect(cache.partition('b', 1)!.timestampAt(3)).toBe(1003);
+    expect(cache.partition('a', 1)!.timestampAt(5)).toBeNull();
+    await cache.sampled();
+    expect(cache.partition('a', 1)!.timestampAt(5)).toBe(1005);
   });
 });
