@@ -18,6 +18,8 @@
  * 5. The same with an abort caught between PrepareAbort and its markers: the next coordinator
  *    completes the abort, and the producer commits again.
  * 6. confluent-kafka commits and aborts through the cluster too.
+ * 7. confluent-kafka keeps a transaction open while the coordinator is SIGKILLed and commits it at
+ *    the next coordinator (the Ongoing state survives in the replicated `__transaction_state`).
  *
  * At the end read_committed readers (librdkafka and our Consumer) see every committed record
  * exactly once, in order per partition, and no aborted one. Waits count progress, never time.
@@ -30,7 +32,7 @@ import { Consumer } from '../../host/clients/consumer.js';
 import { ProducerFencedError } from '../../host/clients/errors.js';
 import { Producer } from '../../host/clients/producer.js';
 import { stopAllBrokerProcesses } from '../helpers/broker-process.js';
-import { killAllClientProcesses, runPython } from '../compat/processes.js';
+import { JsonLineProcess, killAllClientProcesses, runPython } from '../compat/processes.js';
 import { TestCluster } from './cluster.js';
 import { kcatMetadata, until } from './cluster-probes.js';
 
@@ -204,6 +206,28 @@ describe('transactions on a three-node cluster of real processes', () => {
       expect(ck.results.map((r) => r.error)).toEqual([null, null, null]);
       committed.push('g-0', 'g-1', 'g-2', 'i-0');
       aborted.push('h-0', 'h-1');
+
+      // 7. confluent-kafka keeps a transaction open across a SIGKILL of the coordinator and commits it at the next one.
+      await waitForIsr(['__transaction_state', TOPIC]);
+      const session = JsonLineProcess.python('ck_txn_session.py', { bootstrap: cluster.bootstrap, transactional_id: 'cluster-ck-session', topic: TOPIC }, 400_000);
+      const run = async (command: Record<string, unknown>): Promise<unknown> => {
+        const index = session.eventsOf('done').length;
+        session.send(JSON.stringify(command));
+        const done = await session.waitFor(`${String(command.op)} done`, (e) => e.event === 'done' && session.eventsOf('done').indexOf(e) === index, 180_000);
+        return done.error;
+      };
+      await session.waitFor('initialized', (e) => e.event === 'initialized', 120_000);
+      expect(await run({ op: 'begin' })).toBeNull();
+      expect(await run({ op: 'produce', values: ['s-0', 's-1'], partition: 0 })).toBeNull();
+      const sessionCoordinator = await describeTxn('cluster-ck-session');
+      expect(sessionCoordinator.state).toBe('Ongoing');
+      stage(`SIGKILL node ${sessionCoordinator.coordinatorId} under an open confluent-kafka transaction`);
+      await cluster.kill9(sessionCoordinator.coordinatorId);
+      expect(await run({ op: 'commit' })).toBeNull();
+      committed.push('s-0', 's-1');
+      session.send(JSON.stringify({ op: 'close' }));
+      await cluster.restart(sessionCoordinator.coordinatorId);
+      stage('confluent-kafka committed at the next coordinator');
 
       // Every read_committed reader sees exactly the committed records, once, in order per partition.
       const finalRead = await until('every committed record', async () => {
