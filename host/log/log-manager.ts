@@ -43,6 +43,19 @@ export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
 export const DELETE_DIR_SUFFIX = '-delete';
 /** Suffix of a log directory set aside as stray (not in the metadata image; Kafka KRaft's `-stray`). */
 export const STRAY_DIR_SUFFIX = '-stray';
+/** The longest file name most file systems take (ext4, xfs, tmpfs: 255 bytes). */
+const MAX_FILE_NAME_LENGTH = 255;
+
+/**
+ * `<topic>-<partition>.<unique><suffix>`, the topic cut so the name stays within 255 characters
+ * (Kafka's LocalLog.logDirNameWithSuffixCappedLength): a 249-character topic name plus a delete or
+ * stray suffix is longer, and the rename failed with ENAMETOOLONG, taking the whole log directory
+ * offline (found by the fuzzer). Topic names are ASCII (topic-name.ts), so characters are bytes.
+ */
+export function cappedDirName(topic: string, partition: number, uniqueAndSuffix: string): string {
+  const fullSuffix = `-${partition}.${uniqueAndSuffix}`;
+  return topic.slice(0, Math.max(0, MAX_FILE_NAME_LENGTH - fullSuffix.length)) + fullSuffix;
+}
 
 /** Thrown when no online log directory can take a new log (Kafka's KafkaStorageException). */
 export class KafkaStorageException extends Error {
@@ -315,7 +328,7 @@ export class LogManager {
     const { key, log, state } = detached;
     const disk = this.context.disk;
     try {
-      const doomed = path.join(state.directory.path, `${key}.${this.randomHex(8)}${DELETE_DIR_SUFFIX}`);
+      const doomed = path.join(state.directory.path, cappedDirName(topic, partition, `${this.randomHex(8)}${DELETE_DIR_SUFFIX}`));
       disk.rename(log.dir, doomed);
       disk.fsyncDir(state.directory.path);
       removeDirectory(disk, doomed);
@@ -338,7 +351,7 @@ export class LogManager {
     const { key, log, state } = detached;
     const disk = this.context.disk;
     try {
-      const stray = path.join(state.directory.path, `${key}.${nowMs}${STRAY_DIR_SUFFIX}`);
+      const stray = path.join(state.directory.path, cappedDirName(topic, partition, `${nowMs}${STRAY_DIR_SUFFIX}`));
       disk.rename(log.dir, stray);
       disk.fsyncDir(state.directory.path);
       this.writeCheckpoints(state);

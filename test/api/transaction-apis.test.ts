@@ -92,6 +92,18 @@ describe('transaction API handlers', () => {
       .toEqual({ throttleTimeMs: 0, errorCode: ErrorCode.INVALID_PRODUCER_EPOCH });
   });
 
+  it('TxnOffsetCommit with a producer id no producer can have answers INVALID_PRODUCER_ID_MAPPING per partition (found by the fuzzer)', async () => {
+    const { context, groupCoordinator } = setUp();
+    for (const producerId of [-2, -Number.MAX_SAFE_INTEGER, 2 ** 60]) {
+      const answer = await txnOffsetCommitApi.handle({
+        transactionalId: 'tx', groupId: 'etl', producerId, producerEpoch: 0, generationId: -1, memberId: '', groupInstanceId: null,
+        topics: [{ name: 'orders', partitions: [{ partitionIndex: 1, committedOffset: 5, committedLeaderEpoch: -1, committedMetadata: null }] }],
+      }, context(3));
+      expect(answer!.topics[0]!.partitions).toEqual([{ partitionIndex: 1, errorCode: ErrorCode.INVALID_PRODUCER_ID_MAPPING }]);
+    }
+    expect(groupCoordinator.classic.committedOffset('etl', 'orders', 1)).toBeUndefined();
+  });
+
   it('DescribeTransactions and ListTransactions show state names, partitions, producers; unknown state filters are echoed', async () => {
     const { context } = setUp();
     const init = await initProducerIdApi.handle({ transactionalId: 'tx', transactionTimeoutMs: 30_000, producerId: -1, producerEpoch: -1 }, context(4));

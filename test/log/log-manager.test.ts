@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../host/io/clock.js';
 import { NodeDisk } from '../../host/io/disk.js';
 import { FaultDisk } from '../../host/io/fault-disk.js';
-import { CLEAN_SHUTDOWN_FILE, LogManager, parseTopicPartitionDir } from '../../host/log/log-manager.js';
+import { cappedDirName, CLEAN_SHUTDOWN_FILE, LogManager, parseTopicPartitionDir } from '../../host/log/log-manager.js';
 import { defaultLogConfig } from '../../host/log/log-config.js';
 import { expectIndexesMatchRebuild, makeBatch, readAllBatches, removeTempDirs, tempDir, testConfig } from './log-test-helpers.js';
 
@@ -201,6 +201,21 @@ describe('LogManager', () => {
     const checkpoint = fs.readFileSync(path.join(dir, 'recovery-point-offset-checkpoint'), 'utf8');
     expect(checkpoint).not.toContain('big');
     expect(checkpoint).toContain('kept 0');
+    manager.shutdown();
+  });
+
+  it('deletes and sets aside logs of a 249-character topic (the -delete / -stray name is capped at 255 characters, as Kafka does)', () => {
+    const dir = tempDir();
+    const manager = openManager([dir]);
+    const topic = 'x'.repeat(249);
+    for (let p = 0; p < 2; p++) manager.getOrCreateLog(topic, p, testConfig()).appendAsLeader(makeBatch(1), 0);
+    manager.deleteLogs([{ topic, partition: 0 }]);
+    const stray = manager.markStray(topic, 1, 1_700_000_000_000)!;
+    expect(path.basename(stray)).toMatch(/^x+-1\.1700000000000-stray$/);
+    expect(path.basename(stray).length).toBeLessThanOrEqual(255);
+    expect(manager.getOrCreateLog('after', 0, testConfig()).appendAsLeader(makeBatch(1), 0)).toBeDefined();
+    expect(manager.allLogs().map((log) => log.topic)).toEqual(['after']);
+    expect(cappedDirName(topic, 12, 'abc-delete')).toBe(`${'x'.repeat(255 - '-12.abc-delete'.length)}-12.abc-delete`);
     manager.shutdown();
   });
 
