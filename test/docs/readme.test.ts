@@ -9,6 +9,9 @@ import { createApiRegistry } from '../../host/api/api-handlers.js';
 import { brokerConfigReferenceMarkdown, kafkaOnlyBrokerConfigsMarkdown, topicConfigReferenceMarkdown } from '../../host/config/config-reference.js';
 import { KAFKA_3_9_MAX_VERSION, WHY_NOT_KAFKA_3_9_LATEST } from '../../host/api/kafka-version-gaps.js';
 import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
+import { DEFAULT_MAX_EVICTABLE_INDEX_BYTES } from '../../host/log/index-memory.js';
+import { PUBLISH_SLICE_PARTITIONS } from '../../host/server/broker-metadata-publisher.js';
+import { getCore } from '../../host/wasm/core.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -32,6 +35,18 @@ describe('README.md', () => {
         `${KAFKA_3_9_MAX_VERSION[range.apiKey]} | ${WHY_NOT_KAFKA_3_9_LATEST[range.apiKey] ?? ''} |`);
     const table = readme.split('\n').filter((line) => /^\| \d+ \| \w+ \| \d+–\d+ \| /.test(line));
     expect(table).toEqual(rows);
+  });
+
+  it('states the fixed bounds as the build has them (WebAssembly memory, its regions, index bytes, metadata slice)', () => {
+    const core = getCore();
+    const asconfig = JSON.parse(readFileSync(new URL('../../asconfig.json', import.meta.url), 'utf8')) as { options: { maximumMemory: number } };
+    const row = (bound: string): string => readme.split('\n').find((line) => line.startsWith(`| ${bound} |`)) ?? '';
+    expect(row('WebAssembly memory')).toContain(`| ${asconfig.options.maximumMemory} pages of 64 KiB`);
+    expect(row('batch scratch region')).toContain(`| ${core.maxBlobBytes / 2 ** 20} MiB |`);
+    expect(row('index arena')).toContain(`| ${core.arenaCapacityBytes / 2 ** 20} MiB `);
+    expect(row('evictable index bytes')).toContain(`| ${DEFAULT_MAX_EVICTABLE_INDEX_BYTES / 2 ** 20} MiB |`);
+    expect(row('metadata applied per event-loop turn')).toContain(`| ${PUBLISH_SLICE_PARTITIONS} partitions |`);
+    expect(row('request frame ring')).toContain('| 32 MiB |');
   });
 
   it('gives the two-command quick start', () => {
