@@ -22,13 +22,14 @@ import { Writer } from '../../host/protocol/writer.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
 import { iterateBatches, readBatch } from '../../host/record/records.js';
 
-export type Phase = 'idle' | 'base' | 'off' | 'on';
+/** The campaign's phases ('idle' is discarded); other benches name their own. */
+export type Phase = string;
 
 /** A request without an answer this long counts as a failure of the well-behaved client. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /** Frames requests and hands back response bodies in order. */
-class Connection {
+export class Connection {
   private buffered: Buffer = Buffer.alloc(0);
   private readonly waiting: { resolve: (frame: Buffer) => void; reject: (error: Error) => void }[] = [];
   private correlationId = 0;
@@ -190,14 +191,14 @@ export class WellBehavedClient {
       transactionalId: null, acks: -1, timeoutMs: 10_000,
       topicData: [{ name: this.topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value }] }) }] }],
     });
-    this.latencies[phase].push(performance.now() - startedAtMs);
+    (this.latencies[phase] ??= []).push(performance.now() - startedAtMs);
     const partition = produced.responses[0]!.partitionResponses[0]!;
     if (partition.errorCode !== ErrorCode.NONE) throw new Error(`Produce: error ${partition.errorCode}`);
     const offset = Number(partition.baseOffset);
     this.acknowledged.set(offset, value);
     startedAtMs = performance.now();
     const fetched = await this.fetch(offset, 1 << 16);
-    this.latencies[phase].push(performance.now() - startedAtMs);
+    (this.latencies[phase] ??= []).push(performance.now() - startedAtMs);
     const records = fetched.responses[0]!.partitions[0]!.records;
     const first = records === null ? undefined : [...iterateBatches(records)][0];
     const read = first === undefined ? undefined : readBatch(first).records[0]?.value?.toString();

@@ -25,6 +25,7 @@ import {
   type CreatePartitionsResponseInit,
   type CreatePartitionsTopicResultInit,
 } from '../protocol/generated/create-partitions.js';
+import { ControllerLimits } from '../controller/controller-limits.js';
 import { defineApi } from './api-definition.js';
 import { mutationQuotaFor, throttleAnswer } from './controller-mutation-quota.js';
 
@@ -74,6 +75,12 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
           fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Assignment [${bad.brokerIds.join(', ')}] names brokers other than ${broker.nodeId}.`);
           continue;
         }
+      }
+      // A request the controller will refuse for its size is not charged to the quota (it does no work).
+      const oversized = new ControllerLimits(broker.config).checkRecords('CreatePartitions', topic.count - current);
+      if (oversized !== null) {
+        fail(oversized.errorCode, oversized.errorMessage ?? '');
+        continue;
       }
       const refused = request.validateOnly ? null : quota.record(topic.count - current);
       if (refused !== null) {

@@ -41,6 +41,10 @@ import { mutationQuotaFor, throttleAnswer } from './controller-mutation-quota.js
 import type { BrokerServices } from './broker-services.js';
 import type { CreateTopicSpec } from './cluster-metadata.js';
 import { topicNameProblem } from './topic-names.js';
+import { ControllerLimits } from '../controller/controller-limits.js';
+
+/** Metadata records creating `spec` writes: a TopicRecord and one PartitionRecord per partition. */
+const recordsOf = (spec: CreateTopicSpec): number => 1 + (spec.numPartitions === -1 ? spec.assignments?.length ?? 0 : spec.numPartitions);
 
 export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsResponseInit>({
   apiKey: ApiKey.CreateTopics,
@@ -65,6 +69,12 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
       const checked = specFor(topic, broker);
       if ('errorCode' in checked) {
         results.push({ name: topic.name, ...checked });
+        continue;
+      }
+      // A topic the controller will refuse for its size is not charged to the quota (it does no work).
+      const oversized = new ControllerLimits(broker.config).checkRecords('CreateTopics', recordsOf(checked));
+      if (oversized !== null) {
+        results.push({ name: topic.name, errorCode: oversized.errorCode, errorMessage: oversized.errorMessage });
         continue;
       }
       const refused = validateOnly ? null : quota.record(checked.numPartitions);

@@ -28,6 +28,18 @@ describe('One client cannot make the controller do unbounded work (issue 15)', (
     c.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse,
       { topics: [{ name, numPartitions, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
 
+  it('refuses CreateTopics of 2^15 and 2^16 partitions with POLICY_VIOLATION at once, without charging the mutation quota (2 per second here)', async () => {
+    const response = await client.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
+      topics: [32_768, 65_536].map((numPartitions) => ({ name: `huge-${numPartitions}`, numPartitions, replicationFactor: 1, assignments: [], configs: [] })),
+      timeoutMs: 5000, validateOnly: false,
+    });
+    expect(response.topics.map((topic) => topic.errorCode)).toEqual([ErrorCode.POLICY_VIOLATION, ErrorCode.POLICY_VIOLATION]);
+    expect(response.topics[1]!.errorMessage).toContain('65537 metadata records');
+    expect(response.throttleTimeMs).toBe(0);
+    const meta = await metadata(client, 4, { topics: [{ name: 'huge-32768' }], allowAutoTopicCreation: false });
+    expect(meta.topics[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  });
+
   it('refuses CreatePartitions to 2^16 partitions with POLICY_VIOLATION naming the limit, without creating any', async () => {
     // validate_only: the quota is not spent, the limit is checked all the same.
     const created = await createTopic(client, 'grow', 1);
