@@ -83,6 +83,12 @@ export interface BrokerServices {
   readonly topicMetrics?: BrokerTopicMetrics;
   /** Requests per API and error answers (the dispatcher and the Produce/Fetch handlers count into it). */
   readonly requestMetrics?: RequestMetrics;
+  /**
+   * Runs a task in a later event-loop turn (the Environment's `time.defer`): handlers working
+   * through very long partition or group lists yield through it between slices
+   * (request-slices.ts, issue 15). Absent: no yielding (every slice at once).
+   */
+  readonly defer?: (task: () => void) => void;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type DeleteRecordsResponseInit,
 } from '../protocol/generated/delete-records.js';
 import { defineApi } from './api-definition.js';
+import { DELETE_RECORDS_SLICE_PARTITIONS, mapInSlices } from './request-slices.js';
 
 export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsResponseInit>({
   apiKey: ApiKey.DeleteRecords,
@@ -27,10 +28,11 @@ export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsRes
   maxVersion: 1,
   decode: decodeDeleteRecordsRequest,
   encode: encodeDeleteRecordsResponse,
-  handle(request, context) {
+  async handle(request, context) {
     const entries = request.topics.flatMap((topic) =>
       topic.partitions.map((partition) => ({ topic: topic.name, partition: partition.partitionIndex, offset: partition.offset })));
-    const results = context.broker.replicaManager.deleteRecords(entries);
+    const { replicaManager, defer } = context.broker;
+    const results = await mapInSlices(entries, DELETE_RECORDS_SLICE_PARTITIONS, (slice) => replicaManager.deleteRecords(slice), defer);
     let index = 0;
     return {
       throttleTimeMs: 0,

@@ -21,6 +21,8 @@
  * - v0 answers with an offsets array (old_style_offsets); we return the one offset found.
  * - v1 (KIP-79) introduced the timestamp lookup semantics used by `kcat -o s@...` and
  *   offsets_for_times.
+ * - A request naming more than 500 partitions is answered in slices that yield to the event loop
+ *   (request-slices.ts, issue 15).
  * - Only the partition leader answers (NOT_LEADER_OR_FOLLOWER, 6, on a follower replica). A
  *   follower's request (replica_id >= 0, as a ReplicaFetcher sends after OFFSET_OUT_OF_RANGE) gets
  *   the log end offset for latest, not the high watermark, and no isolation (Kafka's
@@ -37,6 +39,7 @@ import {
 } from '../protocol/generated/list-offsets.js';
 import { IsolationLevel } from '../replication/partition.js';
 import { defineApi } from './api-definition.js';
+import { LIST_OFFSETS_SLICE_PARTITIONS, mapInSlices } from './request-slices.js';
 import type { BrokerServices } from './broker-services.js';
 
 /** Kafka's ListOffsetsRequest special timestamps. */
@@ -50,29 +53,29 @@ export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponseI
   maxVersion: 3,
   decode: decodeListOffsetsRequest,
   encode: encodeListOffsetsResponse,
-  handle(request, context) {
+  async handle(request, context) {
     const { broker, apiVersion } = context;
     const isolationLevel = apiVersion >= 2 ? request.isolationLevel : IsolationLevel.READ_UNCOMMITTED;
+    const entries = request.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
+    const answers = await mapInSlices(entries, LIST_OFFSETS_SLICE_PARTITIONS, (slice) => slice.map(({ topic, partition }) => {
+      const found = lookup(broker, topic, partition.partitionIndex, partition.timestamp, isolationLevel, request.replicaId >= 0);
+      const response: ListOffsetsPartitionResponseInit = {
+        partitionIndex: partition.partitionIndex,
+        errorCode: found.errorCode,
+        timestamp: found.timestamp,
+        offset: found.offset,
+      };
+      if (apiVersion === 0) {
+        response.oldStyleOffsets = found.errorCode === ErrorCode.NONE && found.offset >= 0 && partition.maxNumOffsets > 0
+          ? [found.offset]
+          : [];
+      }
+      return response;
+    }), broker.defer);
+    let index = 0;
     return {
       throttleTimeMs: 0,
-      topics: request.topics.map((topic) => ({
-        name: topic.name,
-        partitions: topic.partitions.map((partition) => {
-          const found = lookup(broker, topic.name, partition.partitionIndex, partition.timestamp, isolationLevel, request.replicaId >= 0);
-          const response: ListOffsetsPartitionResponseInit = {
-            partitionIndex: partition.partitionIndex,
-            errorCode: found.errorCode,
-            timestamp: found.timestamp,
-            offset: found.offset,
-          };
-          if (apiVersion === 0) {
-            response.oldStyleOffsets = found.errorCode === ErrorCode.NONE && found.offset >= 0 && partition.maxNumOffsets > 0
-              ? [found.offset]
-              : [];
-          }
-          return response;
-        }),
-      })),
+      topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitions.map(() => answers[index++]!) })),
     };
   },
 });

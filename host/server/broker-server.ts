@@ -456,6 +456,7 @@ export class BrokerServer {
       describeQuorum: () => this.quorum?.describeQuorum() ?? Promise.resolve(describeEmbeddedQuorum(controller, environment.time.nowMs())),
       topicMetrics: this.metrics.topicMetrics,
       requestMetrics: this.metrics.requestMetrics,
+      defer: (task) => environment.time.defer(task),
     };
     this.cache = cache;
     this.publisher = publisher;
