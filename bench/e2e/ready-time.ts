@@ -8,7 +8,8 @@
  *
  * Figures per build: wall ms spawn → ready (the issue's figure), spawn → the `config.loaded` log
  * line (the part spent loading modules and parsing configs), and, from ready-probe.ts preloaded
- * into the broker, the CPU ms its main thread ran until it logged `config.loaded` and
+ * into the broker, the wall ms from its process's time origin to `broker.started` (ready minus
+ * this is spawn cost, the probe's polling lag and whatever delays the first `/ready` answer) and the CPU ms its main thread ran until it logged `config.loaded` and
  * `broker.started` (right after opening its gate): the start-up's critical path, far less disturbed than wall time by other
  * processes on a shared machine. Printed: medians with min–max and the ratios this ÷ baseline.
  *
@@ -37,6 +38,8 @@ interface StartSample {
   configLoadedMs: number;
   cpuMs: number;
   configLoadedCpuMs: number;
+  /** Wall ms from the broker process's time origin to its `broker.started` line (the probe's figure). */
+  startedMs: number;
 }
 
 /** One `GET /ready`; resolves with the status code, or 0 when the connection failed. */
@@ -77,11 +80,12 @@ async function startOnce(snapshot: BuildSnapshot): Promise<StartSample> {
   });
   let cpuMs = Number.NaN;
   let configLoadedCpuMs = Number.NaN;
+  let startedMs = Number.NaN;
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     output = (output + chunk).slice(-8192);
-    for (const probe of chunk.matchAll(/READY_PROBE (\S+) \S+ (\S+)/g)) {
-      if (probe[1] === 'broker.started') cpuMs = Number(probe[2]);
-      else configLoadedCpuMs = Number(probe[2]);
+    for (const probe of chunk.matchAll(/READY_PROBE (\S+) (\S+) (\S+)/g)) {
+      if (probe[1] === 'broker.started') [startedMs, cpuMs] = [Number(probe[2]), Number(probe[3])];
+      else configLoadedCpuMs = Number(probe[3]);
     }
   });
   let exited = false;
@@ -94,7 +98,7 @@ async function startOnce(snapshot: BuildSnapshot): Promise<StartSample> {
         const readyMs = performance.now() - spawnedAtMs;
         // The probe's line is written in the same turn as the gate opens; it may still be in the pipe.
         for (let wait = 0; Number.isNaN(cpuMs) && wait < 1_000 && !exited; wait++) await new Promise((resolve) => setTimeout(resolve, 2));
-        return { readyMs, configLoadedMs, cpuMs, configLoadedCpuMs };
+        return { readyMs, configLoadedMs, cpuMs, configLoadedCpuMs, startedMs };
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     }
@@ -143,14 +147,16 @@ async function main(): Promise<void> {
       configLoaded: summarize(build.samples.map((sample) => sample.configLoadedMs)),
       cpu: summarize(build.samples.map((sample) => sample.cpuMs)),
       configLoadedCpu: summarize(build.samples.map((sample) => sample.configLoadedCpuMs)),
+      started: summarize(build.samples.map((sample) => sample.startedMs)),
     }));
     console.log(`single-node ready time, median (min–max) of ${runs} alternating starts, ms`);
     for (const row of rows) {
-      console.log(`${row.name.padEnd(36)} ready ${format(row.ready)}  config.loaded ${format(row.configLoaded)}  main-thread cpu ${format(row.cpu)} (to config.loaded ${format(row.configLoadedCpu)})`);
+      console.log(`${row.name.padEnd(36)} ready ${format(row.ready)}  broker.started ${format(row.started)}  config.loaded ${format(row.configLoaded)}  main-thread cpu ${format(row.cpu)} (to config.loaded ${format(row.configLoadedCpu)})`);
     }
     const [current, baseline] = rows as [typeof rows[0], typeof rows[0]];
     console.log(
       `ratio this ÷ baseline: ready ${(current.ready.median / baseline.ready.median).toFixed(3)}x, ` +
+        `broker.started ${(current.started.median / baseline.started.median).toFixed(3)}x, ` +
         `config.loaded ${(current.configLoaded.median / baseline.configLoaded.median).toFixed(3)}x, ` +
         `cpu ${(current.cpu.median / baseline.cpu.median).toFixed(3)}x (to config.loaded ${(current.configLoadedCpu.median / baseline.configLoadedCpu.median).toFixed(3)}x)`,
     );

@@ -39,7 +39,8 @@ import {
 import { parsePropertiesEntries } from './server-properties.js';
 import { parseAllowedOrigin } from './allowed-origins.js';
 import { NO_EFFECT_CONFIG_DEFS } from './no-effect-configs.js';
-import { KAFKA_BROKER_CONFIGS, kafkaOnlyConfigDefs, LISTENER_PREFIXED_CONFIG, noEffectReason } from './kafka-config-catalog.js';
+import { kafkaBrokerConfigs, kafkaOnlyConfigDefs, LISTENER_PREFIXED_CONFIG, noEffectReason } from './kafka-config-catalog.js';
+import { LazilyCompletedMap } from './lazily-completed-map.js';
 import { RAFT_CONFIG_DEFS, raftSettings } from './raft-configs.js';
 import { assembleListeners, inconsistent } from './listener-assembly.js';
 import { CONSOLE_CONFIG_DEFS, type ConsoleConfig, consoleConfig } from './console-config.js';
@@ -271,14 +272,36 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   ...NO_EFFECT_CONFIG_DEFS,
 ];
 
+/** Tributary's own definitions by name: looked up first, without reading the Kafka config catalog. */
+const TRIBUTARY_BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map(
+  TRIBUTARY_BROKER_CONFIG_DEFS.map((def) => [def.name, def]),
+);
+
+let allBrokerConfigDefs: readonly ConfigDef[] | null = null;
+let allBrokerConfigDefsByName: ReadonlyMap<string, ConfigDef> | null = null;
+
 /**
  * Every broker config Tributary knows: its own, then every other Kafka broker config (accepted
- * without effect, kafka-config-catalog.ts).
+ * without effect, kafka-config-catalog.ts). Reads the catalog on first call.
  */
-export const BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
-  ...TRIBUTARY_BROKER_CONFIG_DEFS,
-  ...kafkaOnlyConfigDefs(KAFKA_BROKER_CONFIGS, TRIBUTARY_BROKER_CONFIG_DEFS),
-];
+export function brokerConfigDefs(): readonly ConfigDef[] {
+  allBrokerConfigDefs ??= [...TRIBUTARY_BROKER_CONFIG_DEFS, ...kafkaOnlyConfigDefs(kafkaBrokerConfigs(), TRIBUTARY_BROKER_CONFIG_DEFS)];
+  return allBrokerConfigDefs;
+}
+
+/** Every definition of {@link brokerConfigDefs} by name, in that order. Reads the catalog on first call. */
+export function brokerConfigDefByName(): ReadonlyMap<string, ConfigDef> {
+  allBrokerConfigDefsByName ??= new Map(brokerConfigDefs().map((def) => [def.name, def]));
+  return allBrokerConfigDefsByName;
+}
+
+/**
+ * The definition of one broker config, or undefined when neither Tributary nor Kafka has it.
+ * Tributary's own configs are answered without reading the Kafka config catalog.
+ */
+export function brokerConfigDef(name: string): ConfigDef | undefined {
+  return TRIBUTARY_BROKER_CONFIG_DEF_BY_NAME.get(name) ?? brokerConfigDefByName().get(name);
+}
 
 /**
  * Prefix of ZooKeeper-mode configs (Kafka's zookeeper.*, KafkaConfig before KIP-500 removed them):
@@ -291,13 +314,8 @@ export const ZOOKEEPER_CONFIG_PREFIX = 'zookeeper.';
  * for a zookeeper.* / listener.name.* key accepted by prefix).
  */
 export function noEffectReasonOf(name: string): string {
-  return BROKER_CONFIG_DEF_BY_NAME.get(name)?.noEffect ?? noEffectReason(name);
+  return brokerConfigDef(name)?.noEffect ?? noEffectReason(name);
 }
-
-/** The definitions by name. */
-export const BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new Map(
-  BROKER_CONFIG_DEFS.map((def) => [def.name, def]),
-);
 
 /**
  * The validated broker configuration: Kafka names camelCased, precedence rules applied
@@ -460,7 +478,7 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
   const originals = new Map<string, string>();
   const ignoredConfigs: string[] = [];
   for (const [key, { text, origin }] of raw) {
-    const def = BROKER_CONFIG_DEF_BY_NAME.get(key);
+    const def = brokerConfigDef(key);
     if (!def && (key.startsWith(ZOOKEEPER_CONFIG_PREFIX) || LISTENER_PREFIXED_CONFIG.test(key))) {
       ignoredConfigs.push(key);
       continue;
@@ -472,22 +490,29 @@ export function loadBrokerConfig(options: LoadBrokerConfigOptions = {}): BrokerC
   }
   const dynamicDefault = applyDynamicLayer(values, options.dynamic?.clusterDefault);
   const dynamicBroker = applyDynamicLayer(values, options.dynamic?.perBroker);
-  for (const def of BROKER_CONFIG_DEFS) {
+  setDefaults(values, TRIBUTARY_BROKER_CONFIG_DEFS);
+  // Kafka: broker.id alone sets node.id (a ZooKeeper-mode server.properties has only broker.id);
+  // only an explicit node.id that differs is refused, in assemble.
+  if (originals.has('broker.id') && !originals.has('node.id')) values.set('node.id', values.get('broker.id')!);
+  // The defaults of the Kafka-only configs are added when first asked for (the catalog is read then).
+  const allValues = new LazilyCompletedMap(values, (rest) => setDefaults(rest, brokerConfigDefs()));
+  return { ...assemble(allValues, originals, ignoredConfigs), dynamicDefaultConfigs: dynamicDefault, dynamicBrokerConfigs: dynamicBroker };
+}
+
+/** Sets the default of every config of `defs` that `values` has no value for, in order. */
+function setDefaults(values: Map<string, ConfigValue>, defs: readonly ConfigDef[]): void {
+  for (const def of defs) {
     if (!values.has(def.name)) {
       values.set(def.name, def.defaultValue === null ? null : parseConfigValue(def, def.defaultValue));
     }
   }
-  // Kafka: broker.id alone sets node.id (a ZooKeeper-mode server.properties has only broker.id);
-  // only an explicit node.id that differs is refused, in assemble.
-  if (originals.has('broker.id') && !originals.has('node.id')) values.set('node.id', values.get('broker.id')!);
-  return { ...assemble(values, originals, ignoredConfigs), dynamicDefaultConfigs: dynamicDefault, dynamicBrokerConfigs: dynamicBroker };
 }
 
 /** Sets the valid entries of one dynamic layer into `values`; returns them (name -> text). */
 function applyDynamicLayer(values: Map<string, ConfigValue>, layer: ReadonlyMap<string, string> | undefined): ReadonlyMap<string, string> {
   const applied = new Map<string, string>();
   for (const [name, text] of layer ?? []) {
-    const def = BROKER_CONFIG_DEF_BY_NAME.get(name);
+    const def = brokerConfigDef(name);
     if (def === undefined) continue;
     try {
       values.set(name, parseConfigValue(def, text, 'dynamic broker config'));
@@ -512,7 +537,7 @@ export function withDynamicBrokerConfigs(
 }
 
 function unknownBrokerConfig(key: string, origin: string): ConfigError {
-  const suggestions = suggestConfigNames(key, BROKER_CONFIG_DEF_BY_NAME.keys());
+  const suggestions = suggestConfigNames(key, brokerConfigDefByName().keys());
   const hint = suggestions.length > 0
     ? ` Did you mean ${suggestions.join(' or ')}?`
     : ' See the config reference in README.md for the accepted names.';

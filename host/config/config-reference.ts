@@ -2,9 +2,9 @@
  * The config reference as Markdown tables (name, default, accepted values, description), generated
  * from the definitions so that README.md cannot drift from the code.
  */
-import { BROKER_CONFIG_DEFS, TRIBUTARY_BROKER_CONFIG_DEFS } from './broker-config.js';
+import { brokerConfigDefs, TRIBUTARY_BROKER_CONFIG_DEFS } from './broker-config.js';
 import { ConfigDef, acceptedPhrase } from './config-def.js';
-import { TOPIC_CONFIG_DEFS } from './topic-config.js';
+import { topicConfigDefs } from './topic-config.js';
 
 function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|');
@@ -39,7 +39,7 @@ export function brokerConfigReferenceMarkdown(): string {
 export function kafkaOnlyBrokerConfigsMarkdown(): string {
   const own = new Set(TRIBUTARY_BROKER_CONFIG_DEFS.map((def) => def.name));
   const byReason = new Map<string, string[]>();
-  for (const def of BROKER_CONFIG_DEFS) {
+  for (const def of brokerConfigDefs()) {
     if (own.has(def.name) || def.noEffect === undefined) continue;
     byReason.set(def.noEffect, [...(byReason.get(def.noEffect) ?? []), def.name]);
   }
@@ -48,6 +48,6 @@ export function kafkaOnlyBrokerConfigsMarkdown(): string {
 
 /** Topic configs (CreateTopics / AlterConfigs) as a Markdown table with their broker synonyms. */
 export function topicConfigReferenceMarkdown(): string {
-  const synonyms = new Map(TOPIC_CONFIG_DEFS.map((def) => [def.name, def.brokerSynonyms]));
-  return table(TOPIC_CONFIG_DEFS, (def) => (synonyms.get(def.name) ?? []).map((name) => `\`${name}\``).join(', '));
+  const synonyms = new Map(topicConfigDefs().map((def) => [def.name, def.brokerSynonyms]));
+  return table(topicConfigDefs(), (def) => (synonyms.get(def.name) ?? []).map((name) => `\`${name}\``).join(', '));
 }

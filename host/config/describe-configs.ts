@@ -9,10 +9,10 @@
  * DEFAULT_CONFIG (5). A config's source is that of its first synonym.
  */
 import type { BrokerConfig } from './broker-config.js';
-import { BROKER_CONFIG_DEF_BY_NAME } from './broker-config.js';
+import { brokerConfigDef, brokerConfigDefByName } from './broker-config.js';
 import { ConfigSource, type ConfigSourceCode, ConfigTypeCode, formatConfigValue } from './config-def.js';
 import { isDynamicBrokerConfig } from './dynamic-broker-configs.js';
-import { TOPIC_CONFIG_DEFS } from './topic-config.js';
+import { topicConfigDefs } from './topic-config.js';
 
 /** One synonym of a described config (DescribeConfigs v1+). */
 export interface DescribedConfigSynonym {
@@ -74,7 +74,7 @@ function brokerConfigSynonyms(name: string): readonly string[] {
 export function brokerSynonymsOf(names: readonly string[], broker: BrokerConfig, perBroker = true): DescribedConfigSynonym[] {
   const synonyms: DescribedConfigSynonym[] = [];
   for (const name of names) {
-    const def = BROKER_CONFIG_DEF_BY_NAME.get(name);
+    const def = brokerConfigDef(name);
     const hidden = def?.sensitive === true;
     const layers: [string | null | undefined, ConfigSourceCode][] = [
       [perBroker ? broker.dynamicBrokerConfigs.get(name) : undefined, ConfigSource.DYNAMIC_BROKER_CONFIG],
@@ -110,7 +110,7 @@ function overrideOf(overrides: Overrides, name: string): string | undefined {
  */
 export function describeTopicConfigs(overrides: Overrides, broker: BrokerConfig, options: DescribeOptions = {}): DescribedConfig[] {
   const described: DescribedConfig[] = [];
-  for (const def of TOPIC_CONFIG_DEFS) {
+  for (const def of topicConfigDefs()) {
     if (!wanted(def.name, options)) continue;
     const override = overrideOf(overrides, def.name);
     const synonyms: DescribedConfigSynonym[] = [];
@@ -138,7 +138,7 @@ export function describeTopicConfigs(overrides: Overrides, broker: BrokerConfig,
  * (dynamic-broker-configs.ts); PASSWORD values hidden.
  */
 export function describeBrokerConfigs(broker: BrokerConfig, options: DescribeOptions = {}): DescribedConfig[] {
-  return describeBrokerNames([...BROKER_CONFIG_DEF_BY_NAME.keys()], broker, true, options);
+  return describeBrokerNames([...brokerConfigDefByName().keys()], broker, true, options);
 }
 
 /**
@@ -152,7 +152,7 @@ export function describeClusterDefaultBrokerConfigs(broker: BrokerConfig, option
 function describeBrokerNames(names: readonly string[], broker: BrokerConfig, perBroker: boolean, options: DescribeOptions): DescribedConfig[] {
   const described: DescribedConfig[] = [];
   for (const name of names) {
-    const def = BROKER_CONFIG_DEF_BY_NAME.get(name);
+    const def = brokerConfigDef(name);
     if (def === undefined || !wanted(name, options)) continue;
     const own = brokerSynonymsOf([name], broker, perBroker);
     // Kafka takes the source from the first of all synonyms (log.retention.hours set statically

@@ -12,9 +12,9 @@
  * (this broker's id) > DYNAMIC_DEFAULT_BROKER_CONFIG ("") > STATIC_BROKER_CONFIG
  * (server.properties / --override) > DEFAULT_CONFIG.
  */
-import { BROKER_CONFIG_DEF_BY_NAME } from './broker-config.js';
+import { brokerConfigDef, brokerConfigDefByName } from './broker-config.js';
 import { configValueProblem, suggestConfigNames } from './config-def.js';
-import { KAFKA_TOPIC_CONFIGS } from './kafka-config-catalog.js';
+import { kafkaTopicConfigs } from './kafka-config-catalog.js';
 
 /** SslConfigs.RECONFIGURABLE_CONFIGS: dynamic only per listener (`listener.name.<l>.<config>`). */
 const LISTENER_ONLY_SECURITY_CONFIGS = [
@@ -40,30 +40,44 @@ const LISTENER_CONFIGS = [
 /** DynamicBrokerConfig.ClusterLevelListenerConfigs: listener configs that may also be cluster-wide. */
 const CLUSTER_LEVEL_LISTENER_CONFIGS = ['max.connections', 'max.connection.creation.rate', 'num.network.threads'];
 
-/** The broker configs of the topic configs (DynamicLogConfig.ReconfigurableConfigs). */
-const LOG_CONFIGS = KAFKA_TOPIC_CONFIGS
-  .filter((info) => info.name !== 'message.format.version' && (info.brokerSynonyms?.length ?? 0) > 0)
-  .map((info) => info.brokerSynonyms![0]!);
+/** The broker configs of the topic configs (DynamicLogConfig.ReconfigurableConfigs), from the Kafka config catalog. */
+function logConfigs(): string[] {
+  return kafkaTopicConfigs()
+    .filter((info) => info.name !== 'message.format.version' && (info.brokerSynonyms?.length ?? 0) > 0)
+    .map((info) => info.brokerSynonyms![0]!);
+}
 
-/** Every broker config Kafka lets change at run time (DynamicBrokerConfig.AllDynamicConfigs). */
-export const DYNAMIC_BROKER_CONFIGS: ReadonlySet<string> = new Set([
-  ...LISTENER_ONLY_SECURITY_CONFIGS,
-  // LogCleaner.ReconfigurableConfigs
-  'log.cleaner.threads', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.io.buffer.size',
-  'message.max.bytes', 'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms',
-  ...LOG_CONFIGS,
-  // DynamicThreadPool.ReconfigurableConfigs
-  'num.io.threads', 'num.replica.fetchers', 'num.recovery.threads.per.data.dir', 'background.threads',
-  'metric.reporters',
-  ...LISTENER_CONFIGS,
-  // SocketServer.ReconfigurableConfigs
-  'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connections', 'max.connection.creation.rate',
-  // DynamicProducerStateManagerConfig
-  'producer.id.expiration.ms', 'transaction.partition.verification.enable',
-  // DynamicRemoteLogConfig.ReconfigurableConfigs
-  'remote.log.index.file.cache.total.size.bytes', 'remote.fetch.max.wait.ms', 'remote.log.manager.copy.max.bytes.per.second',
-  'remote.log.manager.fetch.max.bytes.per.second', 'remote.list.offsets.request.timeout.ms',
-]);
+let dynamicBrokerConfigs: ReadonlySet<string> | null = null;
+
+/**
+ * Every broker config Kafka lets change at run time (DynamicBrokerConfig.AllDynamicConfigs).
+ * Built on first call (it reads the Kafka config catalog for the topic configs' synonyms).
+ */
+export function dynamicBrokerConfigNames(): ReadonlySet<string> {
+  dynamicBrokerConfigs ??= allDynamicConfigs();
+  return dynamicBrokerConfigs;
+}
+
+function allDynamicConfigs(): ReadonlySet<string> {
+  return new Set([
+    ...LISTENER_ONLY_SECURITY_CONFIGS,
+    // LogCleaner.ReconfigurableConfigs
+    'log.cleaner.threads', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.io.buffer.size',
+    'message.max.bytes', 'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms',
+    ...logConfigs(),
+    // DynamicThreadPool.ReconfigurableConfigs
+    'num.io.threads', 'num.replica.fetchers', 'num.recovery.threads.per.data.dir', 'background.threads',
+    'metric.reporters',
+    ...LISTENER_CONFIGS,
+    // SocketServer.ReconfigurableConfigs
+    'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connections', 'max.connection.creation.rate',
+    // DynamicProducerStateManagerConfig
+    'producer.id.expiration.ms', 'transaction.partition.verification.enable',
+    // DynamicRemoteLogConfig.ReconfigurableConfigs
+    'remote.log.index.file.cache.total.size.bytes', 'remote.fetch.max.wait.ms', 'remote.log.manager.copy.max.bytes.per.second',
+    'remote.log.manager.fetch.max.bytes.per.second', 'remote.list.offsets.request.timeout.ms',
+  ]);
+}
 
 /** DynamicBrokerConfig.PerBrokerConfigs: only on a broker id, never the cluster default. */
 const PER_BROKER_CONFIGS: ReadonlySet<string> = new Set(
@@ -94,13 +108,13 @@ export interface DynamicConfigProblem {
 export function dynamicBrokerConfigProblem(configs: ReadonlyMap<string, string>, perBroker: boolean): DynamicConfigProblem | null {
   const names = [...configs.keys()];
   const baseName = (name: string): string => LISTENER_CONFIG.exec(name)?.[1] ?? name;
-  const unknown = names.find((name) => !BROKER_CONFIG_DEF_BY_NAME.has(baseName(name)) && !LISTENER_CONFIG.test(name));
+  const unknown = names.find((name) => brokerConfigDef(baseName(name)) === undefined && !LISTENER_CONFIG.test(name));
   if (unknown !== undefined) {
-    const suggestions = suggestConfigNames(unknown, BROKER_CONFIG_DEF_BY_NAME.keys());
+    const suggestions = suggestConfigNames(unknown, brokerConfigDefByName().keys());
     const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
     return { errorCode: 40, errorMessage: `Unknown broker config name: ${unknown}.${hint}` };
   }
-  const nonDynamic = names.filter((name) => !LISTENER_CONFIG.test(name) && !DYNAMIC_BROKER_CONFIGS.has(name));
+  const nonDynamic = names.filter((name) => !isDynamicBrokerConfig(name));
   if (nonDynamic.length > 0) {
     return { errorCode: 42, errorMessage: `Cannot update these configs dynamically: ${nonDynamic.join(', ')}` };
   }
@@ -109,7 +123,7 @@ export function dynamicBrokerConfigProblem(configs: ReadonlyMap<string, string>,
     return { errorCode: 42, errorMessage: `These security configs can be dynamically updated only per-listener using the listener prefix: ${unprefixed.join(', ')}` };
   }
   for (const [name, value] of configs) {
-    const def = BROKER_CONFIG_DEF_BY_NAME.get(baseName(name));
+    const def = brokerConfigDef(baseName(name));
     const problem = def === undefined ? null : configValueProblem(def, value);
     if (problem !== null) return { errorCode: 42, errorMessage: problem };
   }
@@ -123,5 +137,5 @@ export function dynamicBrokerConfigProblem(configs: ReadonlyMap<string, string>,
 
 /** True when Kafka lets `name` change at run time (DescribeConfigs' read_only is its negation). */
 export function isDynamicBrokerConfig(name: string): boolean {
-  return DYNAMIC_BROKER_CONFIGS.has(name) || LISTENER_CONFIG.test(name);
+  return LISTENER_CONFIG.test(name) || dynamicBrokerConfigNames().has(name);
 }

@@ -6,12 +6,48 @@
  * as they would on Kafka; it has no effect, says why (`noEffect`), is logged once at start-up and
  * is described as such in DescribeConfigs documentation. Names that are not Kafka's are still
  * refused, with a "did you mean".
+ *
+ * The table (66 KB of JSON, about 360 configs) is read and parsed on first use, synchronously:
+ * only when a config Tributary does not implement is met (set in server.properties, an override,
+ * a dynamic or topic config, an unknown name to refuse with suggestions) or every config is
+ * listed (DescribeConfigs, the config reference). The quick start sets none, so its start-up
+ * never reads it (issue 10: its ready time does not get worse).
  */
+import { fileURLToPath } from 'node:url';
+import { readProgramFile } from '../io/program-files.js';
 import type { ConfigDef, ConfigType } from './config-def.js';
-import { type KafkaConfigInfo, KAFKA_BROKER_CONFIGS, KAFKA_TOPIC_CONFIGS } from './generated/kafka-configs.js';
+import type { KafkaConfigInfo, KafkaConfigTables } from './generated/kafka-configs.js';
 
-export { KAFKA_BROKER_CONFIGS, KAFKA_TOPIC_CONFIGS };
 export type { KafkaConfigInfo };
+
+/** generated/kafka-configs.json, beside this module in the sources (vitest) and in dist/ (tsc copies it). */
+const TABLE_URL = new URL('./generated/kafka-configs.json', import.meta.url);
+
+let tables: KafkaConfigTables | null = null;
+
+/**
+ * The generated table, read and parsed on the first call (then kept).
+ * @throws Error (the file system's, or JSON's SyntaxError) when the installation lacks the file
+ */
+function kafkaConfigTables(): KafkaConfigTables {
+  tables ??= JSON.parse(readProgramFile(fileURLToPath(TABLE_URL)).toString('utf8')) as KafkaConfigTables;
+  return tables;
+}
+
+/** True once the table was read (tests of what start-up avoids). */
+export function kafkaConfigCatalogLoaded(): boolean {
+  return tables !== null;
+}
+
+/** Every broker config of Kafka (323 in Kafka 3.9), sorted by name. Reads the table on first use. */
+export function kafkaBrokerConfigs(): readonly KafkaConfigInfo[] {
+  return kafkaConfigTables().broker;
+}
+
+/** Every topic config of Kafka, sorted by name, with its broker synonyms. Reads the table on first use. */
+export function kafkaTopicConfigs(): readonly KafkaConfigInfo[] {
+  return kafkaConfigTables().topic;
+}
 
 /** Why a family of Kafka configs has no effect in Tributary, by name prefix (first match wins). */
 const NO_EFFECT_REASONS: readonly (readonly [RegExp, string])[] = [
@@ -98,13 +134,6 @@ export function kafkaOnlyConfigDefs(table: readonly KafkaConfigInfo[], implement
   return table.filter((info) => !known.has(info.name)).map((info) => noEffectConfigDef(info));
 }
 
-/** Kafka's description of a broker or topic config, or undefined when Kafka has no such config. */
-export function kafkaConfigInfo(name: string, scope: 'broker' | 'topic'): KafkaConfigInfo | undefined {
-  return (scope === 'broker' ? BROKER_INFO : TOPIC_INFO).get(name);
-}
-
-const BROKER_INFO: ReadonlyMap<string, KafkaConfigInfo> = new Map(KAFKA_BROKER_CONFIGS.map((info) => [info.name, info]));
-const TOPIC_INFO: ReadonlyMap<string, KafkaConfigInfo> = new Map(KAFKA_TOPIC_CONFIGS.map((info) => [info.name, info]));
 
 /**
  * Kafka accepts per-listener overrides `listener.name.<listener>.<config>` (KIP-103 and later) for

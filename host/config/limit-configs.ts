@@ -2,7 +2,7 @@
  * The broker configs that bound what one client can make the broker do (issue 15): the size of
  * one metadata operation, the cluster's partition count and the controller mutation quota
  * (KIP-599); the request memory across connections, connections per address and slow senders. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
- * Each doc says what a client sees when the limit is hit. Part of BROKER_CONFIG_DEFS.
+ * Each doc says what a client sees when the limit is hit. Part of brokerConfigDefs().
  */
 import type { ConfigDef, ConfigValue } from './config-def.js';
 

@@ -1,6 +1,6 @@
 /**
  * The KRaft quorum's timing and snapshot configs (Kafka's names and meanings; Tributary's
- * defaults are shorter for the timeouts). Part of BROKER_CONFIG_DEFS (broker-config.ts), kept
+ * defaults are shorter for the timeouts). Part of brokerConfigDefs() (broker-config.ts), kept
  * apart to keep that file within its size.
  */
 import type { ConfigDef } from './config-def.js';

@@ -35,7 +35,7 @@ export const DEFAULT_REPLICA_FETCHER_CONFIG: ReplicaFetcherConfig = {
   replicaSocketTimeoutMs: 30_000,
 };
 
-/** The definitions, spread into BROKER_CONFIG_DEFS. */
+/** The definitions, spread into TRIBUTARY_BROKER_CONFIG_DEFS. */
 export const REPLICA_FETCHER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'num.replica.fetchers', type: 'INT', defaultValue: '1', min: 1,
     doc: 'Fetchers per source broker; each follows the partitions whose hash falls to it, with one Fetch at a time.' },

@@ -19,7 +19,7 @@ import {
 } from './config-def.js';
 import { ConfigError } from './config-error.js';
 import type { LogConfig } from '../log/log-config.js';
-import { KAFKA_TOPIC_CONFIGS, noEffectConfigDef } from './kafka-config-catalog.js';
+import { kafkaTopicConfigs, noEffectConfigDef } from './kafka-config-catalog.js';
 
 /** Kafka error code INVALID_CONFIG (errors.json): a config name or value is not acceptable. */
 export const INVALID_CONFIG = 40;
@@ -140,22 +140,47 @@ function valueFromBrokerSynonyms(def: ConfigDef, synonyms: readonly string[]): (
   };
 }
 
-/** Kafka's other topic configs: accepted with Kafka's validator, no effect, said so. */
-const KAFKA_ONLY_TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = KAFKA_TOPIC_CONFIGS
-  .filter((info) => !IMPLEMENTED_TOPIC_CONFIG_DEFS.some((def) => def.name === info.name))
-  .map((info) => {
-    const def = noEffectConfigDef(info);
-    const brokerSynonyms = info.brokerSynonyms ?? [];
-    return { ...def, brokerSynonyms, fromBroker: valueFromBrokerSynonyms(def, brokerSynonyms) };
-  });
+/** Kafka's other topic configs: accepted with Kafka's validator, no effect, said so. Reads the Kafka config catalog. */
+function kafkaOnlyTopicConfigDefs(): TopicConfigDef[] {
+  return kafkaTopicConfigs()
+    .filter((info) => !IMPLEMENTED_TOPIC_CONFIG_DEFS.some((def) => def.name === info.name))
+    .map((info) => {
+      const def = noEffectConfigDef(info);
+      const brokerSynonyms = info.brokerSynonyms ?? [];
+      return { ...def, brokerSynonyms, fromBroker: valueFromBrokerSynonyms(def, brokerSynonyms) };
+    });
+}
 
-/** Every topic config Kafka has: Tributary's own, then the ones without effect, each group by name. */
-export const TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [...IMPLEMENTED_TOPIC_CONFIG_DEFS, ...KAFKA_ONLY_TOPIC_CONFIG_DEFS];
-
-/** The definitions by name. */
-export const TOPIC_CONFIG_DEF_BY_NAME: ReadonlyMap<string, TopicConfigDef> = new Map(
-  TOPIC_CONFIG_DEFS.map((def) => [def.name, def]),
+/** Tributary's own definitions by name: looked up first, without reading the Kafka config catalog. */
+const IMPLEMENTED_TOPIC_CONFIG_DEF_BY_NAME: ReadonlyMap<string, TopicConfigDef> = new Map(
+  IMPLEMENTED_TOPIC_CONFIG_DEFS.map((def) => [def.name, def]),
 );
+
+let allTopicConfigDefs: readonly TopicConfigDef[] | null = null;
+let allTopicConfigDefsByName: ReadonlyMap<string, TopicConfigDef> | null = null;
+
+/**
+ * Every topic config Kafka has: Tributary's own, then the ones without effect, each group by name.
+ * Reads the Kafka config catalog on first call.
+ */
+export function topicConfigDefs(): readonly TopicConfigDef[] {
+  allTopicConfigDefs ??= [...IMPLEMENTED_TOPIC_CONFIG_DEFS, ...kafkaOnlyTopicConfigDefs()];
+  return allTopicConfigDefs;
+}
+
+/** Every definition of {@link topicConfigDefs} by name, in that order. Reads the catalog on first call. */
+export function topicConfigDefByName(): ReadonlyMap<string, TopicConfigDef> {
+  allTopicConfigDefsByName ??= new Map(topicConfigDefs().map((def) => [def.name, def]));
+  return allTopicConfigDefsByName;
+}
+
+/**
+ * The definition of one topic config, or undefined when Kafka has no such topic config. Tributary's
+ * own configs are answered without reading the Kafka config catalog.
+ */
+export function topicConfigDef(name: string): TopicConfigDef | undefined {
+  return IMPLEMENTED_TOPIC_CONFIG_DEF_BY_NAME.get(name) ?? topicConfigDefByName().get(name);
+}
 
 /** One config of a CreateTopics or AlterConfigs request. */
 export interface TopicConfigEntry {
@@ -200,7 +225,7 @@ export function validateTopicConfigs(
       continue;
     }
     seen.add(name);
-    const def = TOPIC_CONFIG_DEF_BY_NAME.get(name);
+    const def = topicConfigDef(name);
     if (!def) {
       fail(name, unknownTopicConfigMessage(name));
       continue;
@@ -220,10 +245,10 @@ export function validateTopicConfigs(
 }
 
 function unknownTopicConfigMessage(name: string): string {
-  const suggestions = suggestConfigNames(name, TOPIC_CONFIG_DEF_BY_NAME.keys());
+  const suggestions = suggestConfigNames(name, topicConfigDefByName().keys());
   const hint = suggestions.length > 0
     ? ` Did you mean ${suggestions.join(' or ')}?`
-    : ` Accepted: ${TOPIC_CONFIG_DEFS.map((def) => def.name).join(', ')}.`;
+    : ` Accepted: ${topicConfigDefs().map((def) => def.name).join(', ')}.`;
   return `Unknown topic config name: ${name}.${hint}`;
 }
 
@@ -242,14 +267,15 @@ function overrideOf(overrides: Overrides, name: string): string | undefined {
  */
 export function resolveTopicConfig(overrides: Overrides, broker: BrokerConfig): ResolvedTopicConfig {
   const resolved: Record<string, ConfigValue> = {};
-  for (const def of TOPIC_CONFIG_DEFS) {
+  // Only Tributary's own configs have a field; the Kafka-only ones (no field) come after them.
+  for (const def of IMPLEMENTED_TOPIC_CONFIG_DEFS) {
     if (def.field === undefined) continue;
     const text = overrideOf(overrides, def.name);
     resolved[def.field] = text === undefined ? def.fromBroker(broker) : parseConfigValue(def, text, 'topic override');
   }
   const names = overrides instanceof Map ? [...overrides.keys()] : Object.keys(overrides);
   for (const name of names) {
-    if (!TOPIC_CONFIG_DEF_BY_NAME.has(name)) throw new ConfigError(unknownTopicConfigMessage(name), { key: name });
+    if (topicConfigDef(name) === undefined) throw new ConfigError(unknownTopicConfigMessage(name), { key: name });
   }
   const result = resolved as unknown as ResolvedTopicConfig;
   return { ...result, cleanupPolicy: [...result.cleanupPolicy] };
@@ -278,7 +304,7 @@ export function topicOverridesToLogConfig(overrides: Overrides): Partial<LogConf
   const partial: Record<string, ConfigValue> = {};
   const names = overrides instanceof Map ? [...overrides.keys()] : Object.keys(overrides);
   for (const name of names) {
-    const def = TOPIC_CONFIG_DEF_BY_NAME.get(name);
+    const def = topicConfigDef(name);
     if (!def) throw new ConfigError(unknownTopicConfigMessage(name), { key: name });
     if (def.field === undefined || def.field === 'uncleanLeaderElectionEnable') continue;
     const value = parseConfigValue(def, overrideOf(overrides, name)!, 'topic override');

@@ -1,6 +1,6 @@
 /**
  * The transaction coordinator's broker configs (Kafka's TransactionStateManagerConfig and
- * TransactionLogConfig names and defaults). Part of BROKER_CONFIG_DEFS.
+ * TransactionLogConfig names and defaults). Part of brokerConfigDefs().
  */
 import type { ConfigDef, ConfigValue } from './config-def.js';
 

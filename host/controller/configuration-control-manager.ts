@@ -6,9 +6,9 @@
  * (null value = removed) with the per-resource answers; {@link ConfigurationControlManager.replay}
  * applies ConfigRecords. A deleted topic's overrides go with its RemoveTopicRecord.
  */
-import { BROKER_CONFIG_DEF_BY_NAME } from '../config/broker-config.js';
+import { brokerConfigDef } from '../config/broker-config.js';
 import { dynamicBrokerConfigProblem } from '../config/dynamic-broker-configs.js';
-import { TOPIC_CONFIG_DEF_BY_NAME, validateTopicConfigs } from '../config/topic-config.js';
+import { topicConfigDef, validateTopicConfigs } from '../config/topic-config.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { type ApiError, type ControllerResult, NONE, duplicateKeys, fail } from './controller-result.js';
 import type { MetadataImage } from './metadata-image.js';
@@ -103,7 +103,7 @@ export class ConfigurationControlManager {
       }
       if (resource.resourceType === ConfigResourceType.BROKER) {
         const next = applyIncrementalOps(this.latest().brokerConfigs(resource.resourceName), resource.configs,
-          (name) => BROKER_CONFIG_DEF_BY_NAME.get(name));
+          (name) => brokerConfigDef(name));
         if ('errorCode' in next) return next;
         return this.planBrokerConfigs(resource.resourceName, next, records);
       }
@@ -113,7 +113,7 @@ export class ConfigurationControlManager {
       }
       const topic = resource.resourceName;
       if (this.latest().topic(topic) === undefined) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
-      const next = applyIncrementalOps(this.latest().topicConfigs(topic), resource.configs, (name) => TOPIC_CONFIG_DEF_BY_NAME.get(name), 'topic');
+      const next = applyIncrementalOps(this.latest().topicConfigs(topic), resource.configs, (name) => topicConfigDef(name), 'topic');
       if ('errorCode' in next) return next;
       const entries = [...next].map(([name, value]) => ({ name, value }));
       return this.planTopicConfigs({ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }, records);

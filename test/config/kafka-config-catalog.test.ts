@@ -5,20 +5,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BROKER_CONFIG_DEF_BY_NAME, loadBrokerConfig, TRIBUTARY_BROKER_CONFIG_DEFS } from '../../host/config/broker-config.js';
+import { brokerConfigDefByName, loadBrokerConfig, TRIBUTARY_BROKER_CONFIG_DEFS } from '../../host/config/broker-config.js';
 import { ConfigError } from '../../host/config/config-error.js';
-import { KAFKA_BROKER_CONFIGS, KAFKA_TOPIC_CONFIGS } from '../../host/config/kafka-config-catalog.js';
-import { TOPIC_CONFIG_DEF_BY_NAME, validateTopicConfigs } from '../../host/config/topic-config.js';
+import { kafkaBrokerConfigs, kafkaTopicConfigs } from '../../host/config/kafka-config-catalog.js';
+import { topicConfigDefByName, validateTopicConfigs } from '../../host/config/topic-config.js';
 import { describeTopicConfigs } from '../../host/config/describe-configs.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
 describe('Kafka config catalog', () => {
   it('knows Kafka\'s broker and topic configs (the generated table is complete enough to trust)', () => {
-    expect(KAFKA_BROKER_CONFIGS.length).toBeGreaterThan(300);
-    expect(KAFKA_TOPIC_CONFIGS.length).toBeGreaterThanOrEqual(36);
-    for (const info of KAFKA_BROKER_CONFIGS) expect(BROKER_CONFIG_DEF_BY_NAME.has(info.name), info.name).toBe(true);
-    for (const info of KAFKA_TOPIC_CONFIGS) expect(TOPIC_CONFIG_DEF_BY_NAME.has(info.name), info.name).toBe(true);
+    expect(kafkaBrokerConfigs().length).toBeGreaterThan(300);
+    expect(kafkaTopicConfigs().length).toBeGreaterThanOrEqual(36);
+    for (const info of kafkaBrokerConfigs()) expect(brokerConfigDefByName().has(info.name), info.name).toBe(true);
+    for (const info of kafkaTopicConfigs()) expect(topicConfigDefByName().has(info.name), info.name).toBe(true);
   });
 
   it('loads Kafka\'s sample KRaft combined-mode server.properties, logging what has no effect', () => {
@@ -37,7 +37,7 @@ describe('Kafka config catalog', () => {
   it('accepts an --override of every Kafka broker config it does not implement, at Kafka\'s default, with no effect', () => {
     const own = new Set(TRIBUTARY_BROKER_CONFIG_DEFS.map((def) => def.name));
     let checked = 0;
-    for (const info of KAFKA_BROKER_CONFIGS) {
+    for (const info of kafkaBrokerConfigs()) {
       if (own.has(info.name) || info.defaultValue === null) continue;
       const config = loadBrokerConfig({ overrides: { [info.name]: info.defaultValue } });
       expect(config.ignoredConfigs, info.name).toEqual([info.name]);
@@ -101,6 +101,6 @@ describe('Kafka config catalog', () => {
       { name: 'log.preallocate', value: 'true', source: 4 },
       { name: 'log.preallocate', value: 'false', source: 5 },
     ]);
-    expect(described.map((config) => config.name)).toEqual(expect.arrayContaining(KAFKA_TOPIC_CONFIGS.map((info) => info.name)));
+    expect(described.map((config) => config.name)).toEqual(expect.arrayContaining(kafkaTopicConfigs().map((info) => info.name)));
   });
 });

@@ -3,7 +3,7 @@ import { loadBrokerConfig } from '../../host/config/broker-config.js';
 import { ConfigSource, ConfigTypeCode, LONG_MAX_TEXT } from '../../host/config/config-def.js';
 import {
   INVALID_CONFIG,
-  TOPIC_CONFIG_DEFS,
+  topicConfigDefs,
   TopicConfigDef,
   brokerLogConfigDefaults,
   resolveTopicConfig,
@@ -53,7 +53,7 @@ describe('validateTopicConfigs', () => {
 
   it('answers a bad value of every topic config with INVALID_CONFIG naming the key, the value and what is accepted', () => {
     let checked = 0;
-    for (const def of TOPIC_CONFIG_DEFS) {
+    for (const def of topicConfigDefs()) {
       for (const bad of invalidValuesFor(def)) {
         const result = validateTopicConfigs([{ name: def.name, value: bad }]);
         expect(result.errors, `${def.name}=${bad}`).toHaveLength(1);
@@ -66,7 +66,7 @@ describe('validateTopicConfigs', () => {
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(TOPIC_CONFIG_DEFS.length);
+    expect(checked).toBeGreaterThan(topicConfigDefs().length);
   });
 
   it('gives Kafka\'s bounds in the messages', () => {
@@ -167,7 +167,7 @@ describe('LogConfig conversion', () => {
 describe('describeTopicConfigs', () => {
   it('describes every topic config from the defaults with DEFAULT_CONFIG', () => {
     const described = describeTopicConfigs({}, defaults);
-    expect(described.map((entry) => entry.name)).toEqual(TOPIC_CONFIG_DEFS.map((def) => def.name));
+    expect(described.map((entry) => entry.name)).toEqual(topicConfigDefs().map((def) => def.name));
     const retention = described.find((entry) => entry.name === 'retention.ms')!;
     expect(retention).toEqual({
       name: 'retention.ms', value: '604800000', readOnly: false, isDefault: true,
