@@ -280,10 +280,7 @@ const TRIBUTARY_BROKER_CONFIG_DEF_BY_NAME: ReadonlyMap<string, ConfigDef> = new 
 let allBrokerConfigDefs: readonly ConfigDef[] | null = null;
 let allBrokerConfigDefsByName: ReadonlyMap<string, ConfigDef> | null = null;
 
-/**
- * Every broker config Tributary knows: its own, then every other Kafka broker config (accepted
- * without effect, kafka-config-catalog.ts). Reads the catalog on first call.
- */
+/** Every broker config: Tributary's, then Kafka's others (no effect, kafka-config-catalog.ts, read on first call). */
 export function brokerConfigDefs(): readonly ConfigDef[] {
   allBrokerConfigDefs ??= [...TRIBUTARY_BROKER_CONFIG_DEFS, ...kafkaOnlyConfigDefs(kafkaBrokerConfigs(), TRIBUTARY_BROKER_CONFIG_DEFS)];
   return allBrokerConfigDefs;
@@ -295,10 +292,7 @@ export function brokerConfigDefByName(): ReadonlyMap<string, ConfigDef> {
   return allBrokerConfigDefsByName;
 }
 
-/**
- * The definition of one broker config, or undefined when neither Tributary nor Kafka has it.
- * Tributary's own configs are answered without reading the Kafka config catalog.
- */
+/** The definition of a broker config (Tributary's without reading the catalog); undefined when no one has it. */
 export function brokerConfigDef(name: string): ConfigDef | undefined {
   return TRIBUTARY_BROKER_CONFIG_DEF_BY_NAME.get(name) ?? brokerConfigDefByName().get(name);
 }

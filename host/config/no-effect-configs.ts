@@ -2,7 +2,7 @@
  * Kafka broker configs Tributary accepts so that a Kafka server.properties loads, but that have no
  * effect here (thread counts, socket buffers, ZooKeeper mode); each says
  * why in `noEffect`, and the broker logs a warning naming the ones set. Part of
- * BROKER_CONFIG_DEFS (broker-config.ts), kept apart to keep that file within its size.
+ * TRIBUTARY_BROKER_CONFIG_DEFS (broker-config.ts), kept apart to keep that file within its size.
  */
 import type { ConfigDef } from './config-def.js';
 
