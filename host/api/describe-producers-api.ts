@@ -17,6 +17,10 @@
  * UNKNOWN_TOPIC_OR_PARTITION (3). Per producer: last_sequence of its last batch (-1 with none),
  * last_timestamp (ms), the coordinator epoch of its last marker (-1 before one) and the first
  * offset of its open transaction (-1 when none).
+ *
+ * Bounded work per turn (issue 15): the partitions are answered in slices of
+ * {@link DESCRIBE_PRODUCERS_SLICE_PARTITIONS} that yield to the event loop between them
+ * (request-slices.ts); each answer is O(1) in the topic's size plus the partition's producers.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import {
@@ -29,6 +33,7 @@ import {
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
 import type { BrokerServices } from './broker-services.js';
+import { DESCRIBE_PRODUCERS_SLICE_PARTITIONS, mapInSlices } from './request-slices.js';
 
 export const describeProducersApi = defineApi<DescribeProducersRequest, DescribeProducersResponseInit>({
   apiKey: ApiKey.DescribeProducers,
@@ -37,13 +42,15 @@ export const describeProducersApi = defineApi<DescribeProducersRequest, Describe
   maxVersion: 0,
   decode: decodeDescribeProducersRequest,
   encode: encodeDescribeProducersResponse,
-  handle(request, context) {
+  async handle(request, context) {
+    const { broker } = context;
+    const entries = request.topics.flatMap((topic) => topic.partitionIndexes.map((partitionIndex) => ({ topic: topic.name, partitionIndex })));
+    const answers = await mapInSlices(entries, DESCRIBE_PRODUCERS_SLICE_PARTITIONS,
+      (slice) => slice.map(({ topic, partitionIndex }) => describePartition(broker, topic, partitionIndex)), broker.defer);
+    let index = 0;
     return {
       throttleTimeMs: 0,
-      topics: request.topics.map((topic) => ({
-        name: topic.name,
-        partitions: topic.partitionIndexes.map((partitionIndex) => describePartition(context.broker, topic.name, partitionIndex)),
-      })),
+      topics: request.topics.map((topic) => ({ name: topic.name, partitions: topic.partitionIndexes.map(() => answers[index++]!) })),
     };
   },
 });
@@ -51,7 +58,8 @@ export const describeProducersApi = defineApi<DescribeProducersRequest, Describe
 function describePartition(broker: BrokerServices, topic: string, partitionIndex: number): PartitionResponseInit {
   const partition = broker.replicaManager.getPartition(topic, partitionIndex);
   if (partition === undefined || !partition.isLeader) {
-    const known = broker.metadata.topic(topic)?.partitions.some((p) => p.partition === partitionIndex) ?? false;
+    // Partitions are in index order 0..n-1: an O(1) check (a scan per partition made a long request quadratic).
+    const known = partitionIndex >= 0 && partitionIndex < (broker.metadata.topic(topic)?.partitions.length ?? 0);
     const errorCode = partition !== undefined || known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     return { partitionIndex, errorCode, errorMessage: null, activeProducers: [] };
   }

@@ -1,6 +1,6 @@
 /**
  * Bounded synchronous work per request turn (issue 15): a handler that works through a very long
- * list (partitions of a ListOffsets or DeleteRecords, groups of a DescribeGroups: a 100 MiB
+ * list (partitions of a ListOffsets, DeleteRecords or DescribeProducers, groups of a DescribeGroups: a 100 MiB
  * request can name millions) maps it in slices, yielding to the event loop between slices through
  * `BrokerServices.defer`, so other clients' requests are answered in between. Small lists (one
  * slice) stay synchronous. Results keep the input order.
@@ -10,6 +10,8 @@
 export const LIST_OFFSETS_SLICE_PARTITIONS = 500;
 /** DeleteRecords partitions per turn (each may delete segments and write checkpoints). */
 export const DELETE_RECORDS_SLICE_PARTITIONS = 64;
+/** DescribeProducers partitions per turn (each copies the partition's active producers). */
+export const DESCRIBE_PRODUCERS_SLICE_PARTITIONS = 500;
 /** DescribeGroups groups per turn. */
 export const DESCRIBE_GROUPS_SLICE_GROUPS = 500;
 

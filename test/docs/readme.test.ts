@@ -12,7 +12,9 @@ import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
 import { DEFAULT_MAX_EVICTABLE_INDEX_BYTES } from '../../host/log/index-memory.js';
 import { PUBLISH_SLICE_PARTITIONS } from '../../host/server/broker-metadata-publisher.js';
 import { getCore } from '../../host/wasm/core.js';
-import { DELETE_RECORDS_SLICE_PARTITIONS, DESCRIBE_GROUPS_SLICE_GROUPS, LIST_OFFSETS_SLICE_PARTITIONS } from '../../host/api/request-slices.js';
+import {
+  DELETE_RECORDS_SLICE_PARTITIONS, DESCRIBE_GROUPS_SLICE_GROUPS, DESCRIBE_PRODUCERS_SLICE_PARTITIONS, LIST_OFFSETS_SLICE_PARTITIONS,
+} from '../../host/api/request-slices.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -49,7 +51,8 @@ describe('README.md', () => {
     expect(row('metadata applied per event-loop turn')).toContain(`| ${PUBLISH_SLICE_PARTITIONS} partitions |`);
     expect(row('request frame ring')).toContain('| 32 MiB |');
     expect(row('request work per event-loop turn')).toContain(
-      `| ListOffsets ${LIST_OFFSETS_SLICE_PARTITIONS} partitions, DeleteRecords ${DELETE_RECORDS_SLICE_PARTITIONS} partitions, DescribeGroups ${DESCRIBE_GROUPS_SLICE_GROUPS} groups |`);
+      `| ListOffsets ${LIST_OFFSETS_SLICE_PARTITIONS} partitions, DeleteRecords ${DELETE_RECORDS_SLICE_PARTITIONS} partitions, DescribeGroups ${DESCRIBE_GROUPS_SLICE_GROUPS} groups`);
+    expect(row('request work per event-loop turn')).toContain(`, DescribeProducers ${DESCRIBE_PRODUCERS_SLICE_PARTITIONS} partitions |`);
   });
 
   it('gives the two-command quick start', () => {

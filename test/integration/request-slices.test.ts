@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeDeleteRecordsResponse, encodeDeleteRecordsRequest } from '../../host/protocol/generated/delete-records.js';
 import { decodeDescribeGroupsResponse, encodeDescribeGroupsRequest } from '../../host/protocol/generated/describe-groups.js';
+import { decodeDescribeProducersResponse, encodeDescribeProducersRequest } from '../../host/protocol/generated/describe-producers.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { decodeListOffsetsResponse, encodeListOffsetsRequest } from '../../host/protocol/generated/list-offsets.js';
 import { startTestBroker, type TestBroker } from './in-process-broker.js';
@@ -52,5 +53,17 @@ describe('Requests over very long lists are answered in slices (issue 15)', () =
     const described = await client.request(ApiKey.DescribeGroups, 1, encodeDescribeGroupsRequest, decodeDescribeGroupsResponse, { groups, includeAuthorizedOperations: false });
     expect(described.groups.map((g) => g.groupId)).toEqual(groups);
     expect(new Set(described.groups.map((g) => g.groupState))).toEqual(new Set(['Dead']));
+  });
+
+  it('DescribeProducers of 3000 partitions and of an unknown topic: whole answers in request order', async () => {
+    const partitionIndexes = Array.from({ length: 3000 }, (_, i) => i);
+    const described = await client.request(ApiKey.DescribeProducers, 0, encodeDescribeProducersRequest, decodeDescribeProducersResponse, {
+      topics: [{ name: 'sliced', partitionIndexes }, { name: 'no-such-topic', partitionIndexes: [0, 1] }],
+    });
+    expect(described.topics.map((t) => t.name)).toEqual(['sliced', 'no-such-topic']);
+    const partitions = described.topics[0]!.partitions;
+    expect(partitions.map((p) => p.partitionIndex)).toEqual(partitionIndexes);
+    expect(partitions.slice(0, 4).map((p) => p.errorCode)).toEqual([0, 0, 0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    expect(described.topics[1]!.partitions.map((p) => [p.partitionIndex, p.errorCode])).toEqual([[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION], [1, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
   });
 });
