@@ -21,6 +21,7 @@
 import { compress, CompressionType, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
 import { BatchAttributes, BatchLayout } from '../wasm/batch-layout.js';
 import type { BatchSummary, PreparedAppend } from '../wasm/core.js';
+import type { DecompressedSections } from './compressed-batch-validation.js';
 import type { LogConfig, TopicCompressionType } from './log-config.js';
 import { LogErrorCode } from './log-results.js';
 
@@ -57,10 +58,13 @@ export interface Recompression {
  * The append to write for a client append on a log with `config`: `prepared` itself for
  * compression.type `producer` (one comparison: the hot path) or when every batch already has the
  * target codec, else the rebuilt append; a Kafka error code as {@link recompressBatches}.
+ * `sections`: the compressed batches' records sections as the validation decompressed them.
  */
-export function recompressForTopic(prepared: PreparedAppend, config: LogConfig, core: { crc32c(data: Uint8Array): number }): PreparedAppend | number {
+export function recompressForTopic(
+  prepared: PreparedAppend, config: LogConfig, core: { crc32c(data: Uint8Array): number }, sections?: DecompressedSections,
+): PreparedAppend | number {
   if (config.compressionType === 'producer') return prepared;
-  const result = recompressBatches(prepared, config, (data) => core.crc32c(data));
+  const result = recompressBatches(prepared, config, (data) => core.crc32c(data), sections);
   if (typeof result === 'number') return result;
   if (result.batches > 0) recompressionCounters.batches += result.batches;
   if (result.records > 0) recompressionCounters.records += result.records;
@@ -87,54 +91,72 @@ function needsRecompression(batches: readonly BatchSummary[], codec: number): bo
  * asks for (see the file header). Returns the (possibly new) append, or a Kafka error code:
  * MESSAGE_TOO_LARGE (10) or RECORD_LIST_TOO_LARGE (18) for the new sizes, CORRUPT_MESSAGE (2)
  * when a section does not decompress (already refused by the validation before; kept for safety).
- * `crc32c` computes the new checksums (the core's; it leaves `prepared.bytes` alone).
- * The returned append's bytes are JavaScript-owned (`stable`).
+ * `crc32c` computes the new checksums (the core's; it leaves `prepared.bytes` alone). `sections`
+ * (by batch index): records sections already decompressed by the validation, used instead of
+ * decompressing again. The returned append's bytes are JavaScript-owned (`stable`), written once.
  */
-export function recompressBatches(prepared: PreparedAppend, config: LogConfig, crc32c: (data: Uint8Array) => number): Recompression | number {
+export function recompressBatches(
+  prepared: PreparedAppend, config: LogConfig, crc32c: (data: Uint8Array) => number, sections?: DecompressedSections,
+): Recompression | number {
   const codec = targetCodec(config.compressionType);
   if (!needsRecompression(prepared.batches, codec)) return { prepared, batches: 0, records: 0 };
   const level = levelOf(codec, config);
   const source = prepared.bytes;
-  // First every new batch from the source (a view the next core call may overwrite), then CRCs.
-  const parts: Buffer[] = [];
-  const batches: BatchSummary[] = [];
+  // First the new records sections and the sizes (`source` is a view the next core call may
+  // overwrite; the codecs are not the core), then one copy of every batch into the new append,
+  // then the CRCs (core calls).
+  const bodies: (Buffer | undefined)[] = [];
   let rebuilt = 0;
   let records = 0;
-  let position = 0;
-  const rebuiltAt: number[] = [];
-  for (const batch of prepared.batches) {
-    const bytes = source.subarray(batch.position, batch.position + batch.sizeInBytes);
-    let part: Buffer;
+  let size = 0;
+  for (let i = 0; i < prepared.batches.length; i++) {
+    const batch = prepared.batches[i]!;
     if (batch.compression === codec || (batch.isControl && batch.compression === CompressionType.NONE)) {
-      part = Buffer.from(bytes);
-    } else {
-      let section: Buffer;
+      bodies.push(undefined);
+      size += batch.sizeInBytes;
+      continue;
+    }
+    let section = sections?.[i];
+    if (section === undefined) {
       try {
-        section = decompress(batch.compression, bytes.subarray(BatchLayout.RECORDS), DEFAULT_MAX_DECOMPRESSED_BYTES);
+        section = decompress(batch.compression, source.subarray(batch.position + BatchLayout.RECORDS, batch.position + batch.sizeInBytes), DEFAULT_MAX_DECOMPRESSED_BYTES);
       } catch {
         return LogErrorCode.CORRUPT_MESSAGE;
       }
-      const body = compress(codec, section, level);
-      part = Buffer.allocUnsafe(BatchLayout.RECORDS + body.length);
-      part.set(bytes.subarray(0, BatchLayout.RECORDS), 0);
-      part.set(body, BatchLayout.RECORDS);
-      part.writeInt32BE(part.length - BatchLayout.LOG_OVERHEAD, BatchLayout.BATCH_LENGTH);
-      part.writeInt16BE((batch.attributes & ~BatchAttributes.COMPRESSION_CODEC_MASK) | codec, BatchLayout.ATTRIBUTES);
-      if (part.length > config.maxMessageBytes) return LogErrorCode.MESSAGE_TOO_LARGE;
-      rebuilt++;
-      records += batch.recordCount;
-      rebuiltAt.push(position);
     }
-    const attributes = part.readInt16BE(BatchLayout.ATTRIBUTES);
-    batches.push({ ...batch, position, sizeInBytes: part.length, attributes, compression: attributes & BatchAttributes.COMPRESSION_CODEC_MASK });
-    parts.push(part);
-    position += part.length;
+    const body = compress(codec, section, level);
+    if (BatchLayout.RECORDS + body.length > config.maxMessageBytes) return LogErrorCode.MESSAGE_TOO_LARGE;
+    bodies.push(body);
+    size += BatchLayout.RECORDS + body.length;
+    rebuilt++;
+    records += batch.recordCount;
   }
-  if (position > config.segmentBytes) return LogErrorCode.RECORD_LIST_TOO_LARGE;
-  const bytes = Buffer.concat(parts, position);
-  for (const at of rebuiltAt) {
-    const crc = crc32c(bytes.subarray(at + BatchLayout.ATTRIBUTES, at + BatchLayout.LOG_OVERHEAD + bytes.readInt32BE(at + BatchLayout.BATCH_LENGTH)));
-    bytes.writeUInt32BE(crc, at + BatchLayout.CRC);
+  if (size > config.segmentBytes) return LogErrorCode.RECORD_LIST_TOO_LARGE;
+  const bytes = Buffer.allocUnsafe(size);
+  const batches: BatchSummary[] = [];
+  let position = 0;
+  for (let i = 0; i < prepared.batches.length; i++) {
+    const batch = prepared.batches[i]!;
+    const body = bodies[i];
+    if (body === undefined) {
+      bytes.set(source.subarray(batch.position, batch.position + batch.sizeInBytes), position);
+      batches.push({ ...batch, position });
+      position += batch.sizeInBytes;
+      continue;
+    }
+    const sizeInBytes = BatchLayout.RECORDS + body.length;
+    const attributes = (batch.attributes & ~BatchAttributes.COMPRESSION_CODEC_MASK) | codec;
+    bytes.set(source.subarray(batch.position, batch.position + BatchLayout.RECORDS), position);
+    bytes.set(body, position + BatchLayout.RECORDS);
+    bytes.writeInt32BE(sizeInBytes - BatchLayout.LOG_OVERHEAD, position + BatchLayout.BATCH_LENGTH);
+    bytes.writeInt16BE(attributes, position + BatchLayout.ATTRIBUTES);
+    batches.push({ ...batch, position, sizeInBytes, attributes, compression: codec });
+    position += sizeInBytes;
+  }
+  for (let i = 0; i < batches.length; i++) {
+    if (bodies[i] === undefined) continue;
+    const at = batches[i]!.position;
+    bytes.writeUInt32BE(crc32c(bytes.subarray(at + BatchLayout.ATTRIBUTES, at + batches[i]!.sizeInBytes)), at + BatchLayout.CRC);
   }
   return { prepared: { ...prepared, bytes, stable: true, batches }, batches: rebuilt, records };
 }

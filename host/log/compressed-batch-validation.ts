@@ -10,21 +10,38 @@ import type { BatchSummary } from '../wasm/core.js';
 import { LogErrorCode } from './log-results.js';
 
 /**
+ * The decompressed records sections of one append's compressed batches, by batch index (undefined
+ * for an uncompressed batch): {@link checkClientBatches} decompresses each once, and the
+ * per-record checks (record-validation.ts) and the recompression (batch-recompression.ts) of the
+ * same append reuse them instead of decompressing again.
+ */
+export type DecompressedSections = readonly (Buffer | undefined)[];
+
+/** The sections of an append without compressed batches (nothing allocated on that path). */
+const NO_SECTIONS: DecompressedSections = Object.freeze([]);
+
+/**
  * Kafka's leader-side checks (LogValidator) of the client `batches` the core validated in
  * `records`: MESSAGE_TOO_LARGE (10) for a batch above `maxMessageBytes` (max.message.bytes),
  * INVALID_RECORD (87) for a control batch (markers come from the broker: `allowControl` for its
- * own appends), then {@link validateCompressedBatch} for compressed ones; else NONE (0).
+ * own appends), then {@link validateCompressedBatch} for compressed ones. Returns that error code,
+ * or when every batch passes the compressed batches' decompressed sections.
  */
-export function checkClientBatches(records: Uint8Array, batches: readonly BatchSummary[], maxMessageBytes: number, allowControl = false): number {
-  for (const batch of batches) {
+export function checkClientBatches(
+  records: Uint8Array, batches: readonly BatchSummary[], maxMessageBytes: number, allowControl = false,
+): DecompressedSections | number {
+  let sections: (Buffer | undefined)[] | undefined;
+  for (let i = 0; i < batches.length; i++) {
+    const batch = batches[i]!;
     if (batch.sizeInBytes > maxMessageBytes) return LogErrorCode.MESSAGE_TOO_LARGE;
     if (batch.isControl && (!allowControl || batch.compression !== 0)) return LogErrorCode.INVALID_RECORD;
     if (batch.compression !== 0) {
-      const errorCode = validateCompressedBatch(records.subarray(batch.position, batch.position + batch.sizeInBytes), batch);
-      if (errorCode !== LogErrorCode.NONE) return errorCode;
+      const checked = validateCompressedBatch(records.subarray(batch.position, batch.position + batch.sizeInBytes), batch);
+      if (typeof checked === 'number') return checked;
+      (sections ??= [])[i] = checked;
     }
   }
-  return LogErrorCode.NONE;
+  return sections ?? NO_SECTIONS;
 }
 
 /**
@@ -33,9 +50,9 @@ export function checkClientBatches(records: Uint8Array, batches: readonly BatchS
  * DEFAULT_MAX_DECOMPRESSED_BYTES) and decoded as an uncompressed copy of the batch. Returns
  * CORRUPT_MESSAGE (2) when the section does not decompress, INVALID_RECORD (87) when the records
  * do not parse or disagree with the header (count, lastOffsetDelta, offset deltas not 0..n-1),
- * else NONE. Never throws for bad client bytes.
+ * else the decompressed records section. Never throws for bad client bytes.
  */
-export function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary): number {
+export function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary): Buffer | number {
   let section: Buffer;
   try {
     section = decompress(batch.compression, bytes.subarray(BatchLayout.RECORDS), DEFAULT_MAX_DECOMPRESSED_BYTES);
@@ -62,5 +79,5 @@ export function validateCompressedBatch(bytes: Uint8Array, batch: BatchSummary):
   for (let i = 0; i < records.length; i++) {
     if (records[i]!.offset !== baseOffset + i) return LogErrorCode.INVALID_RECORD;
   }
-  return LogErrorCode.NONE;
+  return section;
 }

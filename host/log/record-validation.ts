@@ -13,13 +13,14 @@
  *
  * Cost: nothing is walked unless the topic is compacted or the batch headers already show a
  * timestamp out of range (timestamp-validation.ts on the core's summaries); then each record's
- * header varints are read (compressed sections decompressed, bounded as the validation's), and
+ * header varints are read (compressed sections as the validation decompressed them), and
  * every record's timestamp is checked (on compacted topics also those between the header's
  * first and largest, which the header check alone lets through).
  */
 import { decompress, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../record/compression.js';
 import { BatchLayout } from '../wasm/batch-layout.js';
 import type { BatchSummary } from '../wasm/core.js';
+import type { DecompressedSections } from './compressed-batch-validation.js';
 import { hasCompactPolicy, type LogConfig, timestampBounds } from './log-config.js';
 import { LogErrorCode } from './log-results.js';
 import { checkTimestamps } from './timestamp-validation.js';
@@ -67,10 +68,12 @@ function walkRecords(section: Uint8Array, visit: (index: number, timestampDelta:
  * Kafka's per-record checks of the client `batches` in `records` (see the file header) on a
  * log with `config` at broker time `nowMs`; `topic` and `partition` name it in messages.
  * Returns null when every record passes. Never throws for client bytes (records that do not
- * parse were refused before, by the core or the compressed-batch validation).
+ * parse were refused before, by the core or the compressed-batch validation). `sections`: the
+ * compressed batches' sections as checkClientBatches decompressed them (else decompressed here).
  */
 export function validateRecords(
   records: Uint8Array, batches: readonly BatchSummary[], config: LogConfig, nowMs: number, topic: string, partition: number,
+  sections?: DecompressedSections,
 ): RecordValidationFailure | null {
   const compacted = hasCompactPolicy(config);
   const timestampProblem = checkTimestamps(batches, config, nowMs);
@@ -79,10 +82,11 @@ export function validateRecords(
   const { beforeMaxMs, afterMaxMs } = timestampBounds(config);
   const createTime = config.messageTimestampType === 'CreateTime';
   const errors: { code: number; error: RecordError }[] = [];
-  for (const batch of batches) {
+  for (let i = 0; i < batches.length; i++) {
+    const batch = batches[i]!;
     const body = records.subarray(batch.position + BatchLayout.RECORDS, batch.position + batch.sizeInBytes);
     try {
-      const section = batch.compression === 0 ? body : decompress(batch.compression, body, DEFAULT_MAX_DECOMPRESSED_BYTES);
+      const section = batch.compression === 0 ? body : sections?.[i] ?? decompress(batch.compression, body, DEFAULT_MAX_DECOMPRESSED_BYTES);
       walkRecords(section, (index, timestampDelta, keyLength) => {
         if (compacted && keyLength < 0) {
           errors.push({ code: LogErrorCode.INVALID_RECORD, error: { batchIndex: index, message: `Compacted topic cannot accept message without key in topic partition ${topicPartition}.` } });

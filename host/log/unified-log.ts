@@ -194,11 +194,11 @@ export class UnifiedLog implements GroupFlushTarget {
     const prepared = this.context.core.prepareAppend(records, this.logEndOffset, leaderEpoch, logAppendTimeMs);
     if (prepared.errorCode !== LogErrorCode.NONE) return this.failedAppend(prepared.errorCode);
     if (prepared.validBytes !== records.length || prepared.batches.length === 0) return this.failedAppend(LogErrorCode.CORRUPT_MESSAGE);
-    const invalid = checkClientBatches(records, prepared.batches, this.config.maxMessageBytes, origin === 'coordinator');
-    if (invalid !== LogErrorCode.NONE) return this.failedAppend(invalid);
-    const bad = origin === 'client' ? validateRecords(records, prepared.batches, this.config, nowMs, this.topic, this.partition) : null;
+    const sections = checkClientBatches(records, prepared.batches, this.config.maxMessageBytes, origin === 'coordinator');
+    if (typeof sections === 'number') return this.failedAppend(sections);
+    const bad = origin === 'client' ? validateRecords(records, prepared.batches, this.config, nowMs, this.topic, this.partition, sections) : null;
     if (bad !== null) return { ...this.failedAppend(bad.errorCode), errorMessage: bad.errorMessage, recordErrors: bad.recordErrors };
-    const toWrite = origin === 'client' ? recompressForTopic(prepared, this.config, this.context.core) : prepared;
+    const toWrite = origin === 'client' ? recompressForTopic(prepared, this.config, this.context.core, sections) : prepared;
     if (typeof toWrite === 'number') return this.failedAppend(toWrite);
     const batches = origin === 'coordinator' ? withEndTxnMarkers(records, toWrite.batches) : toWrite.batches;
     const refused = producerState && checkProducerAppend(producerState, batches, logAppendTimeMs, this.logStartOffsetValue, origin);
