@@ -10,10 +10,8 @@
  * timestamp -2 (earliest) / -1 (latest), one partition per request.
  */
 import type { NodeChannels, NodeEndpoint } from '../network/node-channels.js';
-import { ApiKey } from '../protocol/generated/api-keys.js';
+import { FETCH_API, LIST_OFFSETS_API } from '../network/remote-apis.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { decodeFetchResponse, encodeFetchRequest } from '../protocol/generated/fetch.js';
-import { decodeListOffsetsResponse, encodeListOffsetsRequest } from '../protocol/generated/list-offsets.js';
 import type {
   LeaderEndPoint, LeaderOffset, LeaderResult, ReplicaFetchPartitionData, ReplicaFetchRequest, ReplicaFetchResponse,
 } from './leader-end-point.js';
@@ -25,11 +23,7 @@ export const REPLICA_LIST_OFFSETS_VERSION = 1;
 const EARLIEST_TIMESTAMP = -2;
 const LATEST_TIMESTAMP = -1;
 
-const FETCH_API = { apiKey: ApiKey.Fetch, name: 'Fetch', encodeRequest: encodeFetchRequest, decodeResponse: decodeFetchResponse };
-const LIST_OFFSETS_API = {
-  apiKey: ApiKey.ListOffsets, name: 'ListOffsets', encodeRequest: encodeListOffsetsRequest, decodeResponse: decodeListOffsetsResponse,
-};
-
+/** The source broker and how to reach it. */
 export interface RemoteLeaderEndPointOptions {
   /** The source broker. */
   readonly brokerId: number;

@@ -27,10 +27,8 @@ import { fetchedBatchTimestamp } from '../log/batch-timestamp.js';
 import type { LagPartitionSource } from '../metrics/consumer-lag-monitor.js';
 import type { Time } from '../io/environment.js';
 import type { NodeChannels, NodeEndpoint } from '../network/node-channels.js';
-import { ApiKey } from '../protocol/generated/api-keys.js';
+import { FETCH_API, LIST_OFFSETS_API } from '../network/remote-apis.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { decodeFetchResponse, encodeFetchRequest } from '../protocol/generated/fetch.js';
-import { decodeListOffsetsResponse, encodeListOffsetsRequest } from '../protocol/generated/list-offsets.js';
 
 /** Most bytes one partition may answer a timestamp Fetch with (all but the first partition: KIP-74). */
 export const LAG_FETCH_PARTITION_MAX_BYTES = 64 * 1024;
@@ -43,11 +41,7 @@ const LATEST_TIMESTAMP = -1;
 const EARLIEST_TIMESTAMP = -2;
 const CONSUMER_REPLICA_ID = -1;
 
-const FETCH_API = { apiKey: ApiKey.Fetch, name: 'Fetch', encodeRequest: encodeFetchRequest, decodeResponse: decodeFetchResponse };
-const LIST_OFFSETS_API = {
-  apiKey: ApiKey.ListOffsets, name: 'ListOffsets', encodeRequest: encodeListOffsetsRequest, decodeResponse: decodeListOffsetsResponse,
-};
-
+/** What {@link RemotePartitionLag} needs from the broker (its metadata cache, channels, configs). */
 export interface RemotePartitionLagOptions {
   /** This broker's node.id (a partition it leads is read locally, never asked for). */
   readonly nodeId: number;
@@ -173,16 +167,10 @@ export class RemotePartitionLag {
 
   /** Offsets by `topic\0partition` for the partitions the leader answered without error. */
   private async listOffsets(leader: number, entries: readonly Entry[], timestamp: number, isolationLevel: number): Promise<Map<string, number>> {
-    const topics = new Map<string, { partitionIndex: number; timestamp: number }[]>();
-    for (const entry of entries) {
-      let list = topics.get(entry.topic);
-      if (list === undefined) topics.set(entry.topic, list = []);
-      list.push({ partitionIndex: entry.partition, timestamp });
-    }
     const result = await this.options.channels.send(leader, LIST_OFFSETS_API, LIST_OFFSETS_VERSION, {
       replicaId: CONSUMER_REPLICA_ID,
       isolationLevel,
-      topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
+      topics: [...byTopic(entries)].map(([name, list]) => ({ name, partitions: list.map((e) => ({ partitionIndex: e.partition, timestamp })) })),
     }, this.requestTimeoutMs);
     const offsets = new Map<string, number>();
     if (result.kind !== 'response') return offsets;
@@ -196,12 +184,6 @@ export class RemotePartitionLag {
 
   /** Reads the timestamp of the batch at each entry's wanted offset (entries in request order). */
   private async fetchTimestamps(leader: number, entries: readonly Entry[]): Promise<void> {
-    const topics = new Map<string, Entry[]>();
-    for (const entry of entries) {
-      let list = topics.get(entry.topic);
-      if (list === undefined) topics.set(entry.topic, list = []);
-      list.push(entry);
-    }
     const asked = new Map(entries.map((e) => [`${e.topic}\u0000${e.partition}`, { entry: e, offset: e.wantedOffset }]));
     const result = await this.options.channels.send(leader, FETCH_API, FETCH_VERSION, {
       replicaId: CONSUMER_REPLICA_ID,
@@ -211,7 +193,7 @@ export class RemotePartitionLag {
       isolationLevel: READ_COMMITTED,
       sessionId: 0,
       sessionEpoch: -1,
-      topics: [...topics].map(([topic, list]) => ({
+      topics: [...byTopic(entries)].map(([topic, list]) => ({
         topic,
         partitions: list.map((e) => ({
           partition: e.partition, currentLeaderEpoch: -1, fetchOffset: e.wantedOffset, lastFetchedEpoch: -1,
@@ -235,4 +217,15 @@ export class RemotePartitionLag {
       }
     }
   }
+}
+
+/** `entries` grouped by topic, topics in first-seen order, each topic's entries in input order. */
+function byTopic(entries: readonly Entry[]): Map<string, Entry[]> {
+  const topics = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    let list = topics.get(entry.topic);
+    if (list === undefined) topics.set(entry.topic, list = []);
+    list.push(entry);
+  }
+  return topics;
 }
