@@ -17,11 +17,11 @@
  * Never on the request path and never blocking a sample: the monitor's synchronous sample reads the
  * cache ({@link RemotePartitionLag.partition}: unknown until the first answer), and at its end
  * ({@link RemotePartitionLag.sampled}) one refresh round starts in the background unless one is
- * still running; a round asks for at most `consumer.lag.remote.max.partitions` partitions (those
- * refreshed longest ago first). Requests wait at most the sample interval (1 s to 30 s). A
- * partition not asked for in a sample is forgotten; values older than two sample intervals plus
- * the request timeout count as unknown (a leader that stopped answering shows no lag, not a stale
- * one).
+ * still running; a round asks for at most `consumer.lag.remote.max.partitions` partitions with a
+ * remote leader (those refreshed longest ago first). Requests wait at most the sample interval
+ * (1 s to 30 s). A partition not asked for in a sample is forgotten; values older than two sample
+ * intervals plus the request timeout count as unknown (a leader that stopped answering shows no
+ * lag, not a stale one).
  */
 import { fetchedBatchTimestamp } from '../log/batch-timestamp.js';
 import type { LagPartitionSource } from '../metrics/consumer-lag-monitor.js';
@@ -123,11 +123,16 @@ export class RemotePartitionLag {
       entry.asked = false;
     }
     if (this.refreshing !== null) return this.refreshing;
-    const round = [...this.entries.values()].sort((a, b) => a.refreshedAtMs - b.refreshedAtMs).slice(0, this.options.maxPartitions);
-    const byLeader = new Map<number, Entry[]>();
-    for (const entry of round) {
+    // Only partitions with a remote leader take places in the round: a leaderless one is never
+    // refreshed, so it would sort first and, in numbers, keep every other partition waiting.
+    const askable: { entry: Entry; leader: number }[] = [];
+    for (const entry of this.entries.values()) {
       const leader = this.options.leaderOf(entry.topic, entry.partition);
-      if (leader === undefined || leader < 0 || leader === this.options.nodeId) continue;
+      if (leader !== undefined && leader >= 0 && leader !== this.options.nodeId) askable.push({ entry, leader });
+    }
+    const round = askable.sort((a, b) => a.entry.refreshedAtMs - b.entry.refreshedAtMs).slice(0, this.options.maxPartitions);
+    const byLeader = new Map<number, Entry[]>();
+    for (const { entry, leader } of round) {
       let list = byLeader.get(leader);
       if (list === undefined) byLeader.set(leader, list = []);
       list.push(entry);

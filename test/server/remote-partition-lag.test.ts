@@ -133,6 +133,17 @@ describe('RemotePartitionLag', () => {
     expect(asked(before)).toEqual(['c', 'a']);
   });
 
+  it('gives no place in a round to a partition without a remote leader (led here or leaderless)', async () => {
+    const leaders = scriptedLeaders();
+    const clock = { now: 50_000 };
+    const cache = lagCache(leaders.channels, clock, 1);
+    // Partition 0 is led by this broker (1): it sorts first (never refreshed) but must not take the one place.
+    cache.partition('t', 0);
+    cache.partition('t', 1);
+    await cache.sampled();
+    expect(leaders.sent.map((s) => [s.nodeId, s.body.topics[0]!.partitions[0]!.partitionIndex])).toEqual([[2, 1], [2, 1]]);
+  });
+
   it('reads a large batch in a later round: the partition whose timestamp was read longest ago goes first', async () => {
     const leaders = scriptedLeaders({ batchForFirstOnly: true });
     const clock = { now: 50_000 };
