@@ -34,10 +34,10 @@ import { createStorageContext } from '../../host/log/storage-context.js';
 import { UnifiedLog } from '../../host/log/unified-log.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
-import { ControlRecordType, iterateBatches, readBatchHeader, readRecords } from '../../host/record/records.js';
-import { IsolationLevel, Partition } from '../../host/replication/partition.js';
+import { Partition } from '../../host/replication/partition.js';
 import type { ProducePartitionResult } from '../../host/replication/replication-types.js';
 import { appendTxnMarkers } from '../../host/replication/txn-markers.js';
+import { readCommitted } from '../helpers/read-committed.js';
 
 const TOPIC = 't';
 const PARTITIONS = 2;
@@ -302,7 +302,7 @@ class World {
     for (const data of this.partitions) {
       const lso = data.partition.lastStableOffset;
       for (const first of this.openFirst[data.index]!.values()) expect(lso).toBeLessThanOrEqual(first);
-      const seen = readCommitted(data.partition);
+      const seen = readCommitted(data.partition).values;
       for (const { value } of seen) expect(this.fate.get(value), `value ${value}`).toBe('committed');
       const expected = [...this.written[data.index]!].sort((a, b) => a[0] - b[0])
         .filter(([offset, value]) => offset < lso && this.fate.get(value) === 'committed')
@@ -332,7 +332,7 @@ class World {
     for (const producer of this.producers.values()) expect(producer.open).toEqual([]);
     for (const data of this.partitions) expect(data.partition.lastStableOffset).toBe(data.partition.highWatermark);
     const committed = [...this.fate].filter(([, fate]) => fate === 'committed').map(([value]) => value).sort();
-    const read = this.partitions.flatMap((data) => readCommitted(data.partition).map((r) => r.value)).sort();
+    const read = this.partitions.flatMap((data) => readCommitted(data.partition).values.map((r) => r.value)).sort();
     expect(read).toEqual(committed);
   }
 
@@ -340,33 +340,6 @@ class World {
     this.coordinator.shutdown();
     for (const data of this.partitions) data.log.close();
   }
-}
-
-/** Kafka's consumer rule for read_committed: skip control batches and aborted transactions' batches. */
-function readCommitted(partition: Partition<UnifiedLog>): { offset: number; value: string }[] {
-  const lso = partition.lastStableOffset;
-  const values: { offset: number; value: string }[] = [];
-  let position = 0;
-  while (position < lso) {
-    const read = partition.readRecords({ fetchOffset: position, maxBytes: 1 << 20, isolationLevel: IsolationLevel.READ_COMMITTED, minOneMessage: true });
-    expect(read.errorCode).toBe(0);
-    if (read.records.length === 0) break;
-    const pending = [...(read.abortedTransactions ?? [])].sort((a, b) => a.firstOffset - b.firstOffset);
-    const abortedProducers = new Set<number>();
-    for (const bytes of iterateBatches(read.records)) {
-      const header = readBatchHeader(bytes);
-      expect(header.lastOffset).toBeLessThan(lso);
-      while (pending.length > 0 && pending[0]!.firstOffset <= header.lastOffset) abortedProducers.add(pending.shift()!.producerId);
-      const records = readRecords(bytes);
-      if (header.isControl) {
-        if (records[0]!.key!.readInt16BE(2) === ControlRecordType.ABORT) abortedProducers.delete(header.producerId);
-      } else if (!(header.isTransactional && abortedProducers.has(header.producerId))) {
-        for (const record of records) values.push({ offset: record.offset, value: Buffer.from(record.value!).toString() });
-      }
-      position = Math.max(position, header.lastOffset + 1);
-    }
-  }
-  return values;
 }
 
 /** Fates decided over all runs (the property must not pass by doing nothing). */

@@ -21,8 +21,9 @@ import { ProducerStateManager } from '../../host/log/producer-state-manager.js';
 import { createStorageContext } from '../../host/log/storage-context.js';
 import { UnifiedLog } from '../../host/log/unified-log.js';
 import { buildControlBatch, buildRecordBatch } from '../../host/record/batch-builder.js';
-import { ControlRecordType, iterateBatches, readBatchHeader, readRecords } from '../../host/record/records.js';
-import { IsolationLevel, Partition } from '../../host/replication/partition.js';
+import { ControlRecordType } from '../../host/record/records.js';
+import { Partition } from '../../host/replication/partition.js';
+import { readCommitted } from '../helpers/read-committed.js';
 
 type Step =
   | { kind: 'txn'; producer: number; count: number }
@@ -84,36 +85,6 @@ class Broker {
   append(records: Buffer, origin: 'client' | 'coordinator' = 'client'): { errorCode: number; baseOffset: number } {
     return this.partition.appendRecordsToLeader(records, -1, origin);
   }
-}
-
-/** Kafka's consumer rule for read_committed: skip control batches and aborted transactions' batches. */
-function readCommitted(broker: Broker, from: number, maxBytes: number): { values: { offset: number; value: string }[]; lso: number } {
-  const lso = broker.partition.lastStableOffset;
-  const values: { offset: number; value: string }[] = [];
-  let position = from;
-  while (position < lso) {
-    const read = broker.partition.readRecords({ fetchOffset: position, maxBytes, isolationLevel: IsolationLevel.READ_COMMITTED, minOneMessage: true });
-    expect(read.errorCode).toBe(0);
-    expect(read.lastStableOffset).toBe(lso);
-    if (read.records.length === 0) break;
-    const pending = [...(read.abortedTransactions ?? [])].sort((a, b) => a.firstOffset - b.firstOffset);
-    const abortedProducers = new Set<number>();
-    for (const bytes of iterateBatches(read.records)) {
-      const header = readBatchHeader(bytes);
-      expect(header.lastOffset).toBeLessThan(lso);
-      while (pending.length > 0 && pending[0]!.firstOffset <= header.lastOffset) abortedProducers.add(pending.shift()!.producerId);
-      const records = readRecords(bytes);
-      if (header.isControl) {
-        if (records[0]!.key!.readInt16BE(2) === ControlRecordType.ABORT) abortedProducers.delete(header.producerId);
-      } else if (!(header.isTransactional && abortedProducers.has(header.producerId))) {
-        for (const record of records) {
-          if (record.offset >= position) values.push({ offset: record.offset, value: Buffer.from(record.value!).toString() });
-        }
-      }
-      position = Math.max(position, header.lastOffset + 1);
-    }
-  }
-  return { values, lso };
 }
 
 function runSteps(steps: Step[]): void {
@@ -200,7 +171,7 @@ function checkReaders(broker: Broker, model: Model, read: { fraction: number; ma
   model.lastLso = lso;
   const start = Math.max(broker.log.logStartOffset, model.logStartOffset);
   const from = start + Math.floor(read.fraction * Math.max(0, lso - start));
-  const seen = readCommitted(broker, from, read.maxBytes);
+  const seen = readCommitted(broker.partition, from, read.maxBytes);
   for (const { value } of seen.values) expect(model.status.get(value), `value ${value}`).toBe('committed');
   const expected: { offset: number; value: string }[] = [];
   for (const [offset, record] of [...model.records].sort((a, b) => a[0] - b[0])) {
