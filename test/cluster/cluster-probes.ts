@@ -59,6 +59,14 @@ export function until<T>(what: string, probe: () => Promise<T | undefined>, time
   }, timeoutMs);
 }
 
+/** Until kcat through `bootstrap` lists `count` brokers and an active controller (a failing kcat counts as not yet). */
+export function untilBrokersAndController(bootstrap: string, count: number): Promise<true> {
+  return until(`${count} brokers and a controller`, async () => {
+    const metadata = await kcatMetadata(bootstrap).catch(() => undefined);
+    return metadata !== undefined && metadata.brokers.length === count && metadata.controllerId > 0 ? true : undefined;
+  });
+}
+
 /** Reads `topic`-`partition` from offset 0 to its end with kcat (values as text). */
 export async function kcatReadPartition(bootstrap: string, topic: string, partition: number): Promise<ReadRecord[]> {
   const result = await runOk(KCAT, ['-b', bootstrap, '-C', '-t', topic, '-p', String(partition), '-o', 'beginning', '-e', '-J']);

@@ -12,7 +12,7 @@ import { stopAllBrokerProcesses } from '../helpers/broker-process.js';
 import { KCAT, run, sleep } from '../compat/processes.js';
 import { AckLedger } from './ack-ledger.js';
 import { TestCluster } from './cluster.js';
-import { kcatMetadata, kcatReadPartition, until } from './cluster-probes.js';
+import { kcatMetadata, kcatReadPartition, until, untilBrokersAndController } from './cluster-probes.js';
 
 afterAll(async () => {
   await stopAllBrokerProcesses();
@@ -84,10 +84,7 @@ describe('replicated partitions on a three-node cluster of real processes', () =
   it('loses no acks=all write while every node in turn is SIGKILLed and restarted, and refuses acks=all writes with two nodes down', async () => {
     const cluster = await TestCluster.start({ nodes: 3, overrides: FAST_FAILOVER });
     try {
-      await until('three brokers', async () => {
-        const metadata = await kcatMetadata(cluster.bootstrap).catch(() => undefined);
-        return metadata !== undefined && metadata.brokers.length === 3 && metadata.controllerId > 0 ? true : undefined;
-      });
+      await untilBrokersAndController(cluster.bootstrap, 3);
       const kafka = new Kafka({ clientId: 'replication-test', brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 30, maxRetryTime: 2000 } });
       const admin = kafka.admin();
       await admin.connect();

@@ -34,7 +34,7 @@ import { Producer } from '../../host/clients/producer.js';
 import { stopAllBrokerProcesses } from '../helpers/broker-process.js';
 import { JsonLineProcess, killAllClientProcesses, runPython } from '../compat/processes.js';
 import { TestCluster } from './cluster.js';
-import { kcatMetadata, until } from './cluster-probes.js';
+import { kcatMetadata, until, untilBrokersAndController } from './cluster-probes.js';
 
 afterAll(async () => {
   killAllClientProcesses();
@@ -97,10 +97,7 @@ describe('transactions on a three-node cluster of real processes', () => {
     const committed: string[] = [];
     const aborted: string[] = [];
     try {
-      await until('three brokers', async () => {
-        const metadata = await kcatMetadata(cluster.bootstrap).catch(() => undefined);
-        return metadata !== undefined && metadata.brokers.length === 3 && metadata.controllerId > 0 ? true : undefined;
-      });
+      await untilBrokersAndController(cluster.bootstrap, 3);
       const kafka = new Kafka({ clientId: 'txn-cluster-test', brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING, retry: { retries: 30, maxRetryTime: 2000 } });
       const kadmin = kafka.admin();
       await kadmin.connect();
