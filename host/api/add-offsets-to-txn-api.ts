@@ -21,7 +21,7 @@ import {
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
-import { transactionCoordinatorOf } from './broker-services.js';
+import { groupCoordinatorOf, transactionCoordinatorOf } from './broker-services.js';
 import { legacyProducerFenced } from './transaction-errors.js';
 
 export const addOffsetsToTxnApi = defineApi<AddOffsetsToTxnRequest, AddOffsetsToTxnResponseInit>({
@@ -36,7 +36,7 @@ export const addOffsetsToTxnApi = defineApi<AddOffsetsToTxnRequest, AddOffsetsTo
     const coordinator = await transactionCoordinatorOf(broker);
     if (coordinator === undefined) return { throttleTimeMs: 0, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     if (broker.metadata.topic(OFFSETS_TOPIC_NAME) === undefined) await broker.ensureOffsetsTopic();
-    const partition = broker.groupCoordinator.partitionFor(request.groupId);
+    const partition = (await groupCoordinatorOf(broker)).partitionFor(request.groupId);
     const errorCode = await coordinator.addPartitionsToTransaction(request.transactionalId,
       { producerId: request.producerId, producerEpoch: request.producerEpoch }, [{ topic: OFFSETS_TOPIC_NAME, partition }]);
     return { throttleTimeMs: 0, errorCode: legacyProducerFenced(errorCode, context.apiVersion, 2) };

@@ -53,7 +53,13 @@ export interface BrokerServices {
   readonly nodeId: number;
   readonly metadata: ClusterMetadata;
   readonly replicaManager: ReplicaManager<PartitionLog & PartitionLogAccess>;
-  readonly groupCoordinator: GroupCoordinator;
+  /** The group coordinator once loaded (see {@link loadGroupCoordinator}); absent before. */
+  readonly groupCoordinator?: GroupCoordinator;
+  /**
+   * Loads the group coordinator where the broker loads it lazily (after start-up, with the first
+   * group request, or at start-up when `__consumer_offsets` exists); resolves with it.
+   */
+  loadGroupCoordinator?(): Promise<GroupCoordinator>;
   /** The transaction coordinator; absent where the broker runs none (handlers answer COORDINATOR_NOT_AVAILABLE). */
   readonly transactionCoordinator?: TransactionCoordinator;
   /**
@@ -97,4 +103,15 @@ export interface BrokerServices {
  */
 export async function transactionCoordinatorOf(broker: BrokerServices): Promise<TransactionCoordinator | undefined> {
   return broker.transactionCoordinator ?? (await broker.loadTransactionCoordinator?.());
+}
+
+/**
+ * The broker's group coordinator, loaded first where the broker loads it lazily (a single node
+ * that has no `__consumer_offsets` yet imports it after start-up or with the first group request).
+ * @throws Error when the broker runs none (the dispatcher answers the request's error response)
+ */
+export async function groupCoordinatorOf(broker: BrokerServices): Promise<GroupCoordinator> {
+  const coordinator = broker.groupCoordinator ?? await broker.loadGroupCoordinator?.();
+  if (coordinator === undefined) throw new Error('this broker runs no group coordinator');
+  return coordinator;
 }

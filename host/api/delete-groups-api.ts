@@ -26,5 +26,5 @@ export const deleteGroupsApi = defineApi<DeleteGroupsRequest, DeleteGroupsRespon
   maxVersion: 1,
   decode: decodeDeleteGroupsRequest,
   encode: encodeDeleteGroupsResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.deleteGroups(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.deleteGroups(request, group)),
 });

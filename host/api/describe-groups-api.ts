@@ -30,13 +30,13 @@ export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroups
   maxVersion: 4,
   decode: decodeDescribeGroupsRequest,
   encode: encodeDescribeGroupsResponse,
-  handle: (request, context) => withOffsetsTopic(context, async (group) => {
+  handle: (request, context) => withOffsetsTopic(context, async (coordinator, group) => {
     // A long group list is described in slices that yield to the event loop (issue 15).
     const groups: DescribeGroupsResponseInit['groups'] = [];
     for (let start = 0; start < request.groups.length || start === 0; start += DESCRIBE_GROUPS_SLICE_GROUPS) {
       if (start > 0) await nextTurn(context.broker.defer);
       const slice = request.groups.slice(start, start + DESCRIBE_GROUPS_SLICE_GROUPS);
-      groups.push(...(await context.broker.groupCoordinator.describeGroups({ ...request, groups: slice }, group)).groups);
+      groups.push(...(await coordinator.describeGroups({ ...request, groups: slice }, group)).groups);
     }
     return { throttleTimeMs: 0, groups };
   }),

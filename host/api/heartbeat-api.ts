@@ -28,6 +28,6 @@ export const heartbeatApi = defineApi<HeartbeatRequest, HeartbeatResponseInit>({
   maxVersion: 3,
   decode: decodeHeartbeatRequest,
   encode: encodeHeartbeatResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.heartbeat(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.heartbeat(request, group)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode }),
 });

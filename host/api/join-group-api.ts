@@ -33,7 +33,7 @@ export const joinGroupApi = defineApi<JoinGroupRequest, JoinGroupResponseInit>({
   maxVersion: 5,
   decode: decodeJoinGroupRequest,
   encode: encodeJoinGroupResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.joinGroup(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.joinGroup(request, group)),
   errorResponse: (_version, errorCode) => ({
     throttleTimeMs: 0, errorCode, generationId: -1, protocolName: '', leader: '', memberId: '', members: [],
   }),

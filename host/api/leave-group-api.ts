@@ -30,6 +30,6 @@ export const leaveGroupApi = defineApi<LeaveGroupRequest, LeaveGroupResponseInit
   maxVersion: 3,
   decode: decodeLeaveGroupRequest,
   encode: encodeLeaveGroupResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.leaveGroup(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.leaveGroup(request, group)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode, members: [] }),
 });

@@ -24,6 +24,7 @@ import {
   type ListGroupsResponseInit,
 } from '../protocol/generated/list-groups.js';
 import { defineApi } from './api-definition.js';
+import { groupCoordinatorOf } from './broker-services.js';
 import { groupRequestContext } from './group-request-context.js';
 
 export const listGroupsApi = defineApi<ListGroupsRequest, ListGroupsResponseInit>({
@@ -33,6 +34,6 @@ export const listGroupsApi = defineApi<ListGroupsRequest, ListGroupsResponseInit
   maxVersion: 5,
   decode: decodeListGroupsRequest,
   encode: encodeListGroupsResponse,
-  handle: (request, context) => context.broker.groupCoordinator.listGroups(request, groupRequestContext(context)),
+  handle: async (request, context) => (await groupCoordinatorOf(context.broker)).listGroups(request, groupRequestContext(context)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode, groups: [] }),
 });

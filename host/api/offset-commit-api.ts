@@ -34,5 +34,5 @@ export const offsetCommitApi = defineApi<OffsetCommitRequest, OffsetCommitRespon
   maxVersion: 7,
   decode: decodeOffsetCommitRequest,
   encode: encodeOffsetCommitResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.offsetCommit(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.offsetCommit(request, group)),
 });

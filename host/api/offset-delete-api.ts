@@ -28,6 +28,6 @@ export const offsetDeleteApi = defineApi<OffsetDeleteRequest, OffsetDeleteRespon
   maxVersion: 0,
   decode: decodeOffsetDeleteRequest,
   encode: encodeOffsetDeleteResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.offsetDelete(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.offsetDelete(request, group)),
   errorResponse: (_version, errorCode) => ({ errorCode, throttleTimeMs: 0, topics: [] }),
 });

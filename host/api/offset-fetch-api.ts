@@ -31,6 +31,6 @@ export const offsetFetchApi = defineApi<OffsetFetchRequest, OffsetFetchResponseI
   maxVersion: 5,
   decode: decodeOffsetFetchRequest,
   encode: encodeOffsetFetchResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.offsetFetch(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.offsetFetch(request, group)),
   errorResponse: (version, errorCode) => (version >= 2 ? { throttleTimeMs: 0, topics: [], errorCode } : null),
 });

@@ -29,6 +29,6 @@ export const syncGroupApi = defineApi<SyncGroupRequest, SyncGroupResponseInit>({
   maxVersion: 3,
   decode: decodeSyncGroupRequest,
   encode: encodeSyncGroupResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.syncGroup(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.syncGroup(request, group)),
   errorResponse: (_version, errorCode) => ({ throttleTimeMs: 0, errorCode, assignment: new Uint8Array(0) }),
 });

@@ -33,5 +33,5 @@ export const txnOffsetCommitApi = defineApi<TxnOffsetCommitRequest, TxnOffsetCom
   maxVersion: 3,
   decode: decodeTxnOffsetCommitRequest,
   encode: encodeTxnOffsetCommitResponse,
-  handle: (request, context) => withOffsetsTopic(context, (group) => context.broker.groupCoordinator.txnOffsetCommit(request, group)),
+  handle: (request, context) => withOffsetsTopic(context, (coordinator, group) => coordinator.txnOffsetCommit(request, group)),
 });

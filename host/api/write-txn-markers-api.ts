@@ -29,6 +29,7 @@ import {
   type WriteTxnMarkersResponseInit,
 } from '../protocol/generated/write-txn-markers.js';
 import { defineApi } from './api-definition.js';
+import { groupCoordinatorOf } from './broker-services.js';
 
 export const writeTxnMarkersApi = defineApi<WriteTxnMarkersRequest, WriteTxnMarkersResponseInit>({
   apiKey: ApiKey.WriteTxnMarkers,
@@ -45,7 +46,7 @@ export const writeTxnMarkersApi = defineApi<WriteTxnMarkersRequest, WriteTxnMark
         .flatMap((topic) => topic.partitions.filter((partition) => partition.errorCode === ErrorCode.NONE).map((partition) => partition.partitionIndex));
       const marker = request.markers[index];
       if (offsets.length > 0 && marker !== undefined) {
-        context.broker.groupCoordinator.onTransactionCompleted(result.producerId, offsets, marker.transactionResult ? 'commit' : 'abort');
+        (await groupCoordinatorOf(context.broker)).onTransactionCompleted(result.producerId, offsets, marker.transactionResult ? 'commit' : 'abort');
       }
     }
     return { markers };

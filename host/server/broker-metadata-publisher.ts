@@ -68,7 +68,16 @@ export interface BrokerMetadataPublisherOptions {
   readonly cache: MetadataCache;
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
-  readonly groupCoordinator: GroupCoordinator;
+  /**
+   * Follows the leadership of `__consumer_offsets` partitions; absent: handed over later by
+   * {@link BrokerMetadataPublisher.attachGroupCoordinator} (the broker loads it on demand).
+   */
+  readonly groupCoordinator?: GroupCoordinator;
+  /**
+   * Hears that this broker leads a `__consumer_offsets` partition while no group coordinator is
+   * attached (the broker loads one, which then takes the current leaderships).
+   */
+  readonly onGroupCoordinatorNeeded?: () => void;
   /** Follows the leadership of `__transaction_state` partitions; absent: no transaction coordinator. */
   readonly transactionCoordinator?: TransactionCoordinator;
   /** Follower partitions are fetched from their leaders through it. */
@@ -98,7 +107,10 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly cache: MetadataCache;
   private readonly logManager: LogManager;
   private readonly replicaManager: ReplicaManager<UnifiedLog>;
-  private readonly groupCoordinator: GroupCoordinator;
+  private groupCoordinator: GroupCoordinator | null;
+  private readonly onGroupCoordinatorNeeded: () => void;
+  /** Set by {@link applyAllTopics}: from then on a coordinator handed over takes the current leaderships. */
+  private allTopicsApplied = false;
   private transactionCoordinator: TransactionCoordinator | null;
   private readonly fetchers: ReplicaFetchers;
   private readonly producerStateDisk: Disk;
@@ -112,7 +124,8 @@ export class BrokerMetadataPublisher implements MetadataListener {
     this.cache = options.cache;
     this.logManager = options.logManager;
     this.replicaManager = options.replicaManager;
-    this.groupCoordinator = options.groupCoordinator;
+    this.groupCoordinator = options.groupCoordinator ?? null;
+    this.onGroupCoordinatorNeeded = options.onGroupCoordinatorNeeded ?? (() => {});
     this.transactionCoordinator = options.transactionCoordinator ?? null;
     this.fetchers = options.replicaFetcherManager;
     this.producerStateDisk = options.producerStateDisk;
@@ -156,6 +169,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
 
   /** Applies every topic in the cache to local storage and partitions (start-up). */
   applyAllTopics(): void {
+    this.allTopicsApplied = true;
     for (const topic of this.cache.topics()) this.applyTopic(topic);
   }
 
@@ -210,7 +224,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
         } else if (after.partitions.length > before.partitions.length) {
           this.logger.info({ event: 'topic.partitions_added', topic: name, partitions: after.partitions.length },
             `topic ${name} now has ${after.partitions.length} partitions`);
-          this.groupCoordinator.onTopicPartitionsChanged([name]);
+          this.groupCoordinator?.onTopicPartitionsChanged([name]);
         }
       }));
       return;
@@ -223,7 +237,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
         this.logManager.deleteLogs(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
       });
       this.work.enqueue(withLast(slices, () => {
-        this.groupCoordinator.onTopicsDeleted([name]);
+        this.groupCoordinator?.onTopicsDeleted([name]);
         this.logger.info({ event: 'topic.deleted', topic: name }, `topic ${name} deleted`);
       }));
     }
@@ -306,12 +320,17 @@ export class BrokerMetadataPublisher implements MetadataListener {
 
   /** The group coordinator follows the leadership of `__consumer_offsets` partitions (Kafka's onElection / onResignation). */
   private applyCoordinatorElections(topic: TopicState): void {
+    const coordinator = this.groupCoordinator;
+    if (coordinator === null) {
+      if (topic.partitions.some((state) => state.leaderId === this.config.nodeId)) this.onGroupCoordinatorNeeded();
+      return;
+    }
     let elected = 0;
     let resigned = 0;
     for (const state of topic.partitions) {
       if (state.leaderId === this.config.nodeId) {
-        if (this.groupCoordinator.onElection(state.partition)) elected++;
-      } else if (this.groupCoordinator.onResignation(state.partition)) {
+        if (coordinator.onElection(state.partition)) elected++;
+      } else if (coordinator.onResignation(state.partition)) {
         resigned++;
       }
     }
@@ -319,6 +338,21 @@ export class BrokerMetadataPublisher implements MetadataListener {
       this.logger.info({ event: 'coordinator.elections', loaded: elected, unloaded: resigned },
         `group coordinator: loaded ${elected} and unloaded ${resigned} __consumer_offsets partitions`);
     }
+  }
+
+  /**
+   * Hands over the group coordinator, which the broker loads on demand (lazy-group-coordinator.ts).
+   * Before {@link applyAllTopics} it only takes it (that applies the leaderships); after, the
+   * current leaderships of `__consumer_offsets` reach it as a slice queued behind the changes
+   * published so far (so their partitions exist first); later changes reach it as deltas.
+   */
+  attachGroupCoordinator(coordinator: GroupCoordinator): void {
+    this.groupCoordinator = coordinator;
+    if (!this.allTopicsApplied) return;
+    this.work.enqueue([() => {
+      const topic = this.cache.topic(OFFSETS_TOPIC_NAME);
+      if (topic !== undefined) this.applyCoordinatorElections(topic);
+    }]);
   }
 
   /**

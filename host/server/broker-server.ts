@@ -28,7 +28,7 @@ import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { systemEventLoopDelayMonitor } from '../io/event-loop-delay.js';
 import { type EventLoopMetrics, EventLoopWatchdog } from '../observability/event-loop-watchdog.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
-import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
+import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
 import type { Environment } from '../io/environment.js';
 import type { UnifiedLog } from '../log/unified-log.js';
@@ -50,7 +50,7 @@ import type { ControllerQuorum } from './controller-quorum.js';
 import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
 import type { BrokerSessionExpiry } from './broker-session-expiry.js';
 import { describeEmbeddedQuorum, registerBroker, startEmbeddedController } from './embedded-controller.js';
-import { createGroupCoordinator } from './group-coordinator-setup.js';
+import { LazyGroupCoordinator } from './lazy-group-coordinator.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { TransactionCoordinatorSetup, TransactionCoordinatorSetupOptions } from './transaction-coordinator-setup.js';
 import { Housekeeping } from './housekeeping.js';
@@ -124,7 +124,8 @@ export class BrokerServer {
   private alterPartitions: LazyAlterPartitionManager | null = null;
   /** Follower partitions' fetchers (ReplicaFetcherManager) and their connections. */
   private replicaFetching: LazyReplicaFetching | null = null;
-  private groupCoordinator: GroupCoordinator | null = null;
+  /** The group coordinator, loaded on demand (lazy-group-coordinator.ts). */
+  private groups: LazyGroupCoordinator | null = null;
   private transactions: TransactionCoordinatorSetup | null = null;
   /** What the transaction coordinator is built from; it loads after start-up (see {@link loadTransactions}). */
   private transactionOptions: TransactionCoordinatorSetupOptions | null = null;
@@ -154,7 +155,7 @@ export class BrokerServer {
     };
     this.metrics = new BrokerMetrics(config, environment, {
       replicaManager: () => this.replicaManager,
-      groupCoordinator: () => this.groupCoordinator,
+      groupCoordinator: () => this.groups?.coordinator ?? null,
       metadata: () => this.cache,
       topicExists: (topic) => this.cache?.topic(topic) !== undefined,
       isActiveController: () => config.processRoles.includes('controller')
@@ -293,6 +294,8 @@ export class BrokerServer {
     // The transaction coordinator (about 20 modules) loads now too, or with the first request or
     // `__transaction_state` leadership that needs it, whichever comes first.
     this.loadTransactions().catch((error: unknown) => logger.error({ err: error }, 'the transaction coordinator could not be loaded'));
+    // So does the group coordinator (about 20 modules) where `__consumer_offsets` did not exist yet.
+    this.groups?.loadInBackground();
     if (config.httpListeners.length > 0 && config.processRoles.includes('broker')) {
       this.metrics.loadPrometheus().catch((error: unknown) => logger.error({ err: error }, 'prom-client could not be loaded; /metrics answers 500'));
     }
@@ -413,12 +416,12 @@ export class BrokerServer {
       // Issue 11: a leader cut off from the quorum answers a sequence gap NOT_LEADER_OR_FOLLOWER.
       isMetadataCurrent: metadataCurrency(this.quorum?.raft ?? null, () => controller.lastCommittedOffset),
     });
-    const { groupCoordinator, ensureOffsetsTopic } = createGroupCoordinator({
+    const groups = new LazyGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,
       liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
-    });
+    }, (coordinator) => this.publisher?.attachGroupCoordinator(coordinator));
     this.transactionOptions = {
-      config, metadata, cache, logManager: storage.logManager, replicaManager, groupCoordinator, environment, rootLogger,
+      config, metadata, cache, logManager: storage.logManager, replicaManager, groupCoordinator: () => groups.coordinator, environment, rootLogger,
       liveBrokerCount: () => cache.brokers().filter((broker) => !broker.fenced).length,
     };
     const replicaFetching = new LazyReplicaFetching(config, environment, cache, componentLogger(rootLogger, 'replica-fetcher'));
@@ -428,7 +431,7 @@ export class BrokerServer {
       cache,
       logManager: storage.logManager,
       replicaManager,
-      groupCoordinator,
+      onGroupCoordinatorNeeded: () => groups.loadInBackground(),
       replicaFetcherManager: replicaFetching,
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
@@ -442,9 +445,10 @@ export class BrokerServer {
       nodeId: config.nodeId,
       metadata,
       replicaManager,
-      groupCoordinator,
+      get groupCoordinator() { return groups.coordinator ?? undefined; },
+      loadGroupCoordinator: () => groups.load(),
       brokers: (listenerName) => cache.aliveBrokerEndpoints(listenerName),
-      ensureOffsetsTopic,
+      ensureOffsetsTopic: () => groups.ensureOffsetsTopic(),
       get transactionCoordinator() { return server.transactions?.transactionCoordinator; },
       loadTransactionCoordinator: async () => (await server.loadTransactions())?.transactionCoordinator,
       ensureTransactionStateTopic: async () => {
@@ -462,7 +466,7 @@ export class BrokerServer {
     this.publisher = publisher;
     this.replicaManager = replicaManager;
     this.replicaFetching = replicaFetching;
-    this.groupCoordinator = groupCoordinator;
+    this.groups = groups;
     this.watchdog = new EventLoopWatchdog({
       time: environment.time,
       thresholdMs: config.eventLoopStallThresholdMs,
@@ -525,8 +529,9 @@ export class BrokerServer {
     // adopted, so a deleted topic is never resurrected.
     setAsideStrayLogs(this.cache!, storage.logManager, this.environment.time.nowMs(), componentLogger(this.rootLogger, 'topics'));
     // The coordinator starts first: applying `__consumer_offsets` loads the groups of the
-    // partitions this broker leads (and only those).
-    this.groupCoordinator!.startup();
+    // partitions this broker leads (and only those). Without that topic it is imported after start-up.
+    if (this.cache!.topic(OFFSETS_TOPIC_NAME) !== undefined) await this.groups!.load();
+    this.groups!.startup();
     this.publisher!.applyAllTopics();
     storage.logManager.releaseStartupListings();
   }
@@ -599,7 +604,7 @@ export class BrokerServer {
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.transactionsClosed = true;
     this.transactions?.shutdown();
-    this.groupCoordinator?.shutdown();
+    this.groups?.shutdown();
     await listenersStopped;
     await this.quorum?.stop();
     // A background checkpoint write would be dropped by shutdown's own writes anyway; waiting

@@ -27,7 +27,11 @@ export interface TransactionCoordinatorSetupOptions {
   readonly cache: MetadataCache;
   readonly logManager: LogManager;
   readonly replicaManager: ReplicaManager<UnifiedLog>;
-  readonly groupCoordinator: GroupCoordinator;
+  /**
+   * The group coordinator if loaded (null: it holds no transactional offsets to complete; when it
+   * loads, it reads the markers from `__consumer_offsets` with the rest of the log).
+   */
+  readonly groupCoordinator: () => GroupCoordinator | null;
   readonly environment: Environment;
   readonly rootLogger: Logger;
   /** How many unfenced brokers the metadata lists now (caps the topic's replication factor). */
@@ -87,7 +91,7 @@ export function createTransactionCoordinator(options: TransactionCoordinatorSetu
     appendTxnMarkers: (markers, timeoutMs) => replicaManager.appendTxnMarkers(markers, timeoutMs),
     channels,
     requestTimeoutMs: MARKER_REQUEST_TIMEOUT_MS,
-    onOffsetsMarkers: (producerId, partitions, result) => options.groupCoordinator.onTransactionCompleted(producerId, partitions, result),
+    onOffsetsMarkers: (producerId, partitions, result) => options.groupCoordinator()?.onTransactionCompleted(producerId, partitions, result),
   });
   const transactionCoordinator = new TransactionCoordinator({
     transactionLog: new LogOffsetsTopic({

@@ -5,15 +5,37 @@
  * socket or request), the replica fetchers (with the first partition followed) and the
  * AlterPartitionManager (with the first ISR proposal), and the Kafka config catalog (the
  * generated table of Kafka's configs, read only when a config Tributary does not implement is met).
- * The broker runs from dist/ under a module-loading hook that reports every module, and a wrapper
- * of `fs.readFileSync` that reports reads of the catalog's JSON.
+ * Some things it loads only after it is ready (in the background, or with the first request that
+ * needs them): the group coordinator (about 20 modules) where `__consumer_offsets` does not exist
+ * yet; a group request sent at once is answered as ever, in order.
+ * The broker runs from dist/ under a module-loading hook that reports every module, a wrapper of
+ * `fs.readFileSync` that reports reads of the catalog's JSON and wrappers of `fs.write`/`fs.writeSync`
+ * (pino's) that report the `broker.started` log line, written once the broker is ready.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { encodeConsumerProtocolSubscription } from '../../host/protocol/generated/consumer-protocol-subscription.js';
+import { decodeApiVersionsResponse, encodeApiVersionsRequest } from '../../host/protocol/generated/api-versions.js';
+import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
+import { decodeFindCoordinatorResponse, encodeFindCoordinatorRequest } from '../../host/protocol/generated/find-coordinator.js';
+import { decodeJoinGroupResponse, encodeJoinGroupRequest } from '../../host/protocol/generated/join-group.js';
+import { decodeListGroupsResponse, encodeListGroupsRequest } from '../../host/protocol/generated/list-groups.js';
+import { decodeOffsetFetchResponse, encodeOffsetFetchRequest } from '../../host/protocol/generated/offset-fetch.js';
 import { BROKER_CLI_PATH, findFreePort, startBrokerProcess, stopAllBrokerProcesses } from '../helpers/broker-process.js';
+import { Writer } from '../../host/protocol/writer.js';
+import { RawKafkaClient } from './raw-kafka-client.js';
+
+/** A consumer's JoinGroup protocol metadata: version 0 of ConsumerProtocolSubscription for `topics`. */
+function subscription(topics: string[]): Uint8Array {
+  const w = new Writer();
+  w.int16(0);
+  encodeConsumerProtocolSubscription(w, 0, { topics });
+  return Buffer.from(w.toBuffer());
+}
 
 const hookDir = mkdtempSync(join(tmpdir(), 'tributary-module-hook-'));
 afterAll(async () => {
@@ -23,8 +45,10 @@ afterAll(async () => {
 
 /**
  * `node --import <register>`: a load hook (on the hooks thread) writing each file module to stderr,
- * synchronously, and `fs.readFileSync` wrapped (named imports too, syncBuiltinESMExports) to write
- * `CATALOG_READ <path>` for each read of generated/kafka-configs.json.
+ * synchronously, `fs.readFileSync` wrapped (named imports too, syncBuiltinESMExports) to write
+ * `CATALOG_READ <path>` for each read of generated/kafka-configs.json, and `fs.write`/`fs.writeSync`
+ * wrapped to write `BROKER_STARTED` before the log line of the `broker.started` event. All go to
+ * fd 2 synchronously, so their order on stderr is the order they happened in.
  */
 function moduleReportingHook(): string {
   const hooks = join(hookDir, 'hooks.mjs');
@@ -39,6 +63,16 @@ export async function load(url, context, next) {
 import { register, syncBuiltinESMExports } from 'node:module';
 register(${JSON.stringify(pathToFileURL(hooks).href)});
 const readFileSync = fs.readFileSync;
+const [write, writeSync] = [fs.write, fs.writeSync];
+let started = false;
+const sees = (data) => {
+  if (!started && typeof data === 'string' && data.includes('"event":"broker.started"')) {
+    started = true;
+    writeSync(2, 'BROKER_STARTED\\n');
+  }
+};
+fs.write = function reportingWrite(...args) { sees(args[1]); return write.apply(this, args); };
+fs.writeSync = function reportingWriteSync(...args) { sees(args[1]); return writeSync.apply(this, args); };
 fs.readFileSync = function reportingReadFileSync(file, ...rest) {
   if (String(file).endsWith('kafka-configs.json')) fs.writeSync(2, 'CATALOG_READ ' + String(file) + '\\n');
   return readFileSync.call(this, file, ...rest);
@@ -47,6 +81,16 @@ syncBuiltinESMExports();
 `);
   return register;
 }
+
+/** The modules a broker run under {@link moduleReportingHook} loaded before it logged `broker.started`. */
+function loadedBeforeReady(lines: readonly string[]): string[] {
+  const started = lines.indexOf('BROKER_STARTED');
+  expect(started).toBeGreaterThan(0);
+  return reported(lines.slice(0, started), 'MODULE_LOADED ');
+}
+
+/** The group coordinator's own modules (host/coordinator/ but for the shared `__consumer_offsets` helpers). */
+const GROUP_COORDINATOR_MODULES = /\/dist\/host\/(coordinator\/(group-coordinator|classic-group-coordinator|classic-group-rebalance|group-metadata-manager|offset-metadata-manager|group-coordinator-shard|coordinator-runtime)|server\/group-coordinator-setup)\.js$/;
 
 /** The stderr lines of a broker run under {@link moduleReportingHook} that start with `prefix`, without it. */
 function reported(lines: readonly string[], prefix: string): string[] {
@@ -72,6 +116,41 @@ describe('the single-node quick start', () => {
       /\/dist\/host\/replication\/(alter-partition-manager|replica-fetcher-manager)\.js$/.test(url));
     expect(unwanted).toEqual([]);
     expect(reported(broker.stderrLines, 'CATALOG_READ ')).toEqual([]);
+    // Loaded after ready (in the background), not before.
+    expect(loadedBeforeReady(broker.stderrLines).filter((url) => GROUP_COORDINATOR_MODULES.test(url))).toEqual([]);
+    await broker.close();
+  });
+
+  it('answers group requests sent at once after start-up, in order, though the group coordinator was not loaded before ready', async () => {
+    const broker = await startBrokerProcess({
+      command: { file: process.execPath, args: ['--import', moduleReportingHook(), BROKER_CLI_PATH, 'broker'] },
+      overrides: { 'group.initial.rebalance.delay.ms': 0 },
+    });
+    const client = await RawKafkaClient.connect(broker.port);
+    try {
+      // Pipelined on one connection: every answer comes back in request order (correlation ids checked).
+      const listed = client.sendRequest(ApiKey.ListGroups, 2, encodeListGroupsRequest, {});
+      const found = client.sendRequest(ApiKey.FindCoordinator, 1, encodeFindCoordinatorRequest, { key: 'early', keyType: 0 });
+      const joined = client.sendRequest(ApiKey.JoinGroup, 1, encodeJoinGroupRequest, {
+        groupId: 'early', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null,
+        protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(['orders']) }],
+      });
+      const fetched = client.sendRequest(ApiKey.OffsetFetch, 1, encodeOffsetFetchRequest, { groupId: 'early', topics: [{ name: 'orders', partitionIndexes: [0] }] });
+      const versions = client.sendRequest(ApiKey.ApiVersions, 0, encodeApiVersionsRequest, {});
+      expect((await client.readResponse(ApiKey.ListGroups, 2, decodeListGroupsResponse, listed))).toMatchObject({ errorCode: ErrorCode.NONE, groups: [] });
+      expect((await client.readResponse(ApiKey.FindCoordinator, 1, decodeFindCoordinatorResponse, found))).toMatchObject({ errorCode: ErrorCode.NONE, port: broker.port });
+      const join = await client.readResponse(ApiKey.JoinGroup, 1, decodeJoinGroupResponse, joined);
+      expect(join).toMatchObject({ errorCode: ErrorCode.NONE, generationId: 1, protocolName: 'range' });
+      expect(join.leader).toBe(join.memberId);
+      const offsets = await client.readResponse(ApiKey.OffsetFetch, 1, decodeOffsetFetchResponse, fetched);
+      expect(offsets.topics).toEqual([{ name: 'orders', partitions: [expect.objectContaining({ partitionIndex: 0, committedOffset: -1, errorCode: ErrorCode.NONE })] }]);
+      expect((await client.readResponse(ApiKey.ApiVersions, 0, decodeApiVersionsResponse, versions)).errorCode).toBe(ErrorCode.NONE);
+    } finally {
+      client.close();
+    }
+    await broker.stop();
+    expect(loadedBeforeReady(broker.stderrLines).filter((url) => GROUP_COORDINATOR_MODULES.test(url))).toEqual([]);
+    expect(reported(broker.stderrLines, 'MODULE_LOADED ').filter((url) => GROUP_COORDINATOR_MODULES.test(url))).not.toEqual([]);
     await broker.close();
   });
 
