@@ -17,6 +17,8 @@
  * cluster's full recovery (every node up, every partition with all replicas in sync) before the
  * next fault; with `overlap` the next fault may strike a cluster still recovering.
  */
+import { SeededRandom } from '../../host/io/random.js';
+
 export type FaultKind = 'sigkill' | 'pause' | 'restart' | 'isolate' | 'cut-clients' | 'cut-replication' | 'cut-controller';
 
 export const FAULT_KINDS: readonly FaultKind[] = ['sigkill', 'pause', 'restart', 'isolate', 'cut-clients', 'cut-replication', 'cut-controller'];
@@ -52,16 +54,10 @@ const WEIGHTS: Readonly<Record<FaultKind, number>> = {
   sigkill: 4, pause: 3, restart: 1, isolate: 2, 'cut-clients': 1, 'cut-replication': 2, 'cut-controller': 1,
 };
 
-/** Mulberry32: a small seeded PRNG, uniform in [0, 1). */
+/** Mulberry32, uniform in [0, 1): host/io/random.ts's SeededRandom as a function (the same sequence for a seed). */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }
 
 /** The campaign of `options.faults` faults for `options.seed` (see the file header). */

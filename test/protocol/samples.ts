@@ -6,18 +6,13 @@
  * encoder must ignore) and `expected`, what the decoder must return (those fields at their defaults).
  */
 import type { FieldSchema, MessageSchema, StructSchema, VersionSpan } from '../../host/protocol/message-schema.js';
+import { SeededRandom } from '../../host/io/random.js';
 import { ZERO_UUID } from '../../host/protocol/reader.js';
 
-/** mulberry32: a tiny deterministic PRNG. */
+/** mulberry32 in [0, 1): host/io/random.ts's SeededRandom as a function (the same sequence for a seed). */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }
 
 function inSpan(span: VersionSpan | null, version: number): boolean {
