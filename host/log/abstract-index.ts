@@ -71,14 +71,19 @@ export abstract class AbstractIndex implements EvictableIndex {
     return this.active;
   }
 
-  /** Creates an empty index file (or empties an existing one) for a new segment. */
+  /**
+   * Creates an empty index file (or empties an existing one) for a new segment. No memory is
+   * taken until the first entry (or a lookup): most partitions of a broker with many are empty or
+   * never reach index.interval.bytes, and each would otherwise pin two 8 KiB regions of the index
+   * arena (or, once the arena is full, of the heap) for nothing.
+   */
   protected initCreate(): void {
     const fd = this.files.fd(this.filePath, true);
     this.files.disk.truncate(fd, 0);
     this.entryCount = 0;
     this.persistedEntries = 0;
     this.fileBytes = 0;
-    if (this.active) this.ensureLoaded();
+    this.clearLastEntry();
   }
 
   /**
@@ -113,19 +118,23 @@ export abstract class AbstractIndex implements EvictableIndex {
     } else {
       this.clearLastEntry();
     }
-    if (this.active) this.ensureLoaded();
+    if (this.active && this.entryCount > 0) this.ensureLoaded();
   }
 
-  /** Replaces all entries (recovery rebuild, cleaner output); the file is rewritten at flush. */
+  /** Replaces all entries (recovery rebuild, cleaner output); the file is rewritten at flush. No memory is held for none. */
   resetEntries(entries: Buffer): void {
     if (entries.length % this.entrySize !== 0) throw new Error('resetEntries: partial entry');
     this.release();
     this.entryCount = entries.length / this.entrySize;
     this.persistedEntries = 0;
+    if (this.entryCount === 0) {
+      // Empty (a recovered empty segment): no memory until the first entry, as after initCreate.
+      this.clearLastEntry();
+      return;
+    }
     this.allocateFor(Math.max(entries.length, this.entrySize), this.active ? INITIAL_ACTIVE_CAPACITY_BYTES : 0);
     entries.copy(this.store!.view, 0);
-    if (this.entryCount > 0) this.cacheLastEntry(this.store!.view, (this.entryCount - 1) * this.entrySize);
-    else this.clearLastEntry();
+    this.cacheLastEntry(this.store!.view, (this.entryCount - 1) * this.entrySize);
   }
 
   /** A copy of the entries' bytes (tests, rebuild comparison). */
@@ -171,11 +180,11 @@ export abstract class AbstractIndex implements EvictableIndex {
     this.maybeEvictable();
   }
 
-  /** The segment became active again (truncation): pin the index in memory. */
+  /** The segment became active again (truncation): pin the index in memory (an empty one at its first entry). */
   markActive(): void {
     this.active = true;
     this.memory.forget(this);
-    this.ensureLoaded();
+    if (this.entryCount > 0) this.ensureLoaded();
   }
 
   evict(): void {
