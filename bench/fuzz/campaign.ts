@@ -11,12 +11,14 @@
  * well-behaved client's requests never fail or time out, every acknowledged record reads back at
  * its offset, and p99 latency 'on' / p99 'off' stays at or below `maxRatio`. Reported besides:
  * frames by outcome, frames per second, the broker's RSS (peak and at the end), its
- * event_loop.stall lines.
+ * event_loop.stall lines, and why it closed or refused connections and refused requests, by
+ * reason (closure-tally.ts; also per progress line, so a change in the mix shows when it began).
  */
 import { Worker } from 'node:worker_threads';
 import { createApiRegistry } from '../../host/api/api-handlers.js';
 import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
 import type { BuildSnapshot } from '../e2e/build-snapshot.js';
+import { type ClosureCounts, ClosureTally, eventCount, topReasons } from './closure-tally.js';
 import type { LaneCounts } from './fuzz-lanes.js';
 import type { FuzzWorkerData } from './fuzz-worker.js';
 import { WellBehavedClient } from './well-behaved.js';
@@ -60,6 +62,8 @@ export interface CampaignResult {
   stallLines: number;
   /** event_loop.stall lines by what ran (API or 'unattributed'): count and longest, ms. */
   stalls: Record<string, { count: number; maxMs: number }>;
+  /** The broker's connection.closed, connection.refused and request.refused lines by grouped reason. */
+  closures: ClosureCounts;
   acknowledged: number;
   lost: number;
   changed: number;
@@ -97,10 +101,12 @@ export async function runFuzzCampaign(snapshot: BuildSnapshot, options: Campaign
   const errorLines: string[] = [];
   let stallLines = 0;
   const stalls: Record<string, { count: number; maxMs: number }> = {};
+  const closures = new ClosureTally();
   const broker = await BenchBroker.start(snapshot, {
     overrides: { ...options.overrides },
     ...(options.brokerNodeFlags ? { nodeFlags: [...options.brokerNodeFlags] } : {}),
     onLine: (line) => {
+      closures.onLine(line);
       if (/"level":"(error|fatal)"/.test(line)) errorLines.push(line.slice(0, 600));
       if (line.includes('"event_loop.stall"')) {
         stallLines++;
@@ -167,7 +173,7 @@ export async function runFuzzCampaign(snapshot: BuildSnapshot, options: Campaign
     }
     if (performance.now() - lastReportMs > 10_000) {
       lastReportMs = performance.now();
-      options.progress?.(progressLine(counts, onMs, client, broker.process.stats().rssBytes));
+      options.progress?.(progressLine(counts, onMs, client, broker.process.stats().rssBytes, closures.recent()));
     }
   }
   if (crashed === null) {
@@ -198,18 +204,34 @@ export async function runFuzzCampaign(snapshot: BuildSnapshot, options: Campaign
     wellBehavedFailures.length === 0 && ratio <= options.maxRatio && counts.sent >= options.frames;
   return {
     seed: options.seed, counts, lastIndex, elapsedMs: performance.now() - startedAtMs, onMs, crashed, errorLines, stallLines, stalls,
+    closures: closures.total,
     acknowledged: readBack.acknowledged, lost: readBack.lost, changed: readBack.changed, wellBehavedFailures, base, off, on, ratio,
     baseRatio: on.p99 / base.p99,
     startRssBytes, peakRssBytes, endRssBytes, passed,
   };
 }
 
-function progressLine(counts: LaneCounts, onMs: number, client: WellBehavedClient, rssBytes: number): string {
+function progressLine(counts: LaneCounts, onMs: number, client: WellBehavedClient, rssBytes: number, recent: ClosureCounts): string {
   const off = summarizeLatencies(client.latencies.off.slice(-5000));
   const on = summarizeLatencies(client.latencies.on.slice(-5000));
   return `${counts.sent} frames (${Math.round(counts.sent / (onMs / 1000))}/s while on; answered ${counts.answered}, closed ${counts.closed}, ` +
     `unanswered ${counts.unanswered}, refused ${counts.refused}), recent p99 off ${off.p99.toFixed(2)} ms / on ${on.p99.toFixed(2)} ms, ` +
-    `broker RSS ${(rssBytes / 2 ** 20).toFixed(0)} MiB`;
+    `broker RSS ${(rssBytes / 2 ** 20).toFixed(0)} MiB; since the last line the broker closed ${eventCount(recent, 'connection.closed')} ` +
+    `connections (${topReasons(recent, 'connection.closed', 2) || '-'}) and refused ${eventCount(recent, 'connection.refused')} ` +
+    `(${topReasons(recent, 'connection.refused', 2) || '-'})`;
+}
+
+/** The broker's closures and refusals, each event with its 8 most frequent grouped reasons. */
+function closureLines(closures: ClosureCounts): string[] {
+  return [
+    ['connection.closed', 'connections the broker closed'],
+    ['connection.refused', 'connections the broker refused at accept'],
+    ['request.refused', 'requests the broker refused'],
+  ].map(([event, title]) => {
+    const reasons = Object.entries(closures[event!] ?? {}).sort((a, b) => b[1] - a[1]);
+    return `  ${title} (${event}): ${eventCount(closures, event!)}${reasons.slice(0, 8).map(([reason, n]) => `\n    ${n} × ${reason}`).join('')}` +
+      (reasons.length > 8 ? `\n    … ${reasons.length - 8} more reasons` : '');
+  });
 }
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
@@ -223,6 +245,7 @@ export function formatCampaign(result: CampaignResult, options: CampaignOptions)
       `(${Math.round(c.sent / (result.onMs / 1000))} frames/s while on, ${options.lanes} lanes, rate ${options.rate === 0 ? 'unthrottled' : `${options.rate}/s`})`,
     `  outcomes: answered ${c.answered}, closed by the broker ${c.closed}, unanswered after ${options.answerWaitMs} ms ${c.unanswered}, ` +
       `connect refused ${c.refused}; ${c.connections} connections opened`,
+    ...closureLines(result.closures),
     `  crashes: ${result.crashed === null ? 0 : 1}${result.crashed === null ? '' : `\n${result.crashed}`}`,
     `  broker error/fatal log lines: ${result.errorLines.length}${result.errorLines.slice(0, 5).map((line) => `\n    ${line}`).join('')}`,
     `  event_loop.stall lines: ${result.stallLines}${Object.entries(result.stalls).map(([api, s]) => ` ${api} ${s.count}x (max ${s.maxMs} ms)`).join(',')}`,
