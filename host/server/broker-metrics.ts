@@ -23,10 +23,9 @@ import type { BrokerMetricsSources, PartitionGaugeSource, PrometheusEndpoint } f
 import { RequestMetrics } from '../metrics/request-metrics.js';
 import type { MetricsRoute } from '../network/http-server.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
-import { NodeChannels } from '../network/node-channels.js';
 import { consumerLagSources } from './consumer-lag-sources.js';
 import type { MetadataCache } from './metadata-cache.js';
-import { RemotePartitionLag } from './remote-partition-lag.js';
+import { LazyRemotePartitionLag } from './lazy-remote-partition-lag.js';
 
 /** The broker state `/metrics` reads besides the counters. */
 export interface BrokerMetricsState {
@@ -38,6 +37,8 @@ export interface BrokerMetricsState {
   isActiveController(): boolean;
   connections(): readonly { listener: string; count: number }[];
   webSocketSessions(): readonly { route: string; count: number }[];
+  /** Hears that the remote lag reads could not be imported (partitions led elsewhere then show no lag). */
+  onRemoteLagLoadFailed?(error: unknown): void;
 }
 
 /** The Prometheus text exposition format 0.0.4, as prom-client's Registry.contentType names it. */
@@ -53,25 +54,19 @@ export class BrokerMetrics {
   private endpoint: PrometheusEndpoint | null = null;
 
   private readonly maxConsumerGroups: number;
-  /** The inter-broker connections of the remote lag reads, opened with the first partition led elsewhere. */
-  private readonly lagChannels: NodeChannels;
-  private readonly remoteLag: RemotePartitionLag;
+  /** The lag reads of partitions led elsewhere, with their inter-broker connections: loaded with the first such partition. */
+  private readonly remoteLag: LazyRemotePartitionLag;
 
   constructor(config: BrokerConfig, environment: Environment, private readonly state: BrokerMetricsState) {
     const time = environment.time;
     this.maxConsumerGroups = config.metricsConsumerGroupsMax;
     this.topicMetrics = new BrokerTopicMetrics({ enabled: config.metricsTopicLabelsEnable, max: config.metricsTopicLabelsMax });
-    this.lagChannels = new NodeChannels({
+    this.remoteLag = new LazyRemotePartitionLag(async () => (await import('./remote-partition-lag.js')).createRemotePartitionLag({
       clientId: `broker-${config.nodeId}-consumer-lag`,
       time,
       random: environment.random,
       network: environment.network,
-      requestTimeoutMs: Math.min(30_000, Math.max(1_000, config.consumerLagSampleIntervalMs)),
-    });
-    this.remoteLag = new RemotePartitionLag({
       nodeId: config.nodeId,
-      time,
-      channels: this.lagChannels,
       leaderOf: (topic, partition) => state.metadata()?.leaderId(topic, partition),
       endpointOf: (brokerId) => {
         const found = state.metadata()?.broker(brokerId)?.endpoints.find((candidate) => candidate.name === config.interBrokerListenerName);
@@ -79,7 +74,7 @@ export class BrokerMetrics {
       },
       sampleIntervalMs: config.consumerLagSampleIntervalMs,
       maxPartitions: config.consumerLagRemoteMaxPartitions,
-    });
+    }), (error) => state.onRemoteLagLoadFailed?.(error));
     this.consumerLag = new ConsumerLagMonitor({
       time,
       sources: consumerLagSources(state.groupCoordinator, state.replicaManager, () => this.remoteLag),
@@ -92,7 +87,7 @@ export class BrokerMetrics {
   /** Stops the lag monitor and closes its inter-broker connections. */
   stopConsumerLag(): void {
     this.consumerLag.stop();
-    this.lagChannels.close();
+    this.remoteLag.close();
   }
 
   /** The Prometheus endpoint once loaded ({@link loadPrometheus}); null before, or without `http.listeners`. */

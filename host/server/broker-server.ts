@@ -162,6 +162,7 @@ export class BrokerServer {
         && (this.quorum === null || this.quorum.metadataLog.leaderAndEpoch().leaderId === config.nodeId),
       connections: () => this.network?.connectionCounts() ?? [],
       webSocketSessions: () => this.network?.webSocketSessions() ?? [],
+      onRemoteLagLoadFailed: (error) => this.logger.error({ err: error }, 'the remote consumer-lag reads could not be loaded'),
     });
   }
 

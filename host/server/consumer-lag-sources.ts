@@ -13,6 +13,9 @@ import type { Partition } from '../replication/partition.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { RemotePartitionLag } from './remote-partition-lag.js';
 
+/** What the sources ask about partitions led elsewhere: a RemotePartitionLag, or one loaded on demand. */
+export type RemoteLagSource = Pick<RemotePartitionLag, 'partition' | 'sampled'>;
+
 /**
  * Sources over the broker's coordinator and replicas (null before start-up: nothing to sample). A
  * partition this broker leads is read locally; another from `remote` (its leader's last answer),
@@ -21,7 +24,7 @@ import type { RemotePartitionLag } from './remote-partition-lag.js';
 export function consumerLagSources(
   coordinator: () => GroupCoordinator | null,
   replicas: () => ReplicaManager<UnifiedLog> | null,
-  remote: () => RemotePartitionLag | null = () => null,
+  remote: () => RemoteLagSource | null = () => null,
 ): ConsumerLagSources {
   return {
     groups(): LagGroupSource[] {

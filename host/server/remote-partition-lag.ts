@@ -25,8 +25,8 @@
  */
 import { fetchedBatchTimestamp } from '../log/batch-timestamp.js';
 import type { LagPartitionSource } from '../metrics/consumer-lag-monitor.js';
-import type { Time } from '../io/environment.js';
-import type { NodeChannels, NodeEndpoint } from '../network/node-channels.js';
+import type { Network, RandomSource, Time } from '../io/environment.js';
+import { NodeChannels, type NodeEndpoint } from '../network/node-channels.js';
 import { FETCH_API, LIST_OFFSETS_API } from '../network/remote-apis.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 
@@ -233,4 +233,30 @@ function byTopic(entries: readonly Entry[]): Map<string, Entry[]> {
     list.push(entry);
   }
   return topics;
+}
+
+/** What {@link createRemotePartitionLag} builds its channels from besides the lag options. */
+export interface OwnedChannelsOptions {
+  /** The channels' client.id (e.g. `broker-1-consumer-lag`). */
+  readonly clientId: string;
+  readonly random: RandomSource;
+  readonly network: Network;
+}
+
+/**
+ * A RemotePartitionLag over inter-broker channels of its own (request timeout: the sample interval
+ * within 1–30 s); `close()` closes the channels. What the broker builds on first need
+ * (lazy-remote-partition-lag.ts).
+ */
+export function createRemotePartitionLag(
+  options: Omit<RemotePartitionLagOptions, 'channels' | 'time'> & OwnedChannelsOptions & { readonly time: Time },
+): { readonly lag: RemotePartitionLag; close(): void } {
+  const channels = new NodeChannels({
+    clientId: options.clientId,
+    time: options.time,
+    random: options.random,
+    network: options.network,
+    requestTimeoutMs: Math.min(30_000, Math.max(1_000, options.sampleIntervalMs)),
+  });
+  return { lag: new RemotePartitionLag({ ...options, channels }), close: () => channels.close() };
 }

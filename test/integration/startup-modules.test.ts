@@ -3,11 +3,12 @@
  * so its start-up does not pay for it (issue 10: the quick start's ready time does not get
  * worse): the client library (the `/json` sessions and the console load it with their first
  * socket or request), the replica fetchers (with the first partition followed) and the
- * AlterPartitionManager (with the first ISR proposal), and the Kafka config catalog (the
+ * AlterPartitionManager (with the first ISR proposal), the consumer-lag reads of partitions led
+ * by other brokers (with the first such partition), and the Kafka config catalog (the
  * generated table of Kafka's configs, read only when a config Tributary does not implement is met).
  * Some things it loads only after it is ready (in the background, or with the first request that
  * needs them): the group coordinator (about 20 modules) where `__consumer_offsets` does not exist
- * yet; a group request sent at once is answered as ever, in order.
+ * yet, and the inter-broker channels; a group request sent at once is answered as ever, in order.
  * The broker runs from dist/ under a module-loading hook that reports every module, a wrapper of
  * `fs.readFileSync` that reports reads of the catalog's JSON and wrappers of `fs.write`/`fs.writeSync`
  * (pino's) that report the `broker.started` log line, written once the broker is ready.
@@ -113,11 +114,12 @@ describe('the single-node quick start', () => {
       /\/dist\/host\/gateway\/json-session\.js$/.test(url) ||
       /\/dist\/host\/console\/console-(application|clients)\.js$/.test(url) ||
       /\/dist\/host\/server\/replica-fetching\.js$/.test(url) ||
-      /\/dist\/host\/replication\/(alter-partition-manager|replica-fetcher-manager)\.js$/.test(url));
+      /\/dist\/host\/replication\/(alter-partition-manager|replica-fetcher-manager)\.js$/.test(url) ||
+      /\/dist\/host\/server\/remote-partition-lag\.js$/.test(url));
     expect(unwanted).toEqual([]);
     expect(reported(broker.stderrLines, 'CATALOG_READ ')).toEqual([]);
     // Loaded after ready (in the background), not before.
-    expect(loadedBeforeReady(broker.stderrLines).filter((url) => GROUP_COORDINATOR_MODULES.test(url))).toEqual([]);
+    expect(loadedBeforeReady(broker.stderrLines).filter((url) => GROUP_COORDINATOR_MODULES.test(url) || /\/dist\/host\/network\/node-channels?\.js$/.test(url))).toEqual([]);
     await broker.close();
   });
 
