@@ -7,23 +7,18 @@ produced and flushed and its offsets sent, then the program prints {"event": "cr
 waits forever (the test SIGKILLs it mid-transaction). It stops once it has read up to the end of
 `input` (the high watermark `expected_end` summed over partitions) and committed.
 
-args: {bootstrap, input, output, group, transactional_id, batch, expected_end, crash_in_batch?, timeout_s?}
+args: {bootstrap, input, output, group, transactional_id, batch, expected_end, crash_in_batch?, timeout_s?, config?}
 events: {"event": "initialized"}, {"event": "committed", "batch": n, "records": k},
         {"event": "crashing", "batch": n}, {"event": "done", "batches": n, "records": total}
 """
 import time
 
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer
 
-from compat_common import args, emit, log
+from compat_common import args, emit, log, transactional_producer
 
 a = args()
-producer = Producer({
-    "bootstrap.servers": a["bootstrap"],
-    "client.id": "compat-ck-etl",
-    "transactional.id": a["transactional_id"],
-    "linger.ms": 5,
-})
+producer = transactional_producer(a, "compat-ck-etl")
 # Before subscribing: a zombie's open transaction is aborted (and its offsets dropped) first.
 producer.init_transactions(60)
 emit({"event": "initialized"})

@@ -5,19 +5,10 @@ out:  {initialized: true, results: [{commit, error}]}
       Each transaction's records are flushed (they reach the broker) before it ends, so an
       aborted transaction really leaves aborted batches in the log.
 """
-from confluent_kafka import Producer
-
-from compat_common import args, emit
+from compat_common import args, emit, transactional_producer
 
 a = args()
-config = {
-    "bootstrap.servers": a["bootstrap"],
-    "client.id": "compat-ck-txn-producer",
-    "transactional.id": a["transactional_id"],
-    "linger.ms": 5,
-}
-config.update(a.get("config", {}))
-producer = Producer(config)
+producer = transactional_producer(a, "compat-ck-txn-producer")
 producer.init_transactions(30)
 results = []
 for txn in a["transactions"]:

@@ -15,20 +15,11 @@ args: {bootstrap, transactional_id, topic, timeout_s?, config?}
 import json
 import sys
 
-from confluent_kafka import Producer
-
-from compat_common import args, emit
+from compat_common import args, emit, transactional_producer
 
 a = args()
 timeout = a.get("timeout_s", 60)
-config = {
-    "bootstrap.servers": a["bootstrap"],
-    "client.id": "compat-ck-txn-session",
-    "transactional.id": a["transactional_id"],
-    "linger.ms": 5,
-}
-config.update(a.get("config", {}))
-producer = Producer(config)
+producer = transactional_producer(a, "compat-ck-txn-session")
 producer.init_transactions(timeout)
 emit({"event": "initialized"})
 for line in sys.stdin:

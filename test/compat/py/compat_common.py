@@ -22,6 +22,21 @@ def args():
     return json.loads(sys.argv[1])
 
 
+def transactional_producer(a, client_id):
+    """A confluent-kafka Producer for a["bootstrap"] with transactional.id a["transactional_id"],
+    linger.ms 5 and client.id `client_id`, then a["config"] (optional) on top. Not initialized."""
+    from confluent_kafka import Producer  # here: the kafka-python programs share this module
+
+    config = {
+        "bootstrap.servers": a["bootstrap"],
+        "client.id": client_id,
+        "transactional.id": a["transactional_id"],
+        "linger.ms": 5,
+    }
+    config.update(a.get("config", {}))
+    return Producer(config)
+
+
 def emit(obj):
     sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
     sys.stdout.flush()
