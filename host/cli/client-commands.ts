@@ -141,17 +141,21 @@ export interface PartitionsReassignmentsOptions extends ClientOptions {
   /** Only these topics; empty = every topic. */
   topic: string[];
 }
+/** tributary transactions list. */
 export interface TransactionsListOptions extends ClientOptions {
   /** Only these states (Kafka's names: Empty, Ongoing, PrepareCommit, ...); empty = all. */
   state: string[];
   /** Only these producer ids; empty = all. */
   producerId: number[];
 }
+/** tributary transactions describe-producers. */
 export interface TransactionsDescribeProducersOptions extends ClientOptions {
+  /** The topic whose partitions' leaders are asked (DescribeProducers). */
   topic: string;
   /** Only these partitions; empty = every partition of the topic. */
   partition: number[];
 }
+/** tributary transactions find-hanging. */
 export interface TransactionsFindHangingOptions extends ClientOptions {
   /** Ongoing transactions open longer than this many minutes are reported (kafka-transactions' default 15). */
   maxTransactionTimeout: number;

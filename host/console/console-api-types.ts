@@ -5,6 +5,7 @@
  * interfaces, no imports: the web build imports it as types only.
  */
 
+/** GET overview: the cluster, this broker, the metadata quorum and the counts the first page shows. */
 export interface Overview {
   clusterId: string | null;
   controllerId: number;
@@ -25,6 +26,7 @@ export interface Overview {
   groups: number;
 }
 
+/** A voter or observer of the metadata quorum (DescribeQuorum): its log end offset and how far it is behind the high watermark, in offsets. */
 export interface QuorumReplica {
   replicaId: number;
   logEndOffset: number;
@@ -46,6 +48,7 @@ export interface Throughput {
   samples: ThroughputSample[];
 }
 
+/** One row of GET topics. */
 export interface TopicSummary {
   name: string;
   internal: boolean;
@@ -66,6 +69,11 @@ export interface TopicsPage {
   topics: TopicSummary[];
 }
 
+/**
+ * GET topics/:name: the partitions as Metadata answers them, with the log start offset and high
+ * watermark their leaders answer (ListOffsets; null when not answered) and the local replica's
+ * size in bytes (null where none is local); the topic's configs as DescribeConfigs answers them.
+ */
 export interface TopicDetail {
   name: string;
   internal: boolean;
@@ -95,6 +103,7 @@ export interface BrowsedRecord {
   sizeBytes: number;
 }
 
+/** GET topics/:name/messages: the records of one partition in [`startOffset`, `endOffset`), newest first. */
 export interface Browse {
   topic: string;
   partition: number;
@@ -105,6 +114,7 @@ export interface Browse {
   records: BrowsedRecord[];
 }
 
+/** One row of GET groups: lag in offsets, lag in seconds and the Burrow-style status where known (null otherwise). */
 export interface GroupSummary {
   groupId: string;
   state: string;
@@ -123,6 +133,7 @@ export interface GroupsPage {
   groups: GroupSummary[];
 }
 
+/** GET groups/:id: members with their assignments, and per committed partition its offsets and lag. */
 export interface GroupDetail {
   groupId: string;
   state: string;

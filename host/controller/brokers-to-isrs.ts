@@ -58,6 +58,7 @@ function copyIndex(index: Index): Index {
   return copy;
 }
 
+/** The two indexes of the file header, kept by MetadataImage's replay through {@link BrokersToIsrs.update}. */
 export class BrokersToIsrs {
   private isrMembers: Index = new Map();
   private leaders: Index = new Map();

@@ -24,10 +24,15 @@ export type TransactionMessage = Extract<
   { op: 'initTransactions' | 'beginTransaction' | 'sendOffsetsToTransaction' | 'commitTransaction' | 'abortTransaction' }
 >;
 
+/** How a session's transactional Producer is built (the session's own client settings). */
 export interface JsonTransactionsOptions {
+  /** client.id of the Producer's requests. */
   clientId: string;
+  /** The connections the Producer opens. */
   transportFactory: TransportFactory;
+  /** Whether the Producer's Metadata requests may create missing topics. */
   allowAutoTopicCreation: boolean;
+  /** request.timeout.ms of the Producer, ms; the Producer's default when absent. */
   requestTimeoutMs?: number;
 }
 

@@ -74,6 +74,7 @@ async function transactionsDescribeProducers(io: CliIo, options: TransactionsDes
   }, options);
 }
 
+/** The `tributary transactions ...` commands (list, describe, describe-producers, find-hanging, abort), printing through `io`. */
 export function transactionHandlers(io: CliIo): TransactionHandlers {
   return {
     transactionsList: (options: TransactionsListOptions) => transactionsList(io, options),
