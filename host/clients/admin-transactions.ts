@@ -107,27 +107,43 @@ export interface ProducerStateDescription {
 }
 
 /**
- * The active producers of each partition of `topic`, asked of the partition's leader
- * (DescribeProducers, as kafka-transactions.sh describe-producers does).
- * @throws KafkaError for a partition's error (UNKNOWN_TOPIC_OR_PARTITION 3, NOT_LEADER_OR_FOLLOWER 6)
+ * The active producers of each of `partitions` of `topic` (in that order), asked of the partitions'
+ * leaders with one DescribeProducers per leader (as kafka-transactions.sh describe-producers does).
+ * @throws KafkaError for the first partition in error: UNKNOWN_TOPIC_OR_PARTITION (3) for a
+ *   partition the metadata does not list, LEADER_NOT_AVAILABLE (5) for one without a leader, else
+ *   the leader's answer (NOT_LEADER_OR_FOLLOWER 6, ...)
  */
 export async function describeProducers(cluster: Cluster, topic: string, partitions: readonly number[]): Promise<{ partition: number; leaderId: number; producers: ProducerStateDescription[] }[]> {
   await cluster.refreshMetadata([topic]);
-  return Promise.all(partitions.map(async (partition) => {
+  const byLeader = new Map<number, number[]>();
+  for (const partition of partitions) {
+    if (!(partition >= 0 && partition < (cluster.partitionCount(topic) ?? 0))) {
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `describe producers of ${topic}-${partition}`);
+    }
     const leaderId = cluster.leaderFor(topic, partition);
-    if (leaderId < 0) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `describe producers of ${topic}-${partition}`);
+    if (leaderId < 0) throw new KafkaError(ErrorCode.LEADER_NOT_AVAILABLE, `describe producers of ${topic}-${partition}: no leader`);
+    let list = byLeader.get(leaderId);
+    if (list === undefined) byLeader.set(leaderId, list = []);
+    list.push(partition);
+  }
+  const described = new Map<number, { partition: number; leaderId: number; producers: ProducerStateDescription[] }>();
+  await Promise.all([...byLeader].map(async ([leaderId, partitionIndexes]) => {
     const connection = await cluster.connectionTo(leaderId);
-    const response = await connection.request(ApiKey.DescribeProducers, { topics: [{ name: topic, partitionIndexes: [partition] }] });
-    const answer = response.topics[0]?.partitions[0];
-    if (answer === undefined) throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `DescribeProducers ${topic}-${partition}: no answer`);
-    if (answer.errorCode !== ErrorCode.NONE) throw new KafkaError(answer.errorCode, `describe producers of ${topic}-${partition}`);
-    return {
-      partition,
-      leaderId,
-      producers: answer.activeProducers.map((p) => ({
-        producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: p.lastSequence, lastTimestamp: p.lastTimestamp,
-        coordinatorEpoch: p.coordinatorEpoch, currentTransactionStartOffset: p.currentTxnStartOffset,
-      })),
-    };
+    const response = await connection.request(ApiKey.DescribeProducers, { topics: [{ name: topic, partitionIndexes }] });
+    const answers = new Map((response.topics[0]?.partitions ?? []).map((answer) => [answer.partitionIndex, answer]));
+    for (const partition of partitionIndexes) {
+      const answer = answers.get(partition);
+      if (answer === undefined) throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, `DescribeProducers ${topic}-${partition}: no answer`);
+      if (answer.errorCode !== ErrorCode.NONE) throw new KafkaError(answer.errorCode, `describe producers of ${topic}-${partition}`);
+      described.set(partition, {
+        partition,
+        leaderId,
+        producers: answer.activeProducers.map((p) => ({
+          producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: p.lastSequence, lastTimestamp: p.lastTimestamp,
+          coordinatorEpoch: p.coordinatorEpoch, currentTransactionStartOffset: p.currentTxnStartOffset,
+        })),
+      });
+    }
   }));
+  return partitions.map((partition) => described.get(partition)!);
 }
