@@ -5,11 +5,15 @@
  * cluster) are defined in client-commands.ts and appear once their handlers exist: pass them as
  * `clientHandlers`. Usage errors (unknown option, bad argument) exit 2 like configuration errors;
  * `--help` and `--version` exit 0.
+ *
+ * `tributary broker` (the quick start, timed from spawn to ready) does not import client-commands.ts
+ * (the definitions of the client commands, ~20 KB): {@link runCli} registers them for any other
+ * command line.
  */
 import { Command, CommanderError } from 'commander';
 import { TRIBUTARY_VERSION } from './version.js';
 import { BrokerCommandDeps, defaultBrokerCommandDeps, registerBrokerCommand } from './broker-command.js';
-import { ClientCommandHandlers, registerClientCommands } from './client-commands.js';
+import type { ClientCommandHandlers, registerClientCommands } from './client-commands.js';
 import { CliIo, ExitCode, processIo } from './output.js';
 
 export interface ProgramOptions {
@@ -19,8 +23,12 @@ export interface ProgramOptions {
   clientHandlers?: Partial<ClientCommandHandlers>;
 }
 
-/** Builds the program. Commander's own exits are turned into CommanderError (see {@link runCli}). */
-export function createProgram(options: ProgramOptions = {}): Command {
+/**
+ * Builds the program with the `broker` command and, given `registerClients` (client-commands.ts's
+ * registerClientCommands), the client commands. Commander's own exits are turned into
+ * CommanderError (see {@link runCli}).
+ */
+export function createProgram(options: ProgramOptions = {}, registerClients?: typeof registerClientCommands): Command {
   const io = options.io ?? processIo;
   const program = new Command()
     .name('tributary')
@@ -33,7 +41,7 @@ export function createProgram(options: ProgramOptions = {}): Command {
       writeErr: (text) => io.stderr.write(text),
     });
   registerBrokerCommand(program, options.brokerDeps ?? { ...defaultBrokerCommandDeps, io });
-  registerClientCommands(program, options.clientHandlers ?? {}, io);
+  registerClients?.(program, options.clientHandlers ?? {}, io);
   return program;
 }
 
@@ -42,7 +50,8 @@ export function createProgram(options: ProgramOptions = {}): Command {
  */
 export async function runCli(argv: readonly string[], options: ProgramOptions = {}): Promise<void> {
   const io = options.io ?? processIo;
-  const program = createProgram(options);
+  const registerClients = argv[2] === 'broker' ? undefined : (await import('./client-commands.js')).registerClientCommands;
+  const program = createProgram(options, registerClients);
   try {
     await program.parseAsync([...argv]);
   } catch (error) {

@@ -3,7 +3,8 @@
  * needs from outside its own memory comes through an {@link Environment}: wall-clock and
  * monotonic time with timers, randomness, the disk and the network. The broker runs on
  * {@link systemEnvironment}; tests and the deterministic simulator hand in a
- * {@link ManualTime}, a seeded random source, a fault-injecting disk and a simulated network, so
+ * ManualTime, a seeded random source, a fault-injecting disk and a simulated network
+ * (manual-environment.ts, kept apart so a broker does not load the fault-injecting disk), so
  * several brokers run in one process under one clock and one seed and every run of a seed is
  * the same run.
  *
@@ -12,10 +13,9 @@
  * `randomBytes`, `Math.random`, `node:fs` or `node:net` directly; a test enforces it.
  */
 import { type Disk, NodeDisk } from './disk.js';
-import { FaultDisk } from './fault-disk.js';
 import { NodeNetwork } from './node-network.js';
-import { CryptoRandom, SeededRandom } from './random.js';
-import { ManualTime, SystemTime } from './time.js';
+import { CryptoRandom } from './random.js';
+import { SystemTime } from './time.js';
 
 /** Opaque token of a scheduled task; pass it back to {@link Time.clearTimeout}. */
 export interface TimerHandle {
@@ -123,34 +123,4 @@ export interface Environment {
  */
 export function systemEnvironment(): Environment {
   return { time: new SystemTime(), random: new CryptoRandom(), disk: new NodeDisk(), network: new NodeNetwork() };
-}
-
-/** A {@link manualEnvironment}: its parts keep their concrete types so tests can drive them. */
-export interface ManualEnvironment extends Environment {
-  readonly time: ManualTime;
-  readonly random: SeededRandom;
-}
-
-/** The network of a {@link manualEnvironment} with nothing listening: every connect is refused. */
-export class UnreachableNetwork implements Network {
-  connect(host: string, port: number): Promise<NetworkConnection> {
-    const error = Object.assign(new Error(`connect ECONNREFUSED ${host}:${port} (no simulated network)`), { code: 'ECONNREFUSED' });
-    return Promise.reject(error);
-  }
-}
-
-/**
- * A deterministic world for tests and the simulator: a {@link ManualTime} (wall clock starting at
- * `startMs`, ms since the epoch, default 1_700_000_000_000; monotonic at 0), a
- * {@link SeededRandom} seeded with `seed`, and by default an in-memory {@link FaultDisk} seeded
- * with the same seed (no faults unless a test sets them) and a network on which every connect is
- * refused. Pass `disk` (e.g. a NodeDisk over a temporary directory) or `network` to replace them.
- */
-export function manualEnvironment(options: { seed: number; startMs?: number; disk?: Disk; network?: Network }): ManualEnvironment {
-  return {
-    time: new ManualTime(options.startMs === undefined ? {} : { startMs: options.startMs }),
-    random: new SeededRandom(options.seed),
-    disk: options.disk ?? new FaultDisk(options.seed),
-    network: options.network ?? new UnreachableNetwork(),
-  };
 }

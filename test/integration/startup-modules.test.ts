@@ -4,7 +4,8 @@
  * worse): the client library (the `/json` sessions and the console load it with their first
  * socket or request), the replica fetchers (with the first partition followed) and the
  * AlterPartitionManager (with the first ISR proposal), the consumer-lag reads of partitions led
- * by other brokers (with the first such partition), and the Kafka config catalog (the
+ * by other brokers (with the first such partition), the client commands' definitions, the
+ * simulator's fault-injecting disk, and the Kafka config catalog (the
  * generated table of Kafka's configs, read only when a config Tributary does not implement is met).
  * Some things it loads only after it is ready (in the background, or with the first request that
  * needs them): the group coordinator (about 20 modules) where `__consumer_offsets` does not exist
@@ -99,7 +100,7 @@ function reported(lines: readonly string[], prefix: string): string[] {
 }
 
 describe('the single-node quick start', () => {
-  it('never loads the client library, the console application, the replica fetchers, the AlterPartitionManager or the Kafka config catalog', async () => {
+  it('never loads the client library, the console application, the replica fetchers, the AlterPartitionManager, the remote lag reads, the client commands, the fault-injecting disk or the Kafka config catalog', async () => {
     const httpPort = await findFreePort();
     const broker = await startBrokerProcess({
       command: { file: process.execPath, args: ['--import', moduleReportingHook(), BROKER_CLI_PATH, 'broker'] },
@@ -115,7 +116,8 @@ describe('the single-node quick start', () => {
       /\/dist\/host\/console\/console-(application|clients)\.js$/.test(url) ||
       /\/dist\/host\/server\/replica-fetching\.js$/.test(url) ||
       /\/dist\/host\/replication\/(alter-partition-manager|replica-fetcher-manager)\.js$/.test(url) ||
-      /\/dist\/host\/server\/remote-partition-lag\.js$/.test(url));
+      /\/dist\/host\/server\/remote-partition-lag\.js$/.test(url) ||
+      /\/dist\/host\/(cli\/client-commands|io\/fault-disk)\.js$/.test(url));
     expect(unwanted).toEqual([]);
     expect(reported(broker.stderrLines, 'CATALOG_READ ')).toEqual([]);
     // Loaded after ready (in the background), not before.

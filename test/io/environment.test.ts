@@ -1,6 +1,7 @@
 import * as net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { manualEnvironment, systemEnvironment } from '../../host/io/environment.js';
+import { systemEnvironment } from '../../host/io/environment.js';
+import { manualEnvironment } from '../../host/io/manual-environment.js';
 import { FaultDisk } from '../../host/io/fault-disk.js';
 
 describe('manualEnvironment', () => {

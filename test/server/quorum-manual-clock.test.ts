@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { libraryBrokerConfig } from '../../host/broker.js';
 import { NodeDisk } from '../../host/io/disk.js';
-import { manualEnvironment, type ManualEnvironment } from '../../host/io/environment.js';
+import { manualEnvironment, type ManualEnvironment } from '../../host/io/manual-environment.js';
 import { NodeNetwork } from '../../host/io/node-network.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { BrokerServer } from '../../host/server/broker-server.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { libraryBrokerConfig } from '../../host/broker.js';
 import { NodeDisk } from '../../host/io/disk.js';
-import { manualEnvironment } from '../../host/io/environment.js';
+import { manualEnvironment } from '../../host/io/manual-environment.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { BrokerServer } from '../../host/server/broker-server.js';
 import { getCore } from '../../host/wasm/core.js';
