@@ -127,7 +127,7 @@ export class KafkaConnection implements ConnectionContext {
   );
   private inputPaused = false;
   private stopping = false;
-  private peerHasEnded = false;
+  private endedByPeer = false;
   /** The source held no complete frame at the last dispatch attempt. */
   private inputExhausted = true;
   private finishing = false;
@@ -162,6 +162,11 @@ export class KafkaConnection implements ConnectionContext {
     return !this.isClosed && !this.stopping;
   }
 
+  /** True once the peer ended its side (TCP FIN): it sends nothing more, and may be gone entirely. */
+  get peerHasEnded(): boolean {
+    return this.endedByPeer;
+  }
+
   /** Requests dispatched whose response is not yet written (or skipped, for a null response). */
   get inFlightRequests(): number {
     return this.responses.inFlightRequests;
@@ -192,7 +197,7 @@ export class KafkaConnection implements ConnectionContext {
 
   /** The peer ended its side (TCP FIN): answer the complete frames it sent, then finish. */
   peerEnded(): void {
-    this.peerHasEnded = true;
+    this.endedByPeer = true;
     this.pump();
   }
 
@@ -288,8 +293,8 @@ export class KafkaConnection implements ConnectionContext {
 
   private maybeFinish(): void {
     if (this.isClosed || this.finishing || this.responses.inFlightRequests > 0) return;
-    if (!this.stopping && !(this.peerHasEnded && this.inputExhausted)) return;
-    if (this.peerHasEnded && !this.stopping && this.source.bufferedBytes > 0) {
+    if (!this.stopping && !(this.endedByPeer && this.inputExhausted)) return;
+    if (this.endedByPeer && !this.stopping && this.source.bufferedBytes > 0) {
       this.logger.warn(
         { event: 'connection.closed', peer: this.peer, connectionId: this.id, reason: 'truncated frame', bufferedBytes: this.source.bufferedBytes },
         `${this.peer} closed with a truncated request frame`,

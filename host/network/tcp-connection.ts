@@ -7,7 +7,8 @@
  * into one writev per pump. Input backpressure is the socket's own: paused while the connection is
  * over its limits. The peer may half-close (FIN): what it sent is still answered (the server sets
  * allowHalfOpen). Idle: Node's socket timeout (connections.max.idle.ms), ignored while a request
- * is in flight (a long-poll Fetch keeps the connection). Every close cause destroys the socket;
+ * is in flight (a long-poll Fetch keeps the connection) unless the peer has ended its side (then
+ * its unanswered requests are dropped with the connection). Every close cause destroys the socket;
  * a refusal or a bad frame is logged at warn with the peer.
  *
  * Slow senders (slowloris): the bytes of the frame being received are held from the broker's
@@ -296,11 +297,21 @@ export class TcpConnection implements ConnectionTransport {
 
   private onIdle(): void {
     // Node re-arms the timer on the next read or write; an in-flight request (say a long-poll
-    // Fetch) keeps the connection alive until its response is written.
-    if (this.connection.closed || this.connection.inFlightRequests > 0) return;
+    // Fetch) keeps the connection alive until its response is written, unless the peer has ended
+    // its side: a FIN cannot tell a half-close from a peer that is gone, and a gone peer's long
+    // poll (Fetch max_wait_ms up to 2^31-1) would otherwise hold the connection, and its place
+    // under max.connections and max.connections.per.ip, for as long as the poll.
+    const connection = this.connection;
+    if (connection.closed || (connection.inFlightRequests > 0 && !connection.peerHasEnded)) return;
+    const halfClosed = connection.inFlightRequests > 0;
     this.logger.info(
-      { event: 'connection.closed', peer: this.peer, connectionId: this.id, reason: 'idle', connectionsMaxIdleMs: this.limits.connectionsMaxIdleMs },
-      `closing idle connection from ${this.peer} (connections.max.idle.ms)`,
+      {
+        event: 'connection.closed', peer: this.peer, connectionId: this.id, reason: halfClosed ? 'idle, half-closed' : 'idle',
+        connectionsMaxIdleMs: this.limits.connectionsMaxIdleMs, ...(halfClosed ? { inFlightRequests: connection.inFlightRequests } : {}),
+      },
+      halfClosed
+        ? `closing connection from ${this.peer}: it ended its side and ${connection.inFlightRequests} request(s) are still unanswered after connections.max.idle.ms`
+        : `closing idle connection from ${this.peer} (connections.max.idle.ms)`,
     );
     this.destroy();
   }

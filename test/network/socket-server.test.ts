@@ -365,6 +365,29 @@ describe('SocketServer', () => {
     await client.waitForFrames(1);
   });
 
+  it('does not let a never-answered request hold a connection whose peer ended its side (long poll of a departed client)', async () => {
+    let handled = 0;
+    const { server, port, logs } = await startServer(() => {
+      handled++;
+      return new Promise<Buffer | null>(() => {});
+    }, { connectionsMaxIdleMs: 20, maxConnectionsPerIp: 3 });
+    // More departed clients than max.connections.per.ip, one after another: each must free its place.
+    for (let i = 0; i < 5; i++) {
+      const client = await openClient(port);
+      await client.write(requestFrame(i, 'long poll'));
+      await waitUntil(() => handled === i + 1);
+      client.socket.end();
+      await client.closedPromise;
+      await waitUntil(() => server.connectionCount === 0);
+    }
+    expect(logs.filter((l) => l.message.includes('ended its side'))).toHaveLength(5);
+    expect(logs.some((l) => l.message.includes('max.connections.per.ip'))).toBe(false);
+    const live = await openClient(port);
+    await live.write(requestFrame(9, 'still accepted'));
+    await waitUntil(() => handled === 6);
+    expect(live.closed).toBe(false);
+  });
+
   it('closes connections beyond max.connections at once and keeps the others', async () => {
     const { server, port, logs } = await startServer(echo, { maxConnections: 2 });
     const first = await openClient(port);
