@@ -73,7 +73,8 @@ async function offsetsWithin(admin: Admin, topic: string, partitions: number[]):
     const answer = await Promise.race([asked, timedOut]);
     if (answer === null) return [];
     const [low, high] = answer;
-    return low.map((l) => ({ partition: l.partition, low: l.offset, high: high.find((h) => h.partition === l.partition)?.offset ?? -1 }));
+    const highs = new Map(high.map((h) => [h.partition, h.offset]));
+    return low.map((l) => ({ partition: l.partition, low: l.offset, high: highs.get(l.partition) ?? -1 }));
   } finally {
     clearTimeout(timer);
   }
@@ -90,20 +91,27 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
       // asked of each leader apart, within OFFSETS_WAIT_MS: a leader that just died (its death not
       // yet in the metadata) leaves its partitions' offsets at -1 instead of failing the describe.
       const byLeader = new Map<number, number[]>();
-      for (const p of d.partitions) if (p.leader >= 0) byLeader.set(p.leader, [...(byLeader.get(p.leader) ?? []), p.partition]);
+      for (const p of d.partitions) {
+        if (p.leader < 0) continue;
+        let partitions = byLeader.get(p.leader);
+        if (partitions === undefined) byLeader.set(p.leader, partitions = []);
+        partitions.push(p.partition);
+      }
       const perLeader = await Promise.all([...byLeader.values()].map((partitions) => offsetsWithin(admin, d.name, partitions)));
-      return { ...d, offsets: perLeader.flat() };
+      return { ...d, offsets: new Map(perLeader.flat().map((o) => [o.partition, o])) };
     }));
     return { described: withOffsets, moving: ongoing };
   });
-  const reassignment = (topic: string, partition: number) => moving.find((m) => m.topic === topic && m.partition === partition);
+  // Lookups by key, not searches per partition (a topic may have tens of thousands).
+  const moves = new Map(moving.map((m) => [`${m.topic}\u0000${m.partition}`, m]));
+  const reassignment = (topic: string, partition: number) => moves.get(`${topic}\u0000${partition}`);
   if (options.json) {
     io.stdout.write(formatJson(described.map((d) => ({
       name: d.name,
       isInternal: d.isInternal,
       replicationFactor: replicationFactor(d),
       partitions: d.partitions.map((p) => {
-        const offsets = d.offsets.find((o) => o.partition === p.partition);
+        const offsets = d.offsets.get(p.partition);
         const move = reassignment(d.name, p.partition);
         return {
           ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1,
@@ -123,7 +131,7 @@ async function topicDescribe(io: CliIo, topics: string[], options: ClientOptions
       ])}\nCONFIGS (non-default)\n=====================\n${formatTable(overrides, [
         { header: 'key', value: 'name' }, { header: 'value', value: 'value' }, { header: 'source', value: 'sourceName' },
       ])}\nPARTITIONS\n==========\n${formatTable(d.partitions.map((p) => {
-        const offsets = d.offsets.find((o) => o.partition === p.partition);
+        const offsets = d.offsets.get(p.partition);
         const move = reassignment(d.name, p.partition);
         return { ...p, logStartOffset: offsets?.low ?? -1, highWatermark: offsets?.high ?? -1, adding: move?.addingReplicas ?? '-', removing: move?.removingReplicas ?? '-' };
       }), [
