@@ -11,6 +11,7 @@ import { KAFKA_3_9_MAX_VERSION, WHY_NOT_KAFKA_3_9_LATEST } from '../../host/api/
 import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
 import { DEFAULT_MAX_EVICTABLE_INDEX_BYTES } from '../../host/log/index-memory.js';
 import { PUBLISH_SLICE_PARTITIONS } from '../../host/server/broker-metadata-publisher.js';
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../host/record/compression-codecs.js';
 import { getCore } from '../../host/wasm/core.js';
 import {
   DELETE_RECORDS_SLICE_PARTITIONS, DESCRIBE_GROUPS_SLICE_GROUPS, DESCRIBE_PRODUCERS_SLICE_PARTITIONS, LIST_OFFSETS_SLICE_PARTITIONS,
@@ -50,6 +51,7 @@ describe('README.md', () => {
     expect(row('evictable index bytes')).toContain(`| ${DEFAULT_MAX_EVICTABLE_INDEX_BYTES / 2 ** 20} MiB |`);
     expect(row('metadata applied per event-loop turn')).toContain(`| ${PUBLISH_SLICE_PARTITIONS} partitions |`);
     expect(row('request frame ring')).toContain('| 32 MiB |');
+    expect(row('decompressed records section')).toContain(`| ${DEFAULT_MAX_DECOMPRESSED_BYTES / 2 ** 20} MiB per batch |`);
     expect(row('request work per event-loop turn')).toContain(
       `| ListOffsets ${LIST_OFFSETS_SLICE_PARTITIONS} partitions, DeleteRecords ${DELETE_RECORDS_SLICE_PARTITIONS} partitions, DescribeGroups ${DESCRIBE_GROUPS_SLICE_GROUPS} groups`);
     expect(row('request work per event-loop turn')).toContain(`, DescribeProducers ${DESCRIBE_PRODUCERS_SLICE_PARTITIONS} partitions |`);
