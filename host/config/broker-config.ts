@@ -138,7 +138,7 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'socket.request.max.bytes', type: 'INT', defaultValue: '104857600', min: 1,
     doc: 'The largest request frame accepted, in bytes; a larger frame closes the connection.' },
   { name: 'connections.max.idle.ms', type: 'LONG', defaultValue: '600000',
-    doc: 'Idle connections are closed after this many milliseconds (negative disables).' },
+    doc: 'Idle connections are closed after this many milliseconds (negative disables); a request in flight keeps a connection open unless its peer has ended its side (TCP FIN), so a departed client\'s long poll cannot hold a connection longer.' },
   { name: 'max.connections', type: 'INT', defaultValue: '10000', min: 0,
     doc: 'Maximum open client connections; further connections are refused (Tributary default 10000; Kafka 2147483647).' },
   { name: 'queued.max.requests', type: 'INT', defaultValue: '500', min: 1,
