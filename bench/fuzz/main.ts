@@ -23,6 +23,7 @@ interface Options {
   override: string[];
   json?: string;
   brokerCpuProfile?: string;
+  build?: string;
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     .option('--max-ratio <x>', 'largest p99 ratio with / without the fuzzer that passes', '2')
     .option('--override <key=value>', 'a broker config (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--json <file>', 'also write the result as JSON')
+    .option('--build <root>', 'run the broker of another built project root (a worktree of another commit) under this harness')
     .option('--broker-cpu-profile <dir>', 'write the broker\'s V8 CPU profile (node --cpu-prof) into this directory')
     .parse()
     .opts<Options>();
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
     maxRatio: Number(options.maxRatio), overrides,
     ...(options.brokerCpuProfile !== undefined ? { brokerNodeFlags: ['--cpu-prof', `--cpu-prof-dir=${options.brokerCpuProfile}`] } : {}), progress: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
   };
-  const snapshot = takeBuildSnapshot();
+  const snapshot = takeBuildSnapshot(options.build);
   try {
     const result = await runFuzzCampaign(snapshot, campaign);
     process.stdout.write(`${formatCampaign(result, campaign)}\n`);
