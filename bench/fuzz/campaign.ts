@@ -64,6 +64,8 @@ export interface CampaignResult {
   stalls: Record<string, { count: number; maxMs: number }>;
   /** The broker's connection.closed, connection.refused and request.refused lines by grouped reason. */
   closures: ClosureCounts;
+  /** The longest event_loop.stall lines (at most {@link LONGEST_STALLS_KEPT}), longest first. */
+  longestStalls: string[];
   acknowledged: number;
   lost: number;
   changed: number;
@@ -84,6 +86,8 @@ export interface CampaignResult {
 }
 
 const WARM_UP_MS = 3_000;
+/** event_loop.stall lines kept whole for the report (the longest ones). */
+export const LONGEST_STALLS_KEPT = 5;
 const SWITCH_GAP_MS = 250;
 const GOOD_TOPIC = 'well-behaved-client-topic';
 
@@ -102,6 +106,7 @@ export async function runFuzzCampaign(snapshot: BuildSnapshot, options: Campaign
   let stallLines = 0;
   const stalls: Record<string, { count: number; maxMs: number }> = {};
   const closures = new ClosureTally();
+  const longestStalls: { durationMs: number; line: string }[] = [];
   const broker = await BenchBroker.start(snapshot, {
     overrides: { ...options.overrides },
     ...(options.brokerNodeFlags ? { nodeFlags: [...options.brokerNodeFlags] } : {}),
@@ -114,6 +119,9 @@ export async function runFuzzCampaign(snapshot: BuildSnapshot, options: Campaign
         const entry = (stalls[stall.api ?? 'unattributed'] ??= { count: 0, maxMs: 0 });
         entry.count++;
         entry.maxMs = Math.max(entry.maxMs, stall.durationMs ?? 0);
+        longestStalls.push({ durationMs: stall.durationMs ?? 0, line: line.slice(0, 800) });
+        longestStalls.sort((a, b) => b.durationMs - a.durationMs);
+        longestStalls.length = Math.min(longestStalls.length, LONGEST_STALLS_KEPT);
       }
     },
   });
@@ -205,6 +213,7 @@ export async function runFuzzCampaign(snapshot: BuildSnapshot, options: Campaign
   return {
     seed: options.seed, counts, lastIndex, elapsedMs: performance.now() - startedAtMs, onMs, crashed, errorLines, stallLines, stalls,
     closures: closures.total,
+    longestStalls: longestStalls.map((stall) => stall.line),
     acknowledged: readBack.acknowledged, lost: readBack.lost, changed: readBack.changed, wellBehavedFailures, base, off, on, ratio,
     baseRatio: on.p99 / base.p99,
     startRssBytes, peakRssBytes, endRssBytes, passed,
@@ -248,7 +257,8 @@ export function formatCampaign(result: CampaignResult, options: CampaignOptions)
     ...closureLines(result.closures),
     `  crashes: ${result.crashed === null ? 0 : 1}${result.crashed === null ? '' : `\n${result.crashed}`}`,
     `  broker error/fatal log lines: ${result.errorLines.length}${result.errorLines.slice(0, 5).map((line) => `\n    ${line}`).join('')}`,
-    `  event_loop.stall lines: ${result.stallLines}${Object.entries(result.stalls).map(([api, s]) => ` ${api} ${s.count}x (max ${s.maxMs} ms)`).join(',')}`,
+    `  event_loop.stall lines: ${result.stallLines}${Object.entries(result.stalls).map(([api, s]) => ` ${api} ${s.count}x (max ${s.maxMs} ms)`).join(',')}` +
+      result.longestStalls.map((line) => `\n    ${line}`).join(''),
     `  acknowledged records: ${result.acknowledged}, lost ${result.lost}, changed ${result.changed}`,
     `  well-behaved request failures: ${result.wellBehavedFailures.length}${result.wellBehavedFailures.slice(0, 5).map((line) => `\n    ${line}`).join('')}`,
     `  well-behaved latency before fuzzing:  p50 ${ms(result.base.p50)}, p99 ${ms(result.base.p99)}, max ${ms(result.base.max)} (${result.base.count} requests)`,
