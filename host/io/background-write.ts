@@ -99,3 +99,18 @@ function toDiskError(error: unknown, syscall: string, filePath: string): DiskErr
   const code = (error as NodeJS.ErrnoException | null)?.code ?? 'EIO';
   return new DiskError(code, syscall, filePath, error instanceof Error ? error.message : undefined);
 }
+
+/**
+ * Removes a directory and everything in it on libuv's thread pool (`fs.promises.rm`, recursive):
+ * a deleted partition's `-delete` directory, whose removal nothing waits for and need not be
+ * durable (a directory that comes back after a power loss is removed again at start-up). A
+ * missing directory is not an error.
+ * @throws DiskError (rejects) on any I/O failure, with the errno name as `code`
+ */
+export async function removeDirectoryInBackground(dir: string): Promise<void> {
+  try {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  } catch (error) {
+    throw toDiskError(error, 'rm', dir);
+  }
+}

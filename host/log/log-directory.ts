@@ -22,9 +22,39 @@ export class LogDirectory {
   private fullReason: unknown = undefined;
   private full = false;
   private readonly watchers: LogDirWatcher[] = [];
+  /** Partition directories made in this directory so far whose entry may not be durable (a counter). */
+  private createdEntries = 0;
+  /** {@link createdEntries} as it was at the last fsync of this directory: those entries are durable. */
+  private durableEntries = 0;
 
   constructor(dirPath: string) {
     this.path = dirPath;
+  }
+
+  /**
+   * Notes that a partition directory was just made in this directory without fsyncing it (a log
+   * created with its directory sync deferred to its first flush). Returns its ticket for
+   * {@link syncEntriesUpTo}.
+   */
+  noteEntryCreated(): number {
+    return ++this.createdEntries;
+  }
+
+  /**
+   * Makes every entry noted up to `ticket` durable: one fsync of this directory, unless an fsync
+   * since the entry was noted covered it already (so many logs flushed in one turn share one).
+   * Throws DiskError.
+   */
+  syncEntriesUpTo(disk: { fsyncDir(dir: string): void }, ticket: number): void {
+    if (ticket <= this.durableEntries) return;
+    const covered = this.createdEntries;
+    disk.fsyncDir(this.path);
+    this.durableEntries = covered;
+  }
+
+  /** An fsync of this directory just completed (for another reason): every entry noted so far is durable. */
+  noteEntriesSynced(): void {
+    this.durableEntries = this.createdEntries;
   }
 
   get isOffline(): boolean {

@@ -31,6 +31,8 @@ export interface LoadParameters {
   logStartOffset: number;
   hadCleanShutdown: boolean;
   nowMs: number;
+  /** An empty new log's first segment files are left for its first flush to make durable (UnifiedLogOptions.deferDirectorySync). */
+  deferDirectorySync?: boolean;
 }
 
 /** Per storage context: partition directories just listed by a start-up scan (see {@link withKnownListings}). */
@@ -90,7 +92,7 @@ export function loadSegments(parameters: LoadParameters): LoadedSegments {
   if (bases.length === 0) {
     const segment = LogSegment.create(context, dir, Math.max(0, parameters.logStartOffset), config.segmentIndexBytes, nowMs, true);
     segment.flush();
-    disk.fsyncDir(dir);
+    if (parameters.deferDirectorySync !== true) disk.fsyncDir(dir);
     return { segments: [segment], recoveredSegments: 0, truncatedBytes: 0 };
   }
 

@@ -17,7 +17,7 @@ import type { Clock } from '../io/clock.js';
 import { type Disk, isDiskError, NodeDisk, writeFileAtomically } from '../io/disk.js';
 import type { RandomSource } from '../io/environment.js';
 import { CryptoRandom } from '../io/random.js';
-import { writeFileAtomicallyInBackground } from '../io/background-write.js';
+import { removeDirectoryInBackground, writeFileAtomicallyInBackground } from '../io/background-write.js';
 import type { Core } from '../wasm/core.js';
 import { LogCleaner } from './log-cleaner.js';
 import { hasCompactPolicy, type LogConfig } from './log-config.js';
@@ -36,6 +36,9 @@ import type { GroupFlusher } from './group-flush.js';
 import { createStorageContext, type StorageContext } from './storage-context.js';
 import { UnifiedLog } from './unified-log.js';
 import { withKnownListings } from './log-loader.js';
+
+/** When a new log's directory entries become durable (see {@link LogManager.getOrCreateLogs}). */
+export type DirectorySync = 'now' | 'first-flush';
 
 /** Kafka's clean-shutdown marker file name. */
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
@@ -108,6 +111,8 @@ interface DirectoryState {
   syncWrites: Map<string, number>;
   /** The background checkpoint write in progress (one at a time per directory), else null. */
   backgroundWrite: Promise<void> | null;
+  /** Partitions (topicPartitionKey) a checkpoint file of the directory may hold with a non-zero offset. */
+  nonZeroKeys: Set<string>;
 }
 
 /**
@@ -146,6 +151,8 @@ export class LogManager {
   private readonly logs = new Map<string, UnifiedLog>();
   private readonly logDirOf = new Map<string, DirectoryState>();
   private shutDown = false;
+  /** Removals of deleted partitions' directories running on the thread pool (NodeDisk). */
+  private readonly removals = new Set<Promise<void>>();
   /** Each partition directory's entries as listed while loading, until taken or released. */
   private readonly startupListings = new Map<string, string[]>();
 
@@ -185,6 +192,7 @@ export class LogManager {
         lastWritten: new Map(),
         syncWrites: new Map(),
         backgroundWrite: null,
+        nonZeroKeys: new Set(),
       };
     });
     const manager = new LogManager(context, options.defaults, directories, options.random ?? new CryptoRandom());
@@ -205,29 +213,33 @@ export class LogManager {
    * The log of a partition, created (in the online directory holding the fewest logs) when
    * missing. Throws KafkaStorageException when no directory is online or creation fails.
    */
-  getOrCreateLog(topic: string, partition: number, config: LogConfig): UnifiedLog {
-    return this.getOrCreateLogs([{ topic, partition, config }])[0]!;
+  getOrCreateLog(topic: string, partition: number, config: LogConfig, directorySync: DirectorySync = 'now'): UnifiedLog {
+    return this.getOrCreateLogs([{ topic, partition, config }], directorySync)[0]!;
   }
 
   /**
-   * getOrCreateLog for many partitions at once (a topic created with thousands of partitions):
-   * the missing logs' directories are all made first and each parent log directory is fsynced
-   * once for all of them, instead of once per partition (each log still fsyncs its own
-   * directory once its files exist, so what is durable when this returns is unchanged).
+   * getOrCreateLog for many partitions at once (a topic created with thousands of partitions).
+   * `directorySync` 'now': the missing logs' directories are all made first and each parent log
+   * directory is fsynced once for all of them, then each log fsyncs its own directory once its
+   * files exist: the new logs are durable when this returns. 'first-flush': nothing is fsynced
+   * here; each new log makes its directory entries durable at its first flush (UnifiedLogOptions
+   * .deferDirectorySync), logs flushed in the same turn sharing one fsync of the log directory.
+   * For partitions of the metadata image only: a power loss before that flush may take the empty
+   * log, and the broker's start-up recreates it from the committed metadata (applyAllTopics).
    * Returns the logs in request order. Throws KafkaStorageException when no directory is online
    * or a creation fails (that directory goes offline; logs created before stay).
    */
-  getOrCreateLogs(requests: readonly { topic: string; partition: number; config: LogConfig }[]): UnifiedLog[] {
+  getOrCreateLogs(requests: readonly { topic: string; partition: number; config: LogConfig }[], directorySync: DirectorySync = 'now'): UnifiedLog[] {
     const missing = new Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>();
     for (const request of requests) {
       const key = topicPartitionKey(request.topic, request.partition);
       if (!this.logs.has(key) && !missing.has(key)) missing.set(key, { ...request });
     }
-    if (missing.size > 0) this.createLogs(missing);
+    if (missing.size > 0) this.createLogs(missing, directorySync);
     return requests.map((request) => this.logs.get(topicPartitionKey(request.topic, request.partition))!);
   }
 
-  private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>): void {
+  private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync): void {
     const candidates = this.directories.filter((state) => !state.directory.isOffline);
     if (candidates.length === 0) throw new KafkaStorageException(`no online log directory for ${[...missing.keys()][0]}`);
     const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, 0]));
@@ -244,8 +256,9 @@ export class LogManager {
       state.directory.markOffline(error);
       throw new KafkaStorageException(`cannot create log ${key} in ${state.directory.path}`, { cause: error });
     };
-    // 1. Every partition directory, then one fsync per parent (the loader then finds them).
+    // 1. Every partition directory, then (sync 'now') one fsync per parent (the loader then finds them).
     const parents = new Set<DirectoryState>();
+    const made = new Set<string>();
     for (const [key, entry] of missing) {
       const state = entry.state!;
       const dir = path.join(state.directory.path, key);
@@ -253,24 +266,27 @@ export class LogManager {
         if (!disk.isDirectory(dir)) {
           disk.mkdir(dir);
           parents.add(state);
+          made.add(key);
         }
       } catch (error) {
         fail(state, key, error);
       }
     }
-    for (const state of parents) {
+    for (const state of directorySync === 'now' ? parents : []) {
       try {
         disk.fsyncDir(state.directory.path);
+        state.directory.noteEntriesSynced();
       } catch (error) {
         fail(state, state.directory.path, error);
       }
     }
-    // 2. The logs (segment files, fsync of their own directory).
+    // 2. The logs (segment files; sync 'now': fsync of their own directory).
     for (const [key, { topic, partition, config, state }] of missing) {
       try {
         const log = UnifiedLog.open({
           dir: path.join(state!.directory.path, key), topic, partition, config, context: this.context,
           logDirectory: state!.directory, hadCleanShutdown: true,
+          deferDirectorySync: directorySync === 'first-flush' && made.has(key),
         });
         this.logs.set(key, log);
         this.logDirOf.set(key, state!);
@@ -280,26 +296,75 @@ export class LogManager {
     }
   }
 
-  /**
-   * Deletes a partition's log: its directory is renamed to `<topic>-<partition>.<id>-delete`
-   * (durably), then its files are removed; an interrupted deletion finishes at the next start.
-   */
+  /** Deletes a partition's log (see {@link deleteLogs}). */
   deleteLog(topic: string, partition: number): void {
     this.deleteLogs([{ topic, partition }]);
   }
 
   /**
-   * Deletes many partitions' logs (e.g. a whole topic) as deleteLog does, but writes each
-   * directory's checkpoint files once at the end rather than once per partition (which is
-   * quadratic for a topic with thousands of partitions). Unknown partitions are ignored.
+   * Deletes partitions' logs (e.g. a whole topic; Kafka's asyncDelete). Each log is closed and its
+   * directory renamed to `<topic>-<partition>.<id>-delete`; each log directory is then fsynced
+   * once for all its renames (durable: the partitions do not come back after a power loss), and
+   * the renamed directories are removed: on the thread pool with NodeDisk (nothing waits for it;
+   * {@link backgroundWritesIdle} covers it), at once with other disks; an interrupted removal
+   * finishes at the next start. The checkpoint files are rewritten at once only when one of them
+   * may hold a non-zero offset of a deleted partition (a topic recreated under the same name
+   * would inherit it at the next start), else the next tick drops the entries. Unknown
+   * partitions are ignored. A disk error takes that directory offline.
    */
   deleteLogs(partitions: readonly { topic: string; partition: number }[]): void {
-    const touched = new Set<DirectoryState>();
+    const renamed = new Map<DirectoryState, { keys: Set<string>; doomed: string[] }>();
+    const disk = this.context.disk;
     for (const { topic, partition } of partitions) {
-      const state = this.removeLogDirectory(topic, partition);
-      if (state !== undefined) touched.add(state);
+      const detached = this.detachLog(topic, partition);
+      if (detached === undefined) continue;
+      const { key, log, state } = detached;
+      try {
+        const doomed = path.join(state.directory.path, cappedDirName(topic, partition, `${this.randomHex(8)}${DELETE_DIR_SUFFIX}`));
+        disk.rename(log.dir, doomed);
+        const entry = renamed.get(state) ?? { keys: new Set<string>(), doomed: [] };
+        entry.keys.add(key);
+        entry.doomed.push(doomed);
+        renamed.set(state, entry);
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+        state.directory.markOffline(error);
+      }
     }
-    this.writeOnlineCheckpoints(touched);
+    const checkpointNow: DirectoryState[] = [];
+    for (const [state, { keys, doomed }] of renamed) {
+      if (state.directory.isOffline) continue;
+      try {
+        disk.fsyncDir(state.directory.path);
+        state.directory.noteEntriesSynced();
+        for (const dir of doomed) this.removeDeletedDirectory(state, dir);
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+        state.directory.markOffline(error);
+      }
+      // A zero entry left behind is harmless: zero is what a new log starts with.
+      if ([...keys].some((key) => state.nonZeroKeys.has(key))) checkpointNow.push(state);
+    }
+    this.writeOnlineCheckpoints(checkpointNow);
+    for (const state of checkpointNow) {
+      // Written without them (a background write under way is dropped: it was overtaken).
+      if (!state.directory.isOffline) for (const key of renamed.get(state)!.keys) state.nonZeroKeys.delete(key);
+    }
+  }
+
+  /** Removes a renamed-away (`-delete`) partition directory: in the background with NodeDisk. Throws DiskError. */
+  private removeDeletedDirectory(state: DirectoryState, dir: string): void {
+    if (!(this.context.disk instanceof NodeDisk)) {
+      removeDirectory(this.context.disk, dir, false);
+      return;
+    }
+    const removal: Promise<void> = removeDirectoryInBackground(dir)
+      .catch((error: unknown) => {
+        if (!isDiskError(error)) throw error;
+        if (!this.shutDown) state.directory.markOffline(error);
+      })
+      .finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
   }
 
   /**
@@ -319,24 +384,6 @@ export class LogManager {
     this.context.files.releaseUnder(log.dir + path.sep);
     if (state.directory.isOffline) return undefined;
     return { key, log, state };
-  }
-
-  /** Closes a log and removes its directory (rename to `-delete`, then remove); no checkpoints. */
-  private removeLogDirectory(topic: string, partition: number): DirectoryState | undefined {
-    const detached = this.detachLog(topic, partition);
-    if (detached === undefined) return undefined;
-    const { key, log, state } = detached;
-    const disk = this.context.disk;
-    try {
-      const doomed = path.join(state.directory.path, cappedDirName(topic, partition, `${this.randomHex(8)}${DELETE_DIR_SUFFIX}`));
-      disk.rename(log.dir, doomed);
-      disk.fsyncDir(state.directory.path);
-      removeDirectory(disk, doomed);
-    } catch (error) {
-      if (!isDiskError(error)) throw error;
-      state.directory.markOffline(error);
-    }
-    return state;
   }
 
   /**
@@ -422,10 +469,10 @@ export class LogManager {
     return cleaned;
   }
 
-  /** Resolves once no background checkpoint write is running (e.g. before shutdown). */
+  /** Resolves once no background checkpoint write or directory removal is running (e.g. before shutdown). */
   async backgroundWritesIdle(): Promise<void> {
     for (;;) {
-      const running = this.directories.map((state) => state.backgroundWrite).filter((write) => write !== null);
+      const running = [...this.directories.map((state) => state.backgroundWrite).filter((write) => write !== null), ...this.removals];
       if (running.length === 0) return;
       await Promise.all(running);
     }
@@ -452,6 +499,7 @@ export class LogManager {
   private async writeInBackground(state: DirectoryState, changed: ChangedCheckpoint[]): Promise<void> {
     for (const { file, text, entries } of changed) {
       const filePath = file.filePath;
+      noteNonZero(state, entries);
       const syncWritesBefore = state.syncWrites.get(filePath) ?? 0;
       try {
         const outcome = await writeFileAtomicallyInBackground(filePath, checkpointFileBytes(entries), () =>
@@ -535,6 +583,7 @@ export class LogManager {
         [state.highWatermarks, highWatermarks], [state.cleanerOffsets, cleanerOffsets],
       ] as const) {
         state.lastWritten.set(file.filePath, [...entries.values()].map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n'));
+        noteNonZero(state, entries.values());
       }
       // The loader reuses each partition directory's listing from this scan (no second stat + list).
       withKnownListings(this.context, this.startupListings, () => {
@@ -598,6 +647,7 @@ export class LogManager {
   private writeCheckpoints(state: DirectoryState, force = false): void {
     for (const { file, text, entries } of this.checkpointContents(state)) {
       if (!force && state.lastWritten.get(file.filePath) === text) continue;
+      noteNonZero(state, entries);
       file.write(entries);
       state.lastWritten.set(file.filePath, text);
       state.syncWrites.set(file.filePath, (state.syncWrites.get(file.filePath) ?? 0) + 1);
@@ -629,9 +679,14 @@ export class LogManager {
   }
 }
 
-/** Deletes a directory's files, then the directory (not recursive beyond one level). */
-function removeDirectory(disk: Disk, dir: string): void {
+/** Notes the partitions of checkpoint `entries` about to be written (or read) with a non-zero offset. */
+function noteNonZero(state: DirectoryState, entries: Iterable<CheckpointEntry>): void {
+  for (const entry of entries) if (entry.offset !== 0) state.nonZeroKeys.add(topicPartitionKey(entry.topic, entry.partition));
+}
+
+/** Deletes a directory's files, then the directory (one level); with `durable`, fsyncs its parent. */
+function removeDirectory(disk: Disk, dir: string, durable = true): void {
   for (const name of disk.list(dir)) disk.delete(path.join(dir, name));
   disk.delete(dir);
-  disk.fsyncDir(path.dirname(dir));
+  if (durable) disk.fsyncDir(path.dirname(dir));
 }

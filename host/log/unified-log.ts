@@ -29,6 +29,7 @@ import { prepareFollowerAppend } from './follower-append.js';
 import { defaultGroupFlusher, type GroupFlusher, type GroupFlushTarget } from './group-flush.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
 import { LogDirectory } from './log-directory.js';
+import { PartitionDirectorySync } from './partition-directory-sync.js';
 import { loadSegments } from './log-loader.js';
 import { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, type ReadResult } from './log-results.js';
 import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
@@ -61,6 +62,12 @@ export interface UnifiedLogOptions {
   hadCleanShutdown?: boolean;
   /** Where flush-per-append logs queue their fsync (group-flush.ts); default the process's one. */
   groupFlusher?: GroupFlusher;
+  /**
+   * The caller just made `dir` and fsynced nothing: the log's directory entries become durable at
+   * its first flush, roll or new start (partition-directory-sync.ts), not now. Only for logs that
+   * committed metadata recreates at start-up if a power loss takes them. Default false.
+   */
+  deferDirectorySync?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -81,7 +88,8 @@ export class UnifiedLog implements GroupFlushTarget {
   private highWatermarkValue: number;
   private recoveryPointValue: number;
   private lastFlushMs: number;
-  private directoryDirty = false;
+  /** What must be fsynced before a flush claims the files durable. */
+  private readonly directorySync: PartitionDirectorySync;
   private closed = false;
   /** Settles `pendingFlush`; non-null while this log waits for the turn's group flush. */
   private settleFlush: ((errorCode: number) => void) | null = null;
@@ -103,6 +111,7 @@ export class UnifiedLog implements GroupFlushTarget {
     this.highWatermarkValue = 0;
     this.lastFlushMs = options.context.clock.nowMs();
     this.groupFlusher = options.groupFlusher;
+    this.directorySync = new PartitionDirectorySync(options.context.files.disk, this.dir, this.logDirectory, options.deferDirectorySync ?? false);
   }
 
   /**
@@ -118,6 +127,7 @@ export class UnifiedLog implements GroupFlushTarget {
       logStartOffset: options.logStartOffset ?? 0,
       hadCleanShutdown: options.hadCleanShutdown ?? false,
       nowMs: options.context.clock.nowMs(),
+      deferDirectorySync: options.deferDirectorySync ?? false,
     });
     const log = new UnifiedLog(options, segments);
     if (log.logStartOffsetValue > log.logEndOffset) {
@@ -241,14 +251,11 @@ export class UnifiedLog implements GroupFlushTarget {
   }
 
   /**
-   * Whole batches from the one holding `fetchOffset`, up to `maxBytes` (the first batch is
-   * returned whole even when larger, if `minOneMessage`), never including a batch with offsets at
-   * or after `upperBoundOffset` (the high watermark for consumers, the log end for followers).
-   * The first batch may start before `fetchOffset`, as in Kafka. Reads one segment at a time, so
-   * fewer bytes than `maxBytes` may come back while more data exists (Kafka's read does the same).
-   * `records` comes from `buffers` (default: fresh buffers the caller may keep); with a pool the
-   * caller gives it back once done with it (read-buffer-pool.ts: the Fetch path does, after the
-   * socket write).
+   * Whole batches from the one holding `fetchOffset` (which may start before it, as in Kafka), up
+   * to `maxBytes` (the first whole even when larger, if `minOneMessage`), none with offsets at or
+   * after `upperBoundOffset` (the high watermark for consumers, the log end for followers). One
+   * segment at a time, as Kafka's read. `records` comes from `buffers` (default: fresh buffers the
+   * caller may keep; a pool's are given back by the caller, read-buffer-pool.ts).
    * Errors: OFFSET_OUT_OF_RANGE (1) outside [logStartOffset, logEndOffset], KAFKA_STORAGE_ERROR (56).
    */
   read(fetchOffset: number, maxBytes: number, upperBoundOffset: number, minOneMessage: boolean, buffers: ReadBuffers = freshReadBuffers): ReadResult {
@@ -547,7 +554,7 @@ export class UnifiedLog implements GroupFlushTarget {
       lastOffset: batch.baseOffset + batch.lastOffsetDelta,
       maxTimestamp: batch.maxTimestamp,
     }));
-    if (this.shouldRoll(bytes.length, prepared.maxTimestamp, prepared.lastOffset, nowMs)) {
+    if (shouldRollSegment(this.activeSegment, this.config, bytes.length, prepared.maxTimestamp, prepared.lastOffset, nowMs)) { // Kafka's shouldRoll
       // Rolling calls into the core (index memory), which invalidates a view of the scratch region.
       if (!prepared.stable) bytes = Buffer.from(bytes);
       const rolled = this.roll(nowMs);
@@ -597,11 +604,6 @@ export class UnifiedLog implements GroupFlushTarget {
     settle(errorCode);
   }
 
-  /** Kafka's shouldRoll: size, segment.ms (by message timestamps), full index, offset range. */
-  private shouldRoll(appendBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): boolean {
-    return shouldRollSegment(this.activeSegment, this.config, appendBytes, maxTimestamp, lastOffset, nowMs);
-  }
-
   /**
    * Starts a new active segment at the log end offset, after fsyncing the old one (log and
    * indexes), so the recovery point can move to the new base offset. Returns an error code.
@@ -614,8 +616,7 @@ export class UnifiedLog implements GroupFlushTarget {
     try {
       old.flush();
       // The recovery point passes the old segment: its directory entry must be durable as well.
-      if (this.directoryDirty) this.context.files.disk.fsyncDir(this.dir);
-      this.directoryDirty = false;
+      this.directorySync.sync();
       created = LogSegment.create(this.context, this.dir, newBase, this.config.segmentIndexBytes, nowMs, true);
     } catch (error) {
       if (!isDiskError(error)) throw error;
@@ -635,7 +636,7 @@ export class UnifiedLog implements GroupFlushTarget {
     }
     old.markInactive();
     this.segments.push(created);
-    this.directoryDirty = true;
+    this.directorySync.markDirty();
     this.recoveryPointValue = Math.max(this.recoveryPointValue, newBase);
     return LogErrorCode.NONE;
   }
@@ -650,10 +651,7 @@ export class UnifiedLog implements GroupFlushTarget {
         segment.flush();
       }
     }
-    if (this.directoryDirty) {
-      this.context.files.disk.fsyncDir(this.dir);
-      this.directoryDirty = false;
-    }
+    this.directorySync.sync();
     this.recoveryPointValue = this.logEndOffset;
     this.lastFlushMs = this.context.clock.nowMs();
   }
@@ -692,7 +690,8 @@ export class UnifiedLog implements GroupFlushTarget {
     }
     this.segments = [created];
     created.flush();
-    this.context.files.disk.fsyncDir(this.dir);
+    this.directorySync.markDirty();
+    this.directorySync.sync();
     this.logStartOffsetValue = offset;
     this.highWatermarkValue = offset;
     this.recoveryPointValue = offset;

@@ -18,9 +18,10 @@
  *   topic deleted → fetching stopped, partitions removed, logs deleted (one checkpoint write), groups told
  *   broker registered / fenced / unregistered → the cache's broker list
  *
- * Large changes are applied in slices of {@link PUBLISH_SLICE_PARTITIONS} partitions that yield to
- * the event loop between them (sliced-work-queue.ts), in the order the changes were published: a
- * topic of 5,000 partitions does not hold the event loop for the seconds its directories take;
+ * Large changes are applied in slices of `metadata.apply.max.partitions.per.turn` partitions that
+ * yield to the event loop between them (sliced-work-queue.ts), in the order the changes were
+ * published: a topic of 5,000 partitions does not hold the event loop for the seconds its
+ * directories take (each new partition makes a directory and three files, 1-4 ms on a busy disk);
  * the cache (what Metadata answers) has the whole change at once, the partitions become
  * produceable slice by slice (NOT_LEADER_OR_FOLLOWER, retriable, until theirs has run), and the
  * group coordinator hears of added or deleted partitions after the last slice.
@@ -50,9 +51,6 @@ import type { ReplicaFetchers } from './lazy-replica-fetching.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { MetadataCache } from './metadata-cache.js';
 import { SlicedWorkQueue } from './sliced-work-queue.js';
-
-/** Partitions applied to storage in one event-loop turn (about 25 ms of directory creation). */
-export const PUBLISH_SLICE_PARTITIONS = 64;
 
 /** What one change did to a topic (Kafka's TopicDelta, reduced to what the broker applies). */
 export interface TopicDelta {
@@ -217,7 +215,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   publishTopicDelta(delta: TopicDelta): void {
     const { name, before, after } = delta;
     if (after !== null) {
-      const slices = chunks(after.partitions).map((partitions) => () => this.applyTopic({ ...after, partitions }));
+      const slices = chunks(after.partitions, this.config.metadataApplyMaxPartitionsPerTurn).map((partitions) => () => this.applyTopic({ ...after, partitions }));
       this.work.enqueue(withLast(slices, () => {
         if (before === null) {
           this.logger.info({ event: 'topic.created', topic: name, partitions: after.partitions.length }, `topic ${name} created`);
@@ -230,7 +228,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
       return;
     }
     if (before !== null) {
-      const slices = chunks(before.partitions).map((partitions) => () => {
+      const slices = chunks(before.partitions, this.config.metadataApplyMaxPartitionsPerTurn).map((partitions) => () => {
         this.fetchers.removeFetcherForPartitions(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
         for (const partition of partitions) this.replicaManager.removePartition(name, partition.partition);
         // One checkpoint write per slice, not one per partition.
@@ -252,8 +250,9 @@ export class BrokerMetadataPublisher implements MetadataListener {
     const nodeId = this.config.nodeId;
     const logConfig = toLogConfig(topic.configs, this.config);
     const hosted = topic.partitions.filter((partition) => partition.replicas.includes(nodeId));
-    // Missing logs are created in one batch (one fsync of the log directory for all of them).
-    this.logManager.getOrCreateLogs(hosted.map((partition) => ({ topic: topic.name, partition: partition.partition, config: logConfig })));
+    // Missing logs are created in one batch with no fsync: each becomes durable at its first flush
+    // (the metadata log is the source of truth: applyAllTopics recreates one a power loss took).
+    this.logManager.getOrCreateLogs(hosted.map((partition) => ({ topic: topic.name, partition: partition.partition, config: logConfig })), 'first-flush');
     const notFetched: { topic: string; partition: number }[] = [];
     const fetched: FollowerFetchTarget[] = [];
     for (const state of hosted) {
@@ -390,10 +389,10 @@ export class BrokerMetadataPublisher implements MetadataListener {
 
 }
 
-/** `items` in runs of {@link PUBLISH_SLICE_PARTITIONS}. */
-function chunks<T>(items: readonly T[]): T[][] {
+/** `items` in runs of `size` (metadata.apply.max.partitions.per.turn). */
+function chunks<T>(items: readonly T[], size: number): T[][] {
   const runs: T[][] = [];
-  for (let i = 0; i < items.length; i += PUBLISH_SLICE_PARTITIONS) runs.push(items.slice(i, i + PUBLISH_SLICE_PARTITIONS));
+  for (let i = 0; i < items.length; i += size) runs.push(items.slice(i, i + size));
   return runs;
 }
 

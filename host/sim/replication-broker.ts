@@ -336,7 +336,8 @@ export class SimBroker {
     }
     const existing = replicaManager.getPartition(topic, index);
     if (existing !== undefined && existing.leaderEpoch === registration.leaderEpoch && existing.partitionEpoch === registration.partitionEpoch) return;
-    const log = life.logManager.getOrCreateLog(topic, index, this.settings.logConfig);
+    // As the broker's publisher: no fsync at creation, the controller's metadata recreates a lost log.
+    const log = life.logManager.getOrCreateLog(topic, index, this.settings.logConfig, 'first-flush');
     const state = {
       topic, partition: index, log, leaderEpoch: registration.leaderEpoch, partitionEpoch: registration.partitionEpoch,
       replicas: registration.replicas, isr: registration.isr, topicId: life.topicIds.get(topic) ?? '',

@@ -10,7 +10,6 @@ import { brokerConfigReferenceMarkdown, kafkaOnlyBrokerConfigsMarkdown, topicCon
 import { KAFKA_3_9_MAX_VERSION, WHY_NOT_KAFKA_3_9_LATEST } from '../../host/api/kafka-version-gaps.js';
 import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
 import { DEFAULT_MAX_EVICTABLE_INDEX_BYTES } from '../../host/log/index-memory.js';
-import { PUBLISH_SLICE_PARTITIONS } from '../../host/server/broker-metadata-publisher.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../host/record/compression-codecs.js';
 import { getCore } from '../../host/wasm/core.js';
 import {
@@ -41,7 +40,7 @@ describe('README.md', () => {
     expect(table).toEqual(rows);
   });
 
-  it('states the fixed bounds as the build has them (WebAssembly memory, its regions, index bytes, metadata slice)', () => {
+  it('states the fixed bounds as the build has them (WebAssembly memory, its regions, index bytes, request slices)', () => {
     const core = getCore();
     const asconfig = JSON.parse(readFileSync(new URL('../../asconfig.json', import.meta.url), 'utf8')) as { options: { maximumMemory: number } };
     const row = (bound: string): string => readme.split('\n').find((line) => line.startsWith(`| ${bound} |`)) ?? '';
@@ -49,7 +48,6 @@ describe('README.md', () => {
     expect(row('batch scratch region')).toContain(`| ${core.maxBlobBytes / 2 ** 20} MiB |`);
     expect(row('index arena')).toContain(`| ${core.arenaCapacityBytes / 2 ** 20} MiB `);
     expect(row('evictable index bytes')).toContain(`| ${DEFAULT_MAX_EVICTABLE_INDEX_BYTES / 2 ** 20} MiB |`);
-    expect(row('metadata applied per event-loop turn')).toContain(`| ${PUBLISH_SLICE_PARTITIONS} partitions |`);
     expect(row('request frame ring')).toContain('| 32 MiB |');
     expect(row('decompressed records section')).toContain(`| ${DEFAULT_MAX_DECOMPRESSED_BYTES / 2 ** 20} MiB per batch |`);
     expect(row('request work per event-loop turn')).toContain(

@@ -1,4 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../../host/protocol/generated/create-topics.js';
@@ -7,9 +9,9 @@ import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestBroker, type TestBroker } from './in-process-broker.js';
 import { RawKafkaClient } from './raw-kafka-client.js';
-import { metadata } from './requests.js';
+import { batch, createTopic, metadata, produce } from './requests.js';
 
-const PARTITIONS = 640; // ten slices
+const PARTITIONS = 640; // 80 slices of metadata.apply.max.partitions.per.turn (8)
 
 describe('A large topic is applied to storage in slices that let other clients in (issue 15)', () => {
   let broker: TestBroker;
@@ -52,5 +54,50 @@ describe('A large topic is applied to storage in slices that let other clients i
     const answered = await metadata(other, 1, { topics: [] });
     expect(answered.topics.find((t) => t.name === 'wide')).toBeUndefined();
     await waitFor('the partition directories to go', () => (partitionDirs('wide') === 0 ? true : undefined), 60_000);
+  });
+});
+
+describe('metadata.apply.max.partitions.per.turn bounds what one event-loop turn applies, and a lost partition directory comes back', () => {
+  const PER_TURN = 5;
+  const logDir = mkdtempSync(join(tmpdir(), 'tributary-it-'));
+  let broker: TestBroker | undefined;
+  afterAll(async () => {
+    await broker?.close();
+    rmSync(logDir, { recursive: true, force: true });
+  });
+  const partitionDirs = (topic: string): number => readdirSync(logDir).filter((name) => new RegExp(`^${topic}-\\d+$`).test(name)).length;
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it(`creates the directories of a 60-partition topic at most ${PER_TURN} per event-loop turn`, async () => {
+    broker = await startTestBroker({ 'metadata.apply.max.partitions.per.turn': PER_TURN }, { logDir });
+    const admin = await RawKafkaClient.connect(broker.broker.port);
+    try {
+      expect(await createTopic(admin, 'sliced', 60)).toBe(ErrorCode.NONE);
+      let seen = partitionDirs('sliced');
+      expect(seen).toBeLessThan(60); // the answer came before the last slices (turns passed while it travelled)
+      for (let turns = 0; seen < 60; turns++) {
+        expect(turns).toBeLessThan(10_000);
+        await nextTurn();
+        const now = partitionDirs('sliced');
+        expect(now - seen).toBeLessThanOrEqual(PER_TURN);
+        seen = now;
+      }
+    } finally {
+      admin.close();
+    }
+  });
+
+  it('recreates at start-up, from the committed metadata, a partition directory lost while stopped (what a power loss before its first flush may take)', async () => {
+    await broker!.close();
+    rmSync(join(logDir, 'sliced-7'), { recursive: true });
+    broker = await startTestBroker({ 'metadata.apply.max.partitions.per.turn': PER_TURN }, { logDir });
+    await waitFor('sliced-7 recreated', () => (existsSync(join(logDir, 'sliced-7', '00000000000000000000.log')) ? true : undefined), 30_000);
+    const client = await RawKafkaClient.connect(broker.broker.port);
+    try {
+      const answer = await produce(client, 7, [{ topic: 'sliced', partition: 7, records: batch(['back']) }], { acks: -1 });
+      expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
+    } finally {
+      client.close();
+    }
   });
 });

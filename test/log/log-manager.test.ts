@@ -172,13 +172,14 @@ describe('LogManager', () => {
     reopened.shutdown();
   });
 
-  it('deletes a log durably, and finishes an interrupted deletion at start-up', () => {
+  it('deletes a log durably, and finishes an interrupted deletion at start-up', async () => {
     const dir = tempDir();
     const manager = openManager([dir]);
     manager.getOrCreateLog('doomed', 0, testConfig()).appendAsLeader(makeBatch(1), 0);
     manager.getOrCreateLog('kept', 0, testConfig()).appendAsLeader(makeBatch(1), 0);
     manager.deleteLog('doomed', 0);
     expect(manager.getLog('doomed', 0)).toBeUndefined();
+    await manager.backgroundWritesIdle(); // the renamed directory is removed on the thread pool
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('doomed'))).toEqual([]);
     manager.shutdown();
     fs.mkdirSync(path.join(dir, 'kept-0.abc-delete'));
@@ -189,7 +190,7 @@ describe('LogManager', () => {
     reopened.shutdown();
   });
 
-  it('deletes a whole topic in one batch, dropping its partitions from the checkpoint files', () => {
+  it('deletes a whole topic in one batch, dropping its partitions from the checkpoint files', async () => {
     const dir = tempDir();
     const manager = openManager([dir]);
     for (let p = 0; p < 3; p++) manager.getOrCreateLog('big', p, testConfig()).appendAsLeader(makeBatch(1), 0);
@@ -197,6 +198,7 @@ describe('LogManager', () => {
     manager.checkpointAll();
     manager.deleteLogs([0, 1, 2, 7].map((partition) => ({ topic: 'big', partition })));
     expect(manager.allLogs().map((log) => log.topic)).toEqual(['kept']);
+    await manager.backgroundWritesIdle();
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('big'))).toEqual([]);
     const checkpoint = fs.readFileSync(path.join(dir, 'recovery-point-offset-checkpoint'), 'utf8');
     expect(checkpoint).not.toContain('big');

@@ -125,7 +125,8 @@ describe('power loss', () => {
         const clock = new ManualClock(1_000_000);
         const config = roundConfig(random, { flushMessages: 1 });
         const manager = open(disk, clock, config);
-        const state = { manager, log: manager.getOrCreateLog('t', 0, config) };
+        // Even seeds: the log's directory becomes durable at its first flush, as the broker's partitions do.
+        const state = { manager, log: manager.getOrCreateLog('t', 0, config, seed % 2 === 0 ? 'first-flush' : 'now') };
         disk.crashAfter(random.int(1, 1500));
         const deleting = random.chance(0.5);
         const { acknowledged, inFlight, maxLogStartOffset } = appendUntilCrash(disk, random, clock, config, state, deleting);
@@ -157,7 +158,7 @@ describe('power loss', () => {
         const clock = new ManualClock(1_000_000);
         const config = roundConfig(random, {});
         const manager = open(disk, clock, config);
-        const state = { manager, log: manager.getOrCreateLog('t', 0, config) };
+        const state = { manager, log: manager.getOrCreateLog('t', 0, config, seed % 2 === 0 ? 'first-flush' : 'now') };
         disk.crashAfter(random.int(1, 1500));
         const { acknowledged, inFlight } = appendUntilCrash(disk, random, clock, config, state);
         const reopened = reopenAfterPowerLoss(disk, random, clock, config);

@@ -1,0 +1,44 @@
+/**
+ * What of a partition directory must be fsynced before its log may claim its files are durable
+ * (a flush, a roll or a truncation to a new start moving the recovery point): the directory's own
+ * entries (segment files made or removed since the last fsync), and, for a log created with its
+ * sync deferred (LogManager.getOrCreateLogs 'first-flush'), the partition directory's entry in its
+ * log directory, where one fsync serves every log created before it (LogDirectory.syncEntriesUpTo).
+ */
+import type { Disk } from '../io/disk.js';
+import type { LogDirectory } from './log-directory.js';
+
+export class PartitionDirectorySync {
+  /** Entries of the partition directory not fsynced yet. */
+  private dirty: boolean;
+  /** The ticket of the partition directory's entry while not durable (LogDirectory.noteEntryCreated), else 0. */
+  private pendingEntry: number;
+
+  /** `deferred`: the directory was just made and nothing of it is durable yet. */
+  constructor(
+    private readonly disk: Pick<Disk, 'fsyncDir'>,
+    private readonly dir: string,
+    private readonly logDirectory: LogDirectory,
+    deferred: boolean,
+  ) {
+    this.dirty = deferred;
+    this.pendingEntry = deferred ? logDirectory.noteEntryCreated() : 0;
+  }
+
+  /** A file was created or deleted in the partition directory. */
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  /** Makes what is pending durable (at most one fsync of each directory). Throws DiskError. */
+  sync(): void {
+    if (this.dirty) {
+      this.disk.fsyncDir(this.dir);
+      this.dirty = false;
+    }
+    if (this.pendingEntry !== 0) {
+      this.logDirectory.syncEntriesUpTo(this.disk, this.pendingEntry);
+      this.pendingEntry = 0;
+    }
+  }
+}
