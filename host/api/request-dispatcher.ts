@@ -190,19 +190,27 @@ export class RequestDispatcher {
   }
 
   /**
-   * Imports every lazily registered handler not loaded yet (started right after the listeners
-   * bind, so a client rarely waits for one). Resolves true when all loaded; a failed import is
-   * logged at error (`api.handler_load_failed`) and resolves false, never rejects.
+   * Imports every lazily registered handler not loaded yet (started right after start-up, so a
+   * client rarely waits for one). Given `between`, one at a time, each after `between()` resolves
+   * (the broker passes the next event-loop turn, so requests already read are answered between
+   * two imports); else all at once. Resolves true when all loaded; a failed import is logged at
+   * error (`api.handler_load_failed`) and resolves false, never rejects.
    */
-  async loadHandlers(): Promise<boolean> {
-    const results = await Promise.all(this.registry.unloaded().map((apiKey) => this.registry.load(apiKey).then(
+  async loadHandlers(between?: () => Promise<void>): Promise<boolean> {
+    const load = (apiKey: number): Promise<boolean> => this.registry.load(apiKey).then(
       () => true,
       (error: unknown) => {
         this.logLoadFailure(apiKey, this.registry.range(apiKey)?.name ?? String(apiKey), error);
         return false;
       },
-    )));
-    return results.every(Boolean);
+    );
+    if (between === undefined) return (await Promise.all(this.registry.unloaded().map(load))).every(Boolean);
+    let all = true;
+    for (const apiKey of this.registry.unloaded()) {
+      await between();
+      if (!await load(apiKey)) all = false;
+    }
+    return all;
   }
 
   private logLoadFailure(apiKey: number, api: string, error: unknown): void {

@@ -130,7 +130,8 @@ export class BrokerServer {
   /** What the transaction coordinator is built from; it loads after start-up (see {@link loadTransactions}). */
   private transactionOptions: TransactionCoordinatorSetupOptions | null = null;
   private transactionsLoad: Promise<TransactionCoordinatorSetup | null> | null = null;
-  private transactionsClosed = false;
+  /** Set when shutdown begins: nothing more is loaded in the background, no transaction coordinator built. */
+  private shuttingDown = false;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
@@ -289,17 +290,6 @@ export class BrokerServer {
     }
     this.started = true;
     this.gate.ready();
-    // Only ApiVersions and Metadata were imported before listening; the other handlers load now, in
-    // the background, after start-up (a request for one not loaded yet waits for it, in order).
-    void this.dispatcher!.loadHandlers();
-    // The transaction coordinator (about 20 modules) loads now too, or with the first request or
-    // `__transaction_state` leadership that needs it, whichever comes first.
-    this.loadTransactions().catch((error: unknown) => logger.error({ err: error }, 'the transaction coordinator could not be loaded'));
-    // So does the group coordinator (about 20 modules) where `__consumer_offsets` did not exist yet.
-    this.groups?.loadInBackground();
-    if (config.httpListeners.length > 0 && config.processRoles.includes('broker')) {
-      this.metrics.loadPrometheus().catch((error: unknown) => logger.error({ err: error }, 'prom-client could not be loaded; /metrics answers 500'));
-    }
     this.housekeeping = new Housekeeping({
       time: environment.time,
       logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
@@ -329,6 +319,34 @@ export class BrokerServer {
       const host = http.host === '0.0.0.0' || http.host === '::' || http.host === '' ? 'localhost' : http.host.includes(':') ? `[${http.host}]` : http.host;
       logger.info({ event: 'console.available', url: `http://${host}:${http.port}/` }, `web console at http://${host}:${http.port}/`);
     }
+    void this.loadDeferred();
+  }
+
+  /**
+   * After start-up, in the background, what a plain start did not import before it was ready: the
+   * API handlers but ApiVersions and Metadata, the group coordinator (where `__consumer_offsets`
+   * did not exist), the transaction coordinator and, with `http.listeners`, prom-client. One import
+   * at a time, each begun in a later event-loop turn (`time.defer`) than the last ended, so the
+   * first requests are read and answered between them; a request that needs one imports it at
+   * once and waits for it, in order. Stops when shutdown begins; failures are logged, never thrown.
+   */
+  private async loadDeferred(): Promise<void> {
+    const { config, environment, logger } = this;
+    const turn = (): Promise<void> => new Promise((resolve) => environment.time.defer(resolve));
+    const failed = (what: string) => (error: unknown): void => logger.error({ err: error }, `${what} could not be loaded`);
+    await this.dispatcher!.loadHandlers(async () => {
+      await turn();
+      if (this.shuttingDown) throw new Error('shutting down');
+    }).catch(() => undefined);
+    await turn();
+    if (this.shuttingDown) return;
+    await this.groups?.load().catch(failed('the group coordinator'));
+    await turn();
+    if (this.shuttingDown) return;
+    await this.loadTransactions().catch(failed('the transaction coordinator'));
+    if (config.httpListeners.length === 0 || !config.processRoles.includes('broker')) return;
+    await turn();
+    if (!this.shuttingDown) await this.metrics.loadPrometheus().catch(failed('prom-client (/metrics answers 500)'));
   }
 
   /** Stops accepting, finishes in-flight requests, flushes, writes clean-shutdown checkpoints. Idempotent. */
@@ -545,7 +563,7 @@ export class BrokerServer {
   private loadTransactions(): Promise<TransactionCoordinatorSetup | null> {
     this.transactionsLoad ??= import('./transaction-coordinator-setup.js').then(({ createTransactionCoordinator }) => {
       const options = this.transactionOptions;
-      if (options === null || this.transactionsClosed || this.publisher === null) return null;
+      if (options === null || this.shuttingDown || this.publisher === null) return null;
       const transactions = createTransactionCoordinator(options);
       this.transactions = transactions;
       transactions.transactionCoordinator.startup();
@@ -603,7 +621,7 @@ export class BrokerServer {
     this.replicaFetching?.shutdown();
     this.replicaManager?.shutdown();
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
-    this.transactionsClosed = true;
+    this.shuttingDown = true;
     this.transactions?.shutdown();
     this.groups?.shutdown();
     await listenersStopped;

@@ -159,6 +159,26 @@ describe('lazily loaded API handlers', () => {
     expect(lines.filter((l) => l.event === 'api.handler_load_failed')).toHaveLength(1);
   });
 
+  it('loads the handlers one at a time, each after `between` resolves, when given it', async () => {
+    const registry = new ApiRegistry();
+    const loads: string[] = [];
+    for (const [apiKey, name] of [[ApiKey.Heartbeat, 'Heartbeat'], [ApiKey.LeaveGroup, 'LeaveGroup']] as const) {
+      registry.registerLazy({ apiKey, name, minVersion: 0, maxVersion: 3, load: () => {
+        loads.push(`load ${name}`);
+        return apiKey === ApiKey.Heartbeat ? Promise.resolve(heartbeatApi) : Promise.reject(new Error('module missing'));
+      } });
+    }
+    registry.register(createApiVersionsApi(registry));
+    const dispatcher = new RequestDispatcher({ registry, broker: {} as BrokerServices, logger: createLogger({ level: 'silent' }) });
+    const loaded = dispatcher.loadHandlers(async () => {
+      loads.push('between');
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    });
+    expect(await loaded).toBe(false);
+    expect(loads).toEqual(['between', 'load Heartbeat', 'between', 'load LeaveGroup']);
+    expect(registry.get(ApiKey.Heartbeat)).toBe(heartbeatApi);
+  });
+
   it('loads every handler in the background with loadHandlers', async () => {
     const { registry, dispatcher } = lazyRegistry(() => Promise.resolve(heartbeatApi));
     expect(await dispatcher.loadHandlers()).toBe(true);
