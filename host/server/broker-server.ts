@@ -433,7 +433,7 @@ export class BrokerServer {
       brokerEpochOf: (brokerId) => cache.broker(brokerId)?.brokerEpoch ?? -1,
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
       // Issue 11: a leader cut off from the quorum answers a sequence gap NOT_LEADER_OR_FOLLOWER.
-      isMetadataCurrent: metadataCurrency(this.quorum?.raft ?? null, () => controller.lastCommittedOffset),
+      isMetadataCurrent: metadataCurrency(this.quorum?.raft ?? null, () => controller.lastCommittedOffset, () => (this.publisher?.pendingSlices ?? 0) > 0),
     });
     const groups = new LazyGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,

@@ -16,6 +16,12 @@
  * records committed while it was out of touch (fencing takes broker.session.timeout.ms, longer
  * than the fetch timeout), so once caught up the node knows. A node without a quorum (the embedded
  * single voter) is always current.
+ *
+ * Replayed is not yet applied: the BrokerMetadataPublisher applies a large change to the
+ * Partitions in slices (metadata.apply.max.partitions.per.turn per event-loop turn), and a healed
+ * zombie's change (every leadership it lost) is such a change. Until its last slice ran, a
+ * partition not yet demoted would still answer 45, so the metadata counts as current only once no
+ * slice is pending.
  */
 
 /** What the rule reads: the node's Raft client (ControllerQuorum.raft). */
@@ -25,12 +31,16 @@ export interface QuorumContactSource {
 
 /**
  * A check for ReplicaManagerOptions.isMetadataCurrent: `lastReplayedOffset` is the offset of the
- * last metadata record the broker has replayed (-1 for none), e.g. QuorumController.lastCommittedOffset.
+ * last metadata record the broker has replayed (-1 for none), e.g. QuorumController.lastCommittedOffset;
+ * `applyPending` whether replayed changes still wait to be applied to the partitions
+ * (BrokerMetadataPublisher.pendingSlices > 0); default never.
  */
-export function metadataCurrency(raft: QuorumContactSource | null, lastReplayedOffset: () => number): () => boolean {
+export function metadataCurrency(
+  raft: QuorumContactSource | null, lastReplayedOffset: () => number, applyPending: () => boolean = () => false,
+): () => boolean {
   if (raft === null) return () => true;
   return () => {
     const contact = raft.quorumContact();
-    return contact !== null && lastReplayedOffset() + 1 >= contact.catchUpOffset;
+    return contact !== null && lastReplayedOffset() + 1 >= contact.catchUpOffset && !applyPending();
   };
 }

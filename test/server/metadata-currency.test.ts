@@ -22,6 +22,14 @@ describe('metadataCurrency', () => {
     expect(isCurrent()).toBe(true);
   });
 
+  it('is not current while replayed changes wait to be applied to the partitions in slices (a healed zombie\'s lost leaderships)', () => {
+    let pending = true;
+    const isCurrent = metadataCurrency({ quorumContact: () => ({ sinceMs: 0, catchUpOffset: 10 }) }, () => 9, () => pending);
+    expect(isCurrent()).toBe(false);
+    pending = false;
+    expect(isCurrent()).toBe(true);
+  });
+
   it('is always current without a quorum (the embedded single voter)', () => {
     expect(metadataCurrency(null, () => -1)()).toBe(true);
   });
