@@ -9,7 +9,9 @@
  * - after two full collections (SIGUSR2 → memory-probe.ts): RSS, live heap, V8 heap pages
  *   resident, the WebAssembly memory's resident pages, and the rest (native, code).
  * Each figure is printed with its growth per partition over the baseline (the same broker after
- * its warm-up, before any of these topics). `--baseline <root>` first measures the build of another
+ * its warm-up, before any of these topics). `--churn n` then deletes every topic and creates it
+ * again, n times, measuring after each (freed index memory is reused, and what a fresh partition
+ * touches of it shows). `--baseline <root>` first measures the build of another
  * project root the same way (a worktree of the commit to compare, built with tsc, build/ copied),
  * so a before/after pair comes from one invocation. One run per build; RSS as seen moves with the
  * collector's timing, the after-collection figures much less.
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../../host/protocol/generated/create-topics.js';
+import { decodeDeleteTopicsResponse, encodeDeleteTopicsRequest } from '../../host/protocol/generated/delete-topics.js';
 import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
 import { type BuildSnapshot, takeBuildSnapshot } from '../e2e/build-snapshot.js';
 import { Connection } from './well-behaved.js';
@@ -40,6 +43,8 @@ interface Probe {
 
 interface Sample {
   partitions: number;
+  /** Deleted and created again this many times (0: first created). */
+  churn?: number;
   rssSeen: number;
   peakRss: number;
   probe: Probe;
@@ -62,6 +67,8 @@ interface Plan {
   readonly steps: readonly number[];
   readonly perTopic: number;
   readonly settleMs: number;
+  /** After the last step: delete every topic, create them again, measure (`churns` times). */
+  readonly churns: number;
 }
 
 /** Measures one build (a snapshot): the baseline, then each step. */
@@ -106,6 +113,23 @@ async function measure(snapshot: BuildSnapshot, plan: Plan): Promise<Sample[]> {
       samples.push({ partitions: created, rssSeen: broker.process.stats().rssBytes, peakRss: peakRssBytes(broker.process.pid), probe: await probe() });
       process.stderr.write(`${snapshot.gitCommit}: ${created} partitions measured\n`);
     }
+    for (let churn = 1; churn <= plan.churns; churn++) {
+      const names = Array.from({ length: topics }, (_, i) => `${PREFIX}${i}`);
+      await admin.request(ApiKey.DeleteTopics, 3, encodeDeleteTopicsRequest, decodeDeleteTopicsResponse, { topicNames: names, timeoutMs: 120_000 });
+      while (readdirSync(broker.logDir).some((name) => name.startsWith(PREFIX) && !name.includes('-delete'))) await sleep(200);
+      let remade = 0;
+      for (const [i, name] of names.entries()) {
+        const count = Math.min(plan.perTopic, created - i * plan.perTopic);
+        await createTopic(name, count);
+        remade += count;
+      }
+      while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX) && !name.includes('-delete')).length < remade) await sleep(200);
+      await sleep(plan.settleMs);
+      samples.push({
+        partitions: created, churn, rssSeen: broker.process.stats().rssBytes, peakRss: peakRssBytes(broker.process.pid), probe: await probe(),
+      });
+      process.stderr.write(`${snapshot.gitCommit}: ${created} partitions deleted and created again (${churn}), measured\n`);
+    }
     admin.close();
   } finally {
     await broker.close();
@@ -118,10 +142,11 @@ async function main(): Promise<void> {
     .option('--steps <list>', 'partition counts to measure at, ascending', '1000,5000')
     .option('--per-topic <n>', 'partitions per created topic', '500')
     .option('--settle <ms>', 'wait after the last directory exists before measuring', '3000')
+    .option('--churn <n>', 'after the last step, delete every topic and create it again, n times, measuring each', '0')
     .option('--baseline <root>', 'also measure the build in this project root first (a worktree of another commit, built)')
     .parse()
-    .opts<{ steps: string; perTopic: string; settle: string; baseline?: string }>();
-  const plan: Plan = { steps: options.steps.split(',').map(Number), perTopic: Number(options.perTopic), settleMs: Number(options.settle) };
+    .opts<{ steps: string; perTopic: string; settle: string; churn: string; baseline?: string }>();
+  const plan: Plan = { steps: options.steps.split(',').map(Number), perTopic: Number(options.perTopic), settleMs: Number(options.settle), churns: Number(options.churn) };
   const roots = options.baseline === undefined ? [undefined] : [options.baseline, undefined];
   for (const root of roots) {
     const snapshot = takeBuildSnapshot(root);
@@ -153,7 +178,7 @@ function formatSamples(samples: readonly Sample[], build: string): string {
   ];
   return [
     `partition memory (issue 15), ${build}: empty topics, default broker configs; gc forced: ${base.probe.gc}`,
-    ...samples.map((s) => `  ${s.partitions === 0 ? 'baseline' : `${s.partitions} partitions`}:\n` +
+    ...samples.map((s) => `  ${s.partitions === 0 ? 'baseline' : `${s.partitions} partitions${s.churn ? `, deleted and created again (${s.churn})` : ''}`}:\n` +
       rows.map(([name, value]) => `    ${name.padEnd(22)} ${column(value, s)}`).join('\n')),
   ].join('\n');
 }
