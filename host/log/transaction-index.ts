@@ -96,23 +96,30 @@ export function decodeAbortedTxns(bytes: Uint8Array): AbortedTxn[] {
  * entries: otherwise a read_committed fetch would list an aborted transaction whose marker is
  * gone, and its consumer would skip the producer's later transactions. A new partition object
  * over the directory (a restart, another disk) registers a new index in place of the old one.
+ * The registry holds indexes weakly: an index lives as long as a partition's producer state holds
+ * it, so the indexes (and entries) of deleted partitions do not pile up in a long-running process.
  */
 export function sharedTransactionIndex(dir: string, disk: ProducerStateDisk): TransactionIndex {
   const key = path.resolve(dir);
-  let index = SHARED_INDEXES.get(key);
+  let index = SHARED_INDEXES.get(key)?.deref();
   if (index === undefined || index.disk !== disk) {
     index = new TransactionIndex(dir, disk);
-    SHARED_INDEXES.set(key, index);
+    SHARED_INDEXES.set(key, new WeakRef(index));
+    FORGET_COLLECTED.register(index, key);
   }
   return index;
 }
 
-/** The registered index of `dir` ({@link sharedTransactionIndex}), if a partition registered one. */
+/** The registered index of `dir` ({@link sharedTransactionIndex}), if a live partition registered one. */
 export function registeredTransactionIndex(dir: string): TransactionIndex | undefined {
-  return SHARED_INDEXES.get(path.resolve(dir));
+  return SHARED_INDEXES.get(path.resolve(dir))?.deref();
 }
 
-const SHARED_INDEXES = new Map<string, TransactionIndex>();
+const SHARED_INDEXES = new Map<string, WeakRef<TransactionIndex>>();
+/** Drops a directory's entry once its index is collected (unless a newer index took the key). */
+const FORGET_COLLECTED = new FinalizationRegistry<string>((key) => {
+  if (SHARED_INDEXES.get(key)?.deref() === undefined) SHARED_INDEXES.delete(key);
+});
 
 /** The aborted transactions of one partition, by segment, mirrored in `.txnindex` files. */
 export class TransactionIndex {
