@@ -14,11 +14,13 @@
  * start-up time and a little memory a library broker without HTTP does not need).
  */
 import { recompressionCounters } from '../log/batch-recompression.js';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Histogram, Registry } from 'prom-client';
+import type { EventLoopDelayMonitor } from '../io/event-loop-delay.js';
 import { apiKeyName } from '../protocol/generated/api-keys.js';
 import { errorName } from '../protocol/generated/error-codes.js';
 import type { BrokerTopicMetrics, TopicCounters } from './broker-topic-metrics.js';
 import { registerConsumerLagMetrics, type ConsumerLagSource } from './consumer-lag-metrics.js';
+import { registerDefaultMetrics } from './event-loop-lag-metrics.js';
 import { type LazySample, registerLazyCounter, registerLazyGauge } from './lazy-metrics.js';
 import { REQUEST_TIME_BUCKETS_MS, type RequestMetrics } from './request-metrics.js';
 
@@ -51,6 +53,8 @@ export interface BrokerMetricsSources {
   readonly consumerLag?: ConsumerLagSource;
   /** metrics.consumer.groups.max: groups with series (default: all). */
   readonly maxConsumerGroups?: number;
+  /** The broker's event-loop delay monitor (the watchdog's), read by `nodejs_eventloop_lag_*`; null: not created yet (figures 0). */
+  eventLoopDelay(): EventLoopDelayMonitor | null;
 }
 
 /** A registry ready to scrape. */
@@ -63,10 +67,13 @@ export interface PrometheusEndpoint {
   readonly registry: Registry;
 }
 
-/** Builds the registry over `sources`, with prom-client's default process and Node.js metrics. */
+/**
+ * Builds the registry over `sources`, with prom-client's default process and Node.js metrics (the
+ * event-loop lag families read from `sources.eventLoopDelay`, event-loop-lag-metrics.ts).
+ */
 export function createPrometheusEndpoint(sources: BrokerMetricsSources): PrometheusEndpoint {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  registerDefaultMetrics(registry, () => sources.eventLoopDelay());
   registerTopicCounters(registry, sources);
   registerRequestMetrics(registry, sources.requestMetrics);
   registerReplicaGauges(registry, sources);

@@ -11,7 +11,8 @@
  *   late by the threshold or more with no known work to blame (housekeeping, a metadata slice,
  *   GC) logs the same event with `cause: "unattributed"` and the last request seen.
  * Together with the process's event-loop delay histogram (io/event-loop-delay.ts) this is
- * {@link EventLoopWatchdog.metrics}: stalls counted, the worst delay and the p99 since start.
+ * {@link EventLoopWatchdog.metrics}: stalls counted, the worst delay since start and the p99 since the
+ * last `/metrics` scrape (the histogram is shared with the `nodejs_eventloop_lag_*` families).
  */
 import type { Time, TimerHandle } from '../io/environment.js';
 import type { EventLoopDelayMonitor } from '../io/event-loop-delay.js';
@@ -32,7 +33,11 @@ export interface EventLoopMetrics {
   readonly stallCount: number;
   /** The longest stall seen, ms. */
   readonly maxStallMs: number;
-  /** From the delay histogram (0 without one): worst and 99th percentile delay since start, ms. */
+  /**
+   * From the delay histogram (0 without one), ms: the worst delay since start, and the 99th
+   * percentile since the last `/metrics` scrape (which resets the shared histogram; since start
+   * without scrapes).
+   */
   readonly maxDelayMs: number;
   readonly p99DelayMs: number;
 }

@@ -16,6 +16,7 @@
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { Environment } from '../io/environment.js';
+import type { EventLoopDelayMonitor } from '../io/event-loop-delay.js';
 import { ConsumerLagMonitor } from '../metrics/consumer-lag-monitor.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
@@ -37,6 +38,8 @@ export interface BrokerMetricsState {
   isActiveController(): boolean;
   connections(): readonly { listener: string; count: number }[];
   webSocketSessions(): readonly { route: string; count: number }[];
+  /** The broker's event-loop delay monitor (shared with the watchdog); null before start-up or without one. */
+  eventLoopDelay(): EventLoopDelayMonitor | null;
   /** Hears that the remote lag reads could not be imported (partitions led elsewhere then show no lag). */
   onRemoteLagLoadFailed?(error: unknown): void;
 }
@@ -129,6 +132,7 @@ export class BrokerMetrics {
       webSocketSessions: () => state.webSocketSessions(),
       consumerLag: this.consumerLag,
       maxConsumerGroups: this.maxConsumerGroups,
+      eventLoopDelay: () => state.eventLoopDelay(),
     };
   }
 }

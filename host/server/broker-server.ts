@@ -25,7 +25,7 @@ import { createApiRegistry } from '../api/api-handlers.js';
 import { ControllerMutationQuotaManager } from '../api/controller-mutation-quota.js';
 import type { BrokerServices } from '../api/broker-services.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
-import { systemEventLoopDelayMonitor } from '../io/event-loop-delay.js';
+import { type EventLoopDelayMonitor, systemEventLoopDelayMonitor } from '../io/event-loop-delay.js';
 import { type EventLoopMetrics, EventLoopWatchdog } from '../observability/event-loop-watchdog.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
@@ -136,6 +136,11 @@ export class BrokerServer {
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
   private watchdog: EventLoopWatchdog | null = null;
+  /**
+   * The process's one event-loop delay sampler, shared by the watchdog and `/metrics`
+   * (`nodejs_eventloop_lag_*`): created at start-up when either needs it, stopped with the watchdog.
+   */
+  private eventLoopDelay: EventLoopDelayMonitor | null = null;
   /** The controller's periodic unclean elections and preferred leader balancing. */
   private leaderBalancer: LeaderBalancer | null = null;
   private advertised: Listener[] = [];
@@ -163,6 +168,7 @@ export class BrokerServer {
         && (this.quorum === null || this.quorum.metadataLog.leaderAndEpoch().leaderId === config.nodeId),
       connections: () => this.network?.connectionCounts() ?? [],
       webSocketSessions: () => this.network?.webSocketSessions() ?? [],
+      eventLoopDelay: () => this.eventLoopDelay,
       onRemoteLagLoadFailed: (error) => this.logger.error({ err: error }, 'the remote consumer-lag reads could not be loaded'),
     });
   }
@@ -486,11 +492,12 @@ export class BrokerServer {
     this.replicaManager = replicaManager;
     this.replicaFetching = replicaFetching;
     this.groups = groups;
+    if (config.eventLoopStallThresholdMs > 0 || config.httpListeners.length > 0) this.eventLoopDelay = systemEventLoopDelayMonitor();
     this.watchdog = new EventLoopWatchdog({
       time: environment.time,
       thresholdMs: config.eventLoopStallThresholdMs,
       logger: componentLogger(rootLogger, 'event-loop'),
-      ...(config.eventLoopStallThresholdMs > 0 ? { delayMonitor: systemEventLoopDelayMonitor() } : {}),
+      ...(this.eventLoopDelay !== null ? { delayMonitor: this.eventLoopDelay } : {}),
     });
     this.dispatcher = new RequestDispatcher({
       watchdog: this.watchdog,
