@@ -124,8 +124,11 @@ describe('the single-node quick start', () => {
     // coordinator, the inter-broker channels, and every API handler but ApiVersions and Metadata.
     const beforeReady = loadedBeforeReady(broker.stderrLines);
     expect(beforeReady.filter((url) => GROUP_COORDINATOR_MODULES.test(url) || /\/dist\/host\/network\/node-channels?\.js$/.test(url))).toEqual([]);
-    expect(beforeReady.filter((url) => /\/dist\/host\/api\/[a-z-]+-api\.js$/.test(url)).map((url) => url.replace(/.*\//, '')).sort())
-      .toEqual(['api-versions-api.js', 'metadata-api.js']);
+    // pino writes asynchronously: its write of the broker.started line can come after the
+    // background loader began its first import (one handler), never after a second.
+    const handlers = beforeReady.filter((url) => /\/dist\/host\/api\/[a-z-]+-api\.js$/.test(url)).map((url) => url.replace(/.*\//, ''));
+    expect(handlers).toEqual(expect.arrayContaining(['api-versions-api.js', 'metadata-api.js']));
+    expect(handlers.length).toBeLessThanOrEqual(3);
     await broker.close();
   });
 
