@@ -139,6 +139,30 @@ describe('Slow senders cannot hold the broker\'s request memory (issue 15)', () 
     expect(wellBehaved.closed).toBe(false);
   });
 
+  it('gives back every byte of queued.max.request.bytes and every max.connections.per.ip place when connections die mid-frame', async () => {
+    const pool = new RequestMemoryPool(1_000);
+    const server = await start({ resources: { ...defaultConnectionResources(), requestMemory: pool }, partialRequestTimeoutMs: 0, maxConnectionsPerIp: 30 });
+    for (let round = 0; round < 3; round++) {
+      // 30 connections, each 10 bytes into a 400-byte frame: two hold the pool, the rest wait for it.
+      const senders = await Promise.all(Array.from({ length: 30 }, () => open(server)));
+      for (const sender of senders) sender.write(halfSent(400, 10));
+      await waitFor('the pool to fill and the rest to wait', () => (pool.waitingCount > 0 && pool.usedBytes >= 800 ? true : undefined));
+      // They go every way a peer can: FIN after a partial frame, FIN without a word more, RST.
+      senders.forEach((sender, i) => {
+        if (i % 3 === 0) sender.socket.end();
+        else if (i % 3 === 1) sender.socket.destroy();
+        else sender.socket.resetAndDestroy();
+      });
+      await waitFor('every connection to be gone', () => (server.connectionCount === 0 ? true : undefined));
+      expect(pool.usedBytes).toBe(0);
+      expect(pool.waitingCount).toBe(0);
+    }
+    // 90 connections came and went past a limit of 30 per address: a new one is accepted and answered.
+    const after = await open(server);
+    after.write(frame(3, 'after'));
+    await waitFor('the answer after the churn', () => (after.answers === 1 ? true : undefined));
+  });
+
   it('refuses connections past max.connections.per.ip', async () => {
     const server = await start({ maxConnectionsPerIp: 2 });
     const first = await open(server);
