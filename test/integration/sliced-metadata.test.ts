@@ -11,7 +11,7 @@ import { startTestBroker, type TestBroker } from './in-process-broker.js';
 import { RawKafkaClient } from './raw-kafka-client.js';
 import { batch, createTopic, metadata, produce } from './requests.js';
 
-const PARTITIONS = 640; // 80 slices of metadata.apply.max.partitions.per.turn (8)
+const PARTITIONS = 640; // 10 slices of metadata.apply.max.partitions.per.turn (64)
 
 describe('A large topic is applied to storage in slices that let other clients in (issue 15)', () => {
   let broker: TestBroker;
