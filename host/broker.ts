@@ -18,7 +18,7 @@ import { type BoundListener, BrokerServer } from './server/broker-server.js';
 import type { BrokerMetrics } from './server/broker-metrics.js';
 import { getCore } from './wasm/core.js';
 
-export type { BoundListener } from './server/broker-server.js';
+export { type BoundListener, StartupAbortedError } from './server/broker-server.js';
 
 /** The library call shape (issue 3). */
 export interface StartBrokerLibraryOptions {
@@ -36,6 +36,11 @@ export interface StartBrokerLibraryOptions {
 export interface StartBrokerConfigOptions {
   config: BrokerConfig;
   logger?: Logger;
+  /**
+   * Aborts start-up (the CLI's SIGTERM/SIGINT during start-up): waits on other nodes end, what
+   * was started is stopped cleanly, and startBroker rejects with StartupAbortedError.
+   */
+  signal?: AbortSignal;
 }
 
 export type StartBrokerOptions = StartBrokerLibraryOptions | StartBrokerConfigOptions;
@@ -85,7 +90,8 @@ export function libraryBrokerConfig(options: StartBrokerLibraryOptions): BrokerC
  * Starts a broker in this process.
  * @throws ConfigError for a bad configuration; LogDirInUseError when a log directory is locked
  *   by a live process (another broker, in this process or not); and the listener's error
- *   (EADDRINUSE, ...) when a port cannot be bound (everything started so far is stopped first)
+ *   (EADDRINUSE, ...) when a port cannot be bound (everything started so far is stopped first);
+ *   StartupAbortedError when `signal` aborted start-up (everything started is stopped first)
  */
 export async function startBroker(options: StartBrokerOptions): Promise<RunningBroker> {
   const config = isConfigShape(options) ? options.config : libraryBrokerConfig(options);
@@ -94,7 +100,7 @@ export async function startBroker(options: StartBrokerOptions): Promise<RunningB
     core: getCore(),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  await server.startup();
+  await server.startup(isConfigShape(options) && options.signal !== undefined ? { signal: options.signal } : {});
   const listeners: BoundListener[] = server.listeners;
   // A controller-only node has no client listener: its first controller listener stands in.
   const first = listeners[0] ?? server.controllerListeners[0] ?? { name: '', host: '', port: 0 };

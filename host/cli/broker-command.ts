@@ -25,7 +25,11 @@ export interface RunningBroker {
 
 /** What host/broker.ts exports. */
 export interface BrokerModule {
-  startBroker(options: { config: BrokerConfig; logger: Logger }): Promise<RunningBroker>;
+  /**
+   * Starts the broker. `signal` aborts a start-up still in progress (a SIGTERM while it waits for
+   * the controller quorum): it then stops what was started and rejects (StartupAbortedError).
+   */
+  startBroker(options: { config: BrokerConfig; logger: Logger; signal?: AbortSignal }): Promise<RunningBroker>;
 }
 
 /** dist/host/broker.js, next to this file's folder. */
@@ -92,14 +96,15 @@ export const defaultBrokerCommandDeps: BrokerCommandDeps = {
 
 /**
  * Loads the config, starts the broker and arranges the signal-driven stop. Resolves once the
- * broker is running; the process then lives on the broker's sockets until a signal.
+ * broker is running; the process then lives on the broker's sockets until a signal. Resolves null
+ * (after exiting 0) when a signal stopped the broker during start-up.
  * @throws ConfigError for a bad configuration (exit 2 through runCliAction)
  * @throws CliError when the broker module is missing or the broker fails to start (exit 1)
  */
 export async function runBrokerCommand(
   options: BrokerCommandOptions,
   deps: BrokerCommandDeps = defaultBrokerCommandDeps,
-): Promise<RunningBroker> {
+): Promise<RunningBroker | null> {
   const overrides = parseOverrides(options.override ?? []);
   const config = loadBrokerConfig({ ...(options.config === undefined ? {} : { file: options.config }), overrides });
   const logger = deps.createLogger({ level: config.logLevel });
@@ -117,6 +122,7 @@ export async function runBrokerCommand(
 
   let broker: RunningBroker | undefined;
   let stopRequested: string | undefined;
+  const startAbort = new AbortController();
   const stop = (signal: string): void => {
     if (stopRequested !== undefined) {
       cliLogger.warn({ event: 'signal.received', signal }, `${signal} again while stopping: exiting without a clean stop`);
@@ -126,7 +132,9 @@ export async function runBrokerCommand(
     stopRequested = signal;
     cliLogger.info({ event: 'signal.received', signal }, `${signal} received: stopping the broker`);
     if (broker) finishStop(broker);
-    // Otherwise the start is still in progress; it stops as soon as it completes.
+    // Otherwise start-up is in progress: abort its waits (a lone voter waits for a quorum that
+    // may never come); it stops what it started and rejects, and the catch below exits 0.
+    else startAbort.abort();
   };
   const finishStop = (running: RunningBroker): void => {
     running.stop().then(
@@ -141,8 +149,14 @@ export async function runBrokerCommand(
   deps.onSignal('SIGINT', () => stop('SIGINT'));
 
   try {
-    broker = await brokerModule.startBroker({ config, logger });
+    broker = await brokerModule.startBroker({ config, logger, signal: startAbort.signal });
   } catch (error) {
+    if (stopRequested !== undefined) {
+      // Start-up ended because of the signal (or failed while stopping): nothing is left running.
+      cliLogger.info({ event: LogEvent.BrokerStopped }, 'stopped during start-up');
+      deps.io.exit(ExitCode.OK);
+      return null;
+    }
     // A listener whose port cannot be bound: one sentence, no stack trace.
     const bindError = listenerBindError(error, config);
     if (bindError !== null) throw bindError;

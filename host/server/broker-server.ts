@@ -132,6 +132,8 @@ export class BrokerServer {
   private transactionsLoad: Promise<TransactionCoordinatorSetup | null> | null = null;
   /** Set when shutdown begins: nothing more is loaded in the background, no transaction coordinator built. */
   private shuttingDown = false;
+  /** The abort signal of the running start-up (startup's `options.signal`). */
+  private startupSignal: AbortSignal | null = null;
   private dispatcher: RequestDispatcher | null = null;
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
@@ -241,9 +243,14 @@ export class BrokerServer {
    *   is locked by a live process; InconsistentMetaPropertiesError; metadata log errors; and the
    *   listener's error (EADDRINUSE, ...) when a port cannot be bound. Everything started so far is
    *   stopped before the error is thrown.
+   * @param options.signal aborts start-up: the waits that depend on other nodes (the quorum
+   *   unfencing this broker) end, everything started so far is stopped cleanly (listeners, Raft,
+   *   logs), and startup rejects with {@link StartupAbortedError}.
+   * @throws StartupAbortedError when `options.signal` aborted start-up
    */
-  async startup(): Promise<void> {
+  async startup(options: { signal?: AbortSignal } = {}): Promise<void> {
     const { config, environment, rootLogger, logger } = this;
+    this.startupSignal = options.signal ?? null;
     logger.info({ event: LogEvent.BrokerStarting, nodeId: config.nodeId, logDirs: config.logDirs }, 'broker starting');
     const storage = openLogStorage(config, environment, logger, this.resources);
     let controller: QuorumController;
@@ -286,7 +293,15 @@ export class BrokerServer {
       await network.start();
       await this.quorum?.start();
       await this.joinCluster(controller, storage);
+      if (this.startupSignal?.aborted === true) throw new StartupAbortedError();
     } catch (error) {
+      if (this.startupSignal?.aborted === true) {
+        logger.info({ event: LogEvent.BrokerStopping }, 'start-up stopped on request; closing what was started');
+        this.gate.fail(new StartupAbortedError());
+        await this.closeEverything();
+        logger.info({ event: LogEvent.BrokerStopped }, 'broker stopped');
+        throw new StartupAbortedError();
+      }
       // A port that cannot be bound is a configuration problem, not a bug: no stack trace.
       const bind = bindFailure(error);
       logger.error(bind === null ? { event: LogEvent.BrokerFailed, err: error } : { event: LogEvent.BrokerFailed, ...bind }, 'start-up failed; stopping');
@@ -600,7 +615,16 @@ export class BrokerServer {
     });
     this.lifecycle = lifecycle;
     logger.info({ nodeId: config.nodeId }, 'registering with the controller quorum; waiting to be unfenced');
-    if (!(await lifecycle.unfenced)) throw new Error('the broker stopped before the controller quorum unfenced it');
+    // A stop requested meanwhile ends the wait: without a quorum majority it would never end.
+    const signal = this.startupSignal;
+    const abort = (): void => lifecycle.stop();
+    signal?.addEventListener('abort', abort, { once: true });
+    if (signal?.aborted === true) lifecycle.stop();
+    try {
+      if (!(await lifecycle.unfenced)) throw new Error('the broker stopped before the controller quorum unfenced it');
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
     return lifecycle.brokerEpoch;
   }
 
@@ -638,6 +662,14 @@ export class BrokerServer {
     await storage.logManager.backgroundWritesIdle();
     storage.logManager.shutdown();
     storage.releaseLocks();
+  }
+}
+
+/** startup() ended because its abort signal fired (a stop requested during start-up); nothing is left running. */
+export class StartupAbortedError extends Error {
+  constructor() {
+    super('start-up was stopped on request before it completed');
+    this.name = 'StartupAbortedError';
   }
 }
 
