@@ -77,7 +77,7 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
         }
       }
       // A request the controller will refuse for its size is not charged to the quota (it does no work).
-      const oversized = new ControllerLimits(broker.config).checkRecords('CreatePartitions', topic.count - current);
+      const oversized = new ControllerLimits(broker.config).checkRecords('CreatePartitions', topic.count - current, true);
       if (oversized !== null) {
         fail(oversized.errorCode, oversized.errorMessage ?? '');
         continue;

@@ -72,7 +72,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         continue;
       }
       // A topic the controller will refuse for its size is not charged to the quota (it does no work).
-      const oversized = new ControllerLimits(broker.config).checkRecords('CreateTopics', recordsOf(checked));
+      const oversized = new ControllerLimits(broker.config).checkRecords('CreateTopics', recordsOf(checked), true);
       if (oversized !== null) {
         results.push({ name: topic.name, errorCode: oversized.errorCode, errorMessage: oversized.errorMessage });
         continue;

@@ -41,14 +41,16 @@ export class ControllerLimits {
 
   /**
    * POLICY_VIOLATION (44) when an operation would write `records` records (null when within
-   * the limit). `what` names the operation in the message ("CreateTopics").
+   * the limit). `what` names the operation in the message ("CreateTopics"); `oneTopic` says the
+   * records are one topic's alone, so splitting the request cannot help and the message asks for
+   * fewer partitions or a higher controller.max.records.per.user.op instead.
    */
-  checkRecords(what: string, records: number): ApiError | null {
+  checkRecords(what: string, records: number, oneTopic = false): ApiError | null {
     if (records <= this.maxRecordsPerUserOp) return null;
     return fail(ErrorCode.POLICY_VIOLATION,
       `Unable to perform excessively large batch operation: this ${what} would write ${records} metadata records, ` +
       `more than the limit of ${this.maxRecordsPerUserOp} per operation (controller.max.records.per.user.op); ` +
-      'split it into smaller requests.');
+      (oneTopic ? 'ask for fewer partitions or raise controller.max.records.per.user.op.' : 'split it into smaller requests.'));
   }
 
   /**

@@ -263,7 +263,7 @@ export class ReplicationControlManager {
         }
         if (request.count === current) return fail(ErrorCode.INVALID_PARTITIONS, `Topic already has ${current} partition(s).`);
         const adding = request.count - current;
-        const tooLarge = this.limits.checkRecords('CreatePartitions', newPartitions + adding);
+        const tooLarge = this.limits.checkRecords('CreatePartitions', newPartitions + adding, newPartitions === 0);
         if (tooLarge !== null) {
           wholeOperation = tooLarge;
           return tooLarge;
@@ -362,7 +362,7 @@ export class ReplicationControlManager {
     for (const [k, v] of Object.entries(validation.overrides)) configs[k] = v;
 
     // TopicRecord, ConfigRecords, PartitionRecords: bounded before any replica is placed.
-    const tooLarge = this.limits.checkRecords('CreateTopics', pending.records + 1 + Object.keys(configs).length + numPartitions);
+    const tooLarge = this.limits.checkRecords('CreateTopics', pending.records + 1 + Object.keys(configs).length + numPartitions, pending.records === 0);
     if (tooLarge !== null) return { wholeOperation: tooLarge };
     const overCluster = this.limits.checkClusterPartitions(name, this.latest().totalPartitionCount + pending.partitions, numPartitions);
     if (overCluster !== null) return overCluster;

@@ -28,6 +28,7 @@ function fixFor(code: number): string {
     case ErrorCode.RECORD_LIST_TOO_LARGE:
       return 'send smaller records, or raise max.message.bytes on the topic (tributary topic alter-config TOPIC --set max.message.bytes=N)';
     case ErrorCode.POLICY_VIOLATION:
+      return 'the broker\'s message names the limit or policy and the config that raises it; ask for less (e.g. fewer partitions) or have the operator raise it';
     case ErrorCode.TOPIC_AUTHORIZATION_FAILED:
     case ErrorCode.GROUP_AUTHORIZATION_FAILED:
     case ErrorCode.CLUSTER_AUTHORIZATION_FAILED:
