@@ -41,10 +41,14 @@ function fixFor(code: number): string {
   }
 }
 
+/** Fix lines one command gives for Kafka error codes in place of the generic ones (code -> fix). */
+export type FixOverrides = Readonly<Partial<Record<number, string>>>;
+
 /**
- * A CliError for `error` raised while doing `what` against `servers` (already a CliError: as is).
+ * A CliError for `error` raised while doing `what` against `servers` (already a CliError: as is);
+ * `fixes` replaces the generic fix line for the Kafka error codes it names.
  */
-export function toCliError(error: unknown, what: string, servers: string[]): CliError {
+export function toCliError(error: unknown, what: string, servers: string[], fixes: FixOverrides = {}): CliError {
   if (error instanceof CliError) return error;
   const list = servers.join(',');
   if (error instanceof ConnectionError) {
@@ -60,7 +64,7 @@ export function toCliError(error: unknown, what: string, servers: string[]): Cli
     return new CliError(`cannot ${what}: ${error.message}`, 'use a broker that supports the Kafka APIs this command needs (Kafka 2.1 or later)');
   }
   if (error instanceof KafkaError) {
-    return new CliError(`cannot ${what}: ${error.message}`, fixFor(error.errorCode));
+    return new CliError(`cannot ${what}: ${error.message}`, fixes[error.errorCode] ?? fixFor(error.errorCode));
   }
   if (error instanceof RangeError) {
     return new CliError(`cannot ${what}: ${error.message}`, 'correct the arguments (add --help for usage)');
@@ -69,11 +73,11 @@ export function toCliError(error: unknown, what: string, servers: string[]): Cli
   return new CliError(`cannot ${what}: ${message}`, 'run the command again; if it persists, report it as a bug');
 }
 
-/** Runs `body`, converting failures with toCliError. */
-export async function explain<T>(what: string, servers: string[], body: () => Promise<T>): Promise<T> {
+/** Runs `body`, converting failures with toCliError (with the command's `fixes`). */
+export async function explain<T>(what: string, servers: string[], body: () => Promise<T>, fixes: FixOverrides = {}): Promise<T> {
   try {
     return await body();
   } catch (error) {
-    throw toCliError(error, what, servers);
+    throw toCliError(error, what, servers, fixes);
   }
 }

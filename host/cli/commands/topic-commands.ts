@@ -9,6 +9,7 @@ import type {
   TopicListOptions,
 } from '../client-commands.js';
 import { CliError, formatJson, formatTable, printResult, type CliIo } from '../output.js';
+import type { FixOverrides } from './client-errors.js';
 import { withAdmin } from './client-session.js';
 
 type TopicHandlers = Pick<ClientCommandHandlers,
@@ -218,13 +219,22 @@ async function topicElectLeaders(io: CliIo, topics: string[], options: TopicElec
   }
 }
 
+/**
+ * add-partitions' own fix lines: it has no replication factor option (new partitions take the
+ * topic's), so INVALID_REPLICATION_FACTOR (38) there means too few live brokers.
+ */
+export const ADD_PARTITIONS_FIXES: FixOverrides = {
+  [ErrorCode.INVALID_REPLICATION_FACTOR]:
+    'fewer brokers are available than the topic\'s replication factor: start the missing brokers (tributary cluster info lists the live ones), then retry',
+};
+
 async function topicAddPartitions(io: CliIo, topic: string, options: TopicAddPartitionsOptions): Promise<void> {
   const result = await withAdmin(options, `add partitions to "${topic}"`, async (admin) => {
     const [before] = await admin.describeTopics({ topics: [topic] });
     const count = before!.partitions.length + options.num;
     await admin.createPartitions({ topicPartitions: [{ topic, count }] });
     return { topic, previous: before!.partitions.length, partitions: count };
-  });
+  }, ADD_PARTITIONS_FIXES);
   printResult(io, {
     rows: [result],
     columns: [{ header: 'topic', value: 'topic' }, { header: 'previous', value: 'previous' }, { header: 'partitions', value: 'partitions' }],

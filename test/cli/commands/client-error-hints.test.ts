@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KafkaError } from '../../../host/clients/errors.js';
+import { toCliError } from '../../../host/cli/commands/client-errors.js';
+import { ADD_PARTITIONS_FIXES } from '../../../host/cli/commands/topic-commands.js';
+import { ErrorCode } from '../../../host/protocol/generated/error-codes.js';
 import { startTestBroker, type TestBroker } from '../../clients/broker-harness.js';
 import { runInProcess } from './cli-harness.js';
 
@@ -23,5 +27,14 @@ describe('fix lines of CLI errors', () => {
     expect(result.err).not.toContain('split it into smaller requests');
     expect(result.err).toContain('fix: the broker\'s message names the limit or policy and the config that raises it');
     expect(result.err).not.toContain('ask the cluster operator for the permission');
+  });
+
+  it('tells add-partitions\' INVALID_REPLICATION_FACTOR to start the missing brokers, not to lower an option it does not have', () => {
+    const error = new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'CreatePartitions "t"', 'Unable to replicate the partition 3 time(s): only 1 broker(s) are registered.');
+    const added = toCliError(error, 'add partitions to "t"', ['127.0.0.1:9092'], ADD_PARTITIONS_FIXES);
+    expect(added.fix).toContain('fewer brokers are available than the topic\'s replication factor: start the missing brokers');
+    expect(added.fix).not.toContain('use a replication factor');
+    // topic create keeps the generic fix, which names its --replication-factor choice.
+    expect(toCliError(error, 'create topic "t"', ['127.0.0.1:9092']).fix).toContain('use a replication factor no larger than the number of brokers');
   });
 });
