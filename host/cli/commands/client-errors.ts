@@ -54,7 +54,7 @@ export function toCliError(error: unknown, what: string, servers: string[], fixe
   if (error instanceof ConnectionError) {
     return new CliError(
       `cannot ${what}: no broker reachable at ${list} (${error.message})`,
-      `start one (tributary broker) or point --bootstrap-server at a running broker, e.g. -b 127.0.0.1:9092`,
+      `start one (tributary broker) or point --brokers at a running broker, e.g. --brokers 127.0.0.1:9092`,
     );
   }
   if (error instanceof KafkaTimeoutError) {

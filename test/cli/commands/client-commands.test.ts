@@ -74,6 +74,8 @@ describe('tributary topic commands', () => {
     expect(result.codes).toEqual([1]);
     expect(result.err).toContain('no broker reachable at 127.0.0.1:1');
     expect(result.err).toContain('fix: start one (tributary broker)');
+    // The README documents --brokers, so the fix names it too.
+    expect(result.err).toContain('point --brokers at a running broker, e.g. --brokers 127.0.0.1:9092');
   });
 });
 
