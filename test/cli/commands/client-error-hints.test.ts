@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaError } from '../../../host/clients/errors.js';
 import { toCliError } from '../../../host/cli/commands/client-errors.js';
 import { ADD_PARTITIONS_FIXES } from '../../../host/cli/commands/topic-commands.js';
 import { ErrorCode } from '../../../host/protocol/generated/error-codes.js';
 import { startTestBroker, type TestBroker } from '../../clients/broker-harness.js';
-import { runInProcess } from './cli-harness.js';
+import { assertBuilt, MAIN_JS, runInProcess } from './cli-harness.js';
 
 let broker: TestBroker;
 let b: string[];
@@ -37,4 +38,17 @@ describe('fix lines of CLI errors', () => {
     // topic create keeps the generic fix, which names its --replication-factor choice.
     expect(toCliError(error, 'create topic "t"', ['127.0.0.1:9092']).fix).toContain('use a replication factor no larger than the number of brokers');
   });
+
+  it('exits 0 without a stack trace when the reader of stdout goes away (cluster info | head)', async () => {
+    assertBuilt();
+    const child = spawn(process.execPath, [MAIN_JS, 'cluster', 'info', '--brokers', broker.bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reader closes before the CLI writes a byte: every write to stdout then fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    const status = await new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+    expect(stderr).not.toContain('EPIPE');
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+  }, 30_000);
 });
