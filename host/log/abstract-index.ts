@@ -35,8 +35,10 @@ export abstract class AbstractIndex implements EvictableIndex {
   private readonly files: FileHandleCache;
   /** Leading entries whose bytes in the file are known to be right. */
   private persistedEntries = 0;
-  /** Current length of the file, bytes. */
+  /** Current length of the file, bytes (meaningless while {@link filePending}). */
   private fileBytes = 0;
+  /** True until the first flush of a new segment's index: the file may be missing or stale. */
+  private filePending = false;
   private active: boolean;
 
   protected constructor(
@@ -72,17 +74,21 @@ export abstract class AbstractIndex implements EvictableIndex {
   }
 
   /**
-   * Creates an empty index file (or empties an existing one) for a new segment. No memory is
-   * taken until the first entry (or a lookup): most partitions of a broker with many are empty or
-   * never reach index.interval.bytes, and each would otherwise pin two 8 KiB regions of the index
-   * arena (or, once the arena is full, of the heap) for nothing.
+   * Starts an empty index for a new segment without touching the disk: the file is made (or an
+   * old one at the same path emptied) by the first {@link flush} (Kafka's LazyIndex, which also
+   * leaves the file alone until first used). A topic created with thousands of partitions then
+   * costs no index files until each partition's first flush (roll, flush policy, clean
+   * shutdown), and no descriptors churned through the FileHandleCache. Until then the file may
+   * be missing or hold an old segment's entries; nothing reads it: the entries live in memory,
+   * and an index is only evicted (and read back) once flushed. No memory is taken until the
+   * first entry (or a lookup) either: most partitions of a broker with many are empty or never
+   * reach index.interval.bytes.
    */
   protected initCreate(): void {
-    const fd = this.files.fd(this.filePath, true);
-    this.files.disk.truncate(fd, 0);
     this.entryCount = 0;
     this.persistedEntries = 0;
     this.fileBytes = 0;
+    this.filePending = true;
     this.clearLastEntry();
   }
 
@@ -149,17 +155,26 @@ export abstract class AbstractIndex implements EvictableIndex {
    */
   flush(): void {
     const wanted = this.entryCount * this.entrySize;
-    if (this.persistedEntries === this.entryCount && this.fileBytes === wanted) return;
+    if (!this.filePending && this.persistedEntries === this.entryCount && this.fileBytes === wanted) return;
     const fd = this.files.fd(this.filePath, true);
     const disk = this.files.disk;
-    if (this.fileBytes > wanted) disk.truncate(fd, wanted);
-    this.fileBytes = Math.min(this.fileBytes, wanted);
+    const made = this.filePending;
+    if (made || this.fileBytes > wanted) disk.truncate(fd, wanted);
+    this.fileBytes = made ? wanted : Math.min(this.fileBytes, wanted);
     const from = this.persistedEntries * this.entrySize;
     if (wanted > from) disk.write(fd, this.store!.view.subarray(from, wanted), from);
-    disk.fsync(fd);
+    // A new empty file needs no fsync (as when it was made at segment creation): an index that
+    // is missing or empty after a crash is rebuilt by recovery, or empty anyway.
+    if (!made || wanted > 0) disk.fsync(fd);
+    this.filePending = false;
     this.persistedEntries = this.entryCount;
     this.fileBytes = wanted;
     this.maybeEvictable();
+  }
+
+  /** True until the first flush of a new segment's index (its file not made yet). */
+  get isFilePending(): boolean {
+    return this.filePending;
   }
 
   /**

@@ -5,6 +5,7 @@
  * descriptor returned by {@link FileHandleCache.fd} stays valid until the next call into the
  * cache (never hold one across calls).
  */
+import path from 'node:path';
 import type { Disk } from '../io/disk.js';
 
 /** Default bound on descriptors kept open by one cache. */
@@ -15,6 +16,8 @@ export class FileHandleCache {
   readonly maxOpenFiles: number;
   // Map iteration order is insertion order: re-inserting on use makes the first key the LRU.
   private readonly open = new Map<string, number>();
+  /** The open paths of each directory (resolved), so a partition's are released without a scan of all. */
+  private readonly openByDir = new Map<string, Set<string>>();
 
   constructor(disk: Disk, maxOpenFiles = DEFAULT_MAX_OPEN_FILES) {
     if (!(maxOpenFiles >= 1)) throw new Error(`maxOpenFiles must be >= 1, got ${maxOpenFiles}`);
@@ -39,12 +42,15 @@ export class FileHandleCache {
       return existing;
     }
     while (this.open.size >= this.maxOpenFiles) {
-      const [lruPath, lruFd] = this.open.entries().next().value as [string, number];
-      this.open.delete(lruPath);
-      this.closeQuietly(lruFd);
+      const lruPath = this.open.keys().next().value as string;
+      this.release(lruPath);
     }
     const fd = this.disk.open(filePath, create ? 'create' : 'readWrite');
     this.open.set(filePath, fd);
+    const dir = path.dirname(path.resolve(filePath));
+    let paths = this.openByDir.get(dir);
+    if (paths === undefined) this.openByDir.set(dir, paths = new Set());
+    paths.add(filePath);
     return fd;
   }
 
@@ -53,18 +59,30 @@ export class FileHandleCache {
     const fd = this.open.get(filePath);
     if (fd === undefined) return;
     this.open.delete(filePath);
+    const dir = path.dirname(path.resolve(filePath));
+    const paths = this.openByDir.get(dir);
+    if (paths !== undefined) {
+      paths.delete(filePath);
+      if (paths.size === 0) this.openByDir.delete(dir);
+    }
     this.closeQuietly(fd);
   }
 
-  /** Closes every descriptor whose path starts with `prefix` (a partition directory). */
-  releaseUnder(prefix: string): void {
-    for (const p of [...this.open.keys()]) if (p.startsWith(prefix)) this.release(p);
+  /**
+   * Closes every descriptor of a file directly in `dir` (a partition directory, before it is
+   * renamed or deleted): O(its open files), not O(all open files).
+   */
+  releaseDirectory(dir: string): void {
+    const paths = this.openByDir.get(path.resolve(dir));
+    if (paths === undefined) return;
+    for (const filePath of [...paths]) this.release(filePath);
   }
 
   /** Closes everything. */
   closeAll(): void {
     for (const fd of this.open.values()) this.closeQuietly(fd);
     this.open.clear();
+    this.openByDir.clear();
   }
 
   private closeQuietly(fd: number): void {

@@ -31,8 +31,6 @@ export interface LoadParameters {
   logStartOffset: number;
   hadCleanShutdown: boolean;
   nowMs: number;
-  /** An empty new log's first segment files are left for its first flush to make durable (UnifiedLogOptions.deferDirectorySync). */
-  deferDirectorySync?: boolean;
 }
 
 /** Per storage context: partition directories just listed by a start-up scan (see {@link withKnownListings}). */
@@ -90,9 +88,11 @@ export function loadSegments(parameters: LoadParameters): LoadedSegments {
   if (deletedOrphans) disk.fsyncDir(dir);
 
   if (bases.length === 0) {
-    const segment = LogSegment.create(context, dir, Math.max(0, parameters.logStartOffset), config.segmentIndexBytes, nowMs, true);
-    segment.flush();
-    if (parameters.deferDirectorySync !== true) disk.fsyncDir(dir);
+    // No file of any base offset is left here (orphan indexes were just deleted): the segment's
+    // files are made by its first append or flush, and made durable with it (the log's
+    // PartitionDirectorySync is dirty while they are pending). An empty log needs no file: a
+    // start that finds none makes this same empty segment again.
+    const segment = LogSegment.create(context, dir, Math.max(0, parameters.logStartOffset), config.segmentIndexBytes, nowMs, true, true);
     return { segments: [segment], recoveredSegments: 0, truncatedBytes: 0 };
   }
 

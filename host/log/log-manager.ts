@@ -113,6 +113,8 @@ interface DirectoryState {
   backgroundWrite: Promise<void> | null;
   /** Partitions (topicPartitionKey) a checkpoint file of the directory may hold with a non-zero offset. */
   nonZeroKeys: Set<string>;
+  /** Logs held in this directory (where a new log goes: the directory holding the fewest). */
+  logCount: number;
 }
 
 /**
@@ -193,6 +195,7 @@ export class LogManager {
         syncWrites: new Map(),
         backgroundWrite: null,
         nonZeroKeys: new Set(),
+        logCount: 0,
       };
     });
     const manager = new LogManager(context, options.defaults, directories, options.random ?? new CryptoRandom());
@@ -242,8 +245,7 @@ export class LogManager {
   private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync): void {
     const candidates = this.directories.filter((state) => !state.directory.isOffline);
     if (candidates.length === 0) throw new KafkaStorageException(`no online log directory for ${[...missing.keys()][0]}`);
-    const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, 0]));
-    for (const state of this.logDirOf.values()) if (counts.has(state)) counts.set(state, counts.get(state)! + 1);
+    const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, state.logCount]));
     for (const entry of missing.values()) {
       let chosen = candidates[0]!;
       for (const state of candidates) if (counts.get(state)! < counts.get(chosen)!) chosen = state;
@@ -290,6 +292,7 @@ export class LogManager {
         });
         this.logs.set(key, log);
         this.logDirOf.set(key, state!);
+        state!.logCount++;
       } catch (error) {
         fail(state!, key, error);
       }
@@ -379,9 +382,10 @@ export class LogManager {
     if (log === undefined || state === undefined) return undefined;
     this.logs.delete(key);
     this.logDirOf.delete(key);
+    state.logCount--;
     this.cleaner.forget(log);
     log.closeWithoutFlush();
-    this.context.files.releaseUnder(log.dir + path.sep);
+    this.context.files.releaseDirectory(log.dir);
     if (state.directory.isOffline) return undefined;
     return { key, log, state };
   }
@@ -624,6 +628,7 @@ export class LogManager {
           if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset.offset);
           this.logs.set(key, log);
           this.logDirOf.set(key, state);
+          state.logCount++;
         }
       });
       if (hadCleanShutdown) {

@@ -110,6 +110,10 @@ export class LogSegment {
   /** Timestamp of the first batch (segment.ms rolls from it); undefined = not read yet. */
   private firstBatchTimestampValue: number | undefined;
   private logDirty = false;
+  /** The .log file is not made yet ({@link create} with `filesAbsent`): the first write or flush makes it. */
+  private logFilePending = false;
+  /** Hears that a pending file was made (its directory entry needs an fsync): the owning log's directory sync. */
+  private fileMadeListener: (() => void) | null = null;
   /** Where the last read ended (offset after its last batch, file position): sequential reads skip the lookup. */
   private readCursor: { offset: number; position: number } | null = null;
   /** index.interval.bytes of the last append or recovery, for rebuilding a damaged index. */
@@ -128,17 +132,39 @@ export class LogSegment {
   }
 
   /**
-   * Creates an empty segment (all three files, emptied if they exist). The new files are not
-   * durable until the directory is fsynced. Throws DiskError.
+   * Creates an empty segment. Its index files are made at their first flush (AbstractIndex
+   * initCreate, Kafka's LazyIndex). The .log file is made (emptied if it exists) now, unless the
+   * caller knows no file of this base offset exists (`filesAbsent`: a new log's first segment in
+   * a directory holding none): then it is made by the first append or flush, so a new partition
+   * costs no file until it is used (one directory, nothing else). New files are not durable until
+   * the directory is fsynced ({@link hasPendingFiles} tells the owner one is still to be made).
+   * Throws DiskError.
    */
-  static create(context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active = true): LogSegment {
+  static create(
+    context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active = true, filesAbsent = false,
+  ): LogSegment {
     const stem = path.join(dir, offsetFileName(baseOffset));
     const offsetIndex = OffsetIndex.create(baseOffset, stem + INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
     const timeIndex = TimeIndex.create(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
     const segment = new LogSegment(context, dir, baseOffset, offsetIndex, timeIndex, 0, nowMs);
-    context.files.disk.truncate(context.files.fd(segment.logPath, true), 0);
+    if (filesAbsent) segment.logFilePending = true;
+    else context.files.disk.truncate(context.files.fd(segment.logPath, true), 0);
     segment.firstBatchTimestampValue = NO_TIMESTAMP;
     return segment;
+  }
+
+  /** True while one of this segment's files is still to be made by its first append or flush. */
+  get hasPendingFiles(): boolean {
+    return this.logFilePending || this.offsetIndex.isFilePending || this.timeIndex.isFilePending;
+  }
+
+  /**
+   * Sets who hears that one of this segment's pending files was made (by an append, a read or a
+   * flush): the owning log marks its directory dirty, so the flush that claims the file durable
+   * fsyncs the directory entry too (a file made after the directory's last fsync is not durable).
+   */
+  onFileMade(listener: () => void): void {
+    this.fileMadeListener = listener;
   }
 
   /**
@@ -463,14 +489,17 @@ export class LogSegment {
     return buildIndexEntries(batches, this.baseOffset, indexIntervalBytes, this.offsetIndex.maxEntries, this.timeIndex.maxEntries);
   }
 
-  /** fsyncs the log (when dirty) and writes + fsyncs both indexes. Throws DiskError. */
+  /** Makes files still pending, fsyncs the log (when dirty) and writes + fsyncs both indexes. Throws DiskError. */
   flush(): void {
+    if (this.logFilePending) this.fd();
     if (this.logDirty) {
       this.context.files.disk.fsync(this.fd());
       this.logDirty = false;
     }
+    const indexesPending = this.offsetIndex.isFilePending || this.timeIndex.isFilePending;
     this.offsetIndex.flush();
     this.timeIndex.flush();
+    if (indexesPending) this.fileMadeListener?.();
   }
 
   /** fsyncs only the .log file (the active segment's indexes are rebuilt by recovery anyway). */
@@ -523,7 +552,11 @@ export class LogSegment {
   // ---- internals ----
 
   private fd(): number {
-    return this.context.files.fd(this.logPath);
+    if (!this.logFilePending) return this.context.files.fd(this.logPath);
+    const fd = this.context.files.fd(this.logPath, true);
+    this.logFilePending = false;
+    this.fileMadeListener?.();
+    return fd;
   }
 
   private readInto(target: Buffer, position: number, length: number): number {

@@ -112,6 +112,12 @@ export class UnifiedLog implements GroupFlushTarget {
     this.lastFlushMs = options.context.clock.nowMs();
     this.groupFlusher = options.groupFlusher;
     this.directorySync = new PartitionDirectorySync(options.context.files.disk, this.dir, this.logDirectory, options.deferDirectorySync ?? false);
+    for (const segment of segments) this.watchFiles(segment);
+  }
+
+  /** A file `segment` makes later (LogSegment.onFileMade) is fsynced into the directory by the next flush. */
+  private watchFiles(segment: LogSegment): void {
+    if (segment.hasPendingFiles) segment.onFileMade(() => this.directorySync.markDirty());
   }
 
   /**
@@ -127,7 +133,6 @@ export class UnifiedLog implements GroupFlushTarget {
       logStartOffset: options.logStartOffset ?? 0,
       hadCleanShutdown: options.hadCleanShutdown ?? false,
       nowMs: options.context.clock.nowMs(),
-      deferDirectorySync: options.deferDirectorySync ?? false,
     });
     const log = new UnifiedLog(options, segments);
     if (log.logStartOffsetValue > log.logEndOffset) {
@@ -217,12 +222,8 @@ export class UnifiedLog implements GroupFlushTarget {
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
     producerState?.onAppended(batches);
     return {
-      errorCode: LogErrorCode.NONE,
-      baseOffset: prepared.firstOffset,
-      lastOffset: prepared.lastOffset,
-      logAppendTimeMs,
-      logStartOffset: this.logStartOffsetValue,
-      batches: toWrite.batches,
+      errorCode: LogErrorCode.NONE, baseOffset: prepared.firstOffset, lastOffset: prepared.lastOffset, logAppendTimeMs,
+      logStartOffset: this.logStartOffsetValue, batches: toWrite.batches,
     };
   }
 
@@ -241,12 +242,8 @@ export class UnifiedLog implements GroupFlushTarget {
     const errorCode = this.appendPrepared(prepared, this.context.clock.nowMs());
     if (errorCode !== LogErrorCode.NONE) return this.failedAppend(errorCode);
     return {
-      errorCode: LogErrorCode.NONE,
-      baseOffset: prepared.firstOffset,
-      lastOffset: prepared.lastOffset,
-      logAppendTimeMs: -1,
-      logStartOffset: this.logStartOffsetValue,
-      batches: prepared.batches,
+      errorCode: LogErrorCode.NONE, baseOffset: prepared.firstOffset, lastOffset: prepared.lastOffset, logAppendTimeMs: -1,
+      logStartOffset: this.logStartOffsetValue, batches: prepared.batches,
     };
   }
 
@@ -618,6 +615,7 @@ export class UnifiedLog implements GroupFlushTarget {
       // The recovery point passes the old segment: its directory entry must be durable as well.
       this.directorySync.sync();
       created = LogSegment.create(this.context, this.dir, newBase, this.config.segmentIndexBytes, nowMs, true);
+      this.watchFiles(created);
     } catch (error) {
       if (!isDiskError(error)) throw error;
       // Creating files can fail for lack of space: clean up and fail only this append.
@@ -684,6 +682,7 @@ export class UnifiedLog implements GroupFlushTarget {
   private truncateFullyAndStartAtUnsafe(offset: number): void {
     const old = this.segments;
     const created = LogSegment.create(this.context, this.dir, offset, this.config.segmentIndexBytes, this.context.clock.nowMs(), true);
+    this.watchFiles(created);
     for (const segment of old) {
       if (segment.baseOffset === offset) segment.close();
       else segment.deleteFiles();

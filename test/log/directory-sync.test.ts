@@ -39,12 +39,42 @@ describe('directory sync of created and deleted logs', () => {
     const logs = manager.getOrCreateLogs(wide('wide'), 'first-flush');
     expect(logs).toHaveLength(PARTITIONS);
     expect(fsyncs(calls)).toBe(0);
-    // The same with directory sync 'now': one fsync of the log directory, one per partition directory.
+    // The same with directory sync 'now': one fsync of the log directory and nothing else (the
+    // partition directories are empty: their files are made, and fsynced, by the first flush).
     reset();
     manager.getOrCreateLogs(wide('durable'), 'now');
     expect(calls.get(`fsyncDir ${LOG_DIR}`)).toBe(1);
-    expect(calls.get('fsyncDir')).toBe(PARTITIONS + 1);
+    expect(calls.get('fsyncDir')).toBe(1);
+    expect(calls.get('open') ?? 0).toBe(0);
     manager.shutdown();
+  });
+
+  it("'now' logs survive a power loss before their first flush; a flushed append survives with its new files", () => {
+    const { disk } = countingDisk(3);
+    const manager = open(disk);
+    const logs = manager.getOrCreateLogs(wide('kept'), 'now');
+    logs[0]!.appendAsLeader(makeBatch(2), 0);
+    logs[0]!.flush();
+    disk.powerLoss('strict');
+    const reopened = open(disk);
+    const kept = reopened.allLogs().filter((log) => log.topic === 'kept');
+    expect(kept).toHaveLength(PARTITIONS);
+    expect(kept.find((log) => log.partition === 0)!.logEndOffset).toBe(2);
+    expect(kept.filter((log) => log.partition !== 0).every((log) => log.logEndOffset === 0 && !log.isOffline)).toBe(true);
+    reopened.shutdown();
+  });
+
+  it('a segment file made after an empty flush is fsynced into its directory by the next flush (power loss keeps the append)', () => {
+    const { disk } = countingDisk(4);
+    const manager = open(disk);
+    const [log] = manager.getOrCreateLogs([{ topic: 'late', partition: 0, config: testConfig() }], 'first-flush');
+    log!.flush(); // nothing appended yet: the directory is fsynced while it holds no file
+    log!.appendAsLeader(makeBatch(2), 0); // makes the .log file
+    log!.flush();
+    disk.powerLoss('strict');
+    const reopened = open(disk);
+    expect(reopened.getLog('late', 0)!.logEndOffset).toBe(2);
+    reopened.shutdown();
   });
 
   it('a power loss before any flush takes the new logs whole, and they can be created again', () => {
