@@ -114,3 +114,21 @@ export async function removeDirectoryInBackground(dir: string): Promise<void> {
     throw toDiskError(error, 'rm', dir);
   }
 }
+
+/**
+ * Makes one directory on libuv's thread pool (`fs.promises.mkdir`, not recursive): a new
+ * partition's directory, made before the event-loop work that fills it, so a busy file system's
+ * journal (a mkdir waits behind other processes' fsyncs, ~1 ms each on this machine) does not
+ * hold the event loop. Not durable: the caller fsyncs the parent as its contract says.
+ * @returns true when it was made, false when it already existed
+ * @throws DiskError (rejects) on any other failure, with the errno name as `code`
+ */
+export async function makeDirectoryInBackground(dir: string): Promise<boolean> {
+  try {
+    await fs.promises.mkdir(dir);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException | null)?.code === 'EEXIST') return false;
+    throw toDiskError(error, 'mkdir', dir);
+  }
+}

@@ -17,7 +17,7 @@ import type { Clock } from '../io/clock.js';
 import { type Disk, isDiskError, NodeDisk, writeFileAtomically } from '../io/disk.js';
 import type { RandomSource } from '../io/environment.js';
 import { CryptoRandom } from '../io/random.js';
-import { removeDirectoryInBackground, writeFileAtomicallyInBackground } from '../io/background-write.js';
+import { makeDirectoryInBackground, removeDirectoryInBackground, writeFileAtomicallyInBackground } from '../io/background-write.js';
 import type { Core } from '../wasm/core.js';
 import { LogCleaner } from './log-cleaner.js';
 import { hasCompactPolicy, type LogConfig } from './log-config.js';
@@ -36,30 +36,16 @@ import type { GroupFlusher } from './group-flush.js';
 import { createStorageContext, type StorageContext } from './storage-context.js';
 import { UnifiedLog } from './unified-log.js';
 import { withKnownListings } from './log-loader.js';
+import { checkpointContents, type ChangedCheckpoint, type DirectoryState, noteNonZero } from './log-directory-state.js';
+import { cappedDirName, DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
+
+export { cappedDirName, DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
 
 /** When a new log's directory entries become durable (see {@link LogManager.getOrCreateLogs}). */
 export type DirectorySync = 'now' | 'first-flush';
 
 /** Kafka's clean-shutdown marker file name. */
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
-/** Suffix of partition directories being deleted (Kafka: `<topic>-<partition>.<id>-delete`). */
-export const DELETE_DIR_SUFFIX = '-delete';
-/** Suffix of a log directory set aside as stray (not in the metadata image; Kafka KRaft's `-stray`). */
-export const STRAY_DIR_SUFFIX = '-stray';
-/** The longest file name most file systems take (ext4, xfs, tmpfs: 255 bytes). */
-const MAX_FILE_NAME_LENGTH = 255;
-
-/**
- * `<topic>-<partition>.<unique><suffix>`, the topic cut so the name stays within 255 characters
- * (Kafka's LocalLog.logDirNameWithSuffixCappedLength): a 249-character topic name plus a delete or
- * stray suffix is longer, and the rename failed with ENAMETOOLONG, taking the whole log directory
- * offline (found by the fuzzer). Topic names are ASCII (topic-name.ts), so characters are bytes.
- */
-export function cappedDirName(topic: string, partition: number, uniqueAndSuffix: string): string {
-  const fullSuffix = `-${partition}.${uniqueAndSuffix}`;
-  return topic.slice(0, Math.max(0, MAX_FILE_NAME_LENGTH - fullSuffix.length)) + fullSuffix;
-}
-
 /** Thrown when no online log directory can take a new log (Kafka's KafkaStorageException). */
 export class KafkaStorageException extends Error {
   readonly errorCode = 56;
@@ -92,47 +78,6 @@ export interface LogManagerOptions {
   maxEvictableIndexBytes?: number;
 }
 
-/** One checkpoint file's content: its entries and their text (for the unchanged-skip). */
-interface ChangedCheckpoint {
-  file: OffsetCheckpointFile;
-  text: string;
-  entries: CheckpointEntry[];
-}
-
-interface DirectoryState {
-  directory: LogDirectory;
-  recoveryPoints: OffsetCheckpointFile;
-  logStartOffsets: OffsetCheckpointFile;
-  highWatermarks: OffsetCheckpointFile;
-  cleanerOffsets: OffsetCheckpointFile;
-  /** Last written checkpoint text per file, to skip unchanged writes. */
-  lastWritten: Map<string, string>;
-  /** Synchronous writes per file, so a background write they overtook is dropped. */
-  syncWrites: Map<string, number>;
-  /** The background checkpoint write in progress (one at a time per directory), else null. */
-  backgroundWrite: Promise<void> | null;
-  /** Partitions (topicPartitionKey) a checkpoint file of the directory may hold with a non-zero offset. */
-  nonZeroKeys: Set<string>;
-  /** Logs held in this directory (where a new log goes: the directory holding the fewest). */
-  logCount: number;
-}
-
-/**
- * Parses `<topic>-<partition>` where topic is a legal Kafka topic name (1..249 of
- * [a-zA-Z0-9._-], not `.` or `..`); null for anything else.
- */
-export function parseTopicPartitionDir(name: string): { topic: string; partition: number } | null {
-  const dash = name.lastIndexOf('-');
-  if (dash <= 0) return null;
-  const topic = name.slice(0, dash);
-  if (topic.length > 249 || topic === '.' || topic === '..' || !/^[a-zA-Z0-9._-]+$/.test(topic)) return null;
-  const digits = name.slice(dash + 1);
-  if (!/^\d+$/.test(digits)) return null;
-  const partition = Number(digits);
-  if (!Number.isSafeInteger(partition) || partition > 0x7fffffff) return null;
-  return { topic: name.slice(0, dash), partition };
-}
-
 /**
  * Which periodic log tasks a tick runs besides flushing and checkpoints: Kafka runs retention
  * every log.retention.check.interval.ms and the cleaner after log.cleaner.backoff.ms when it found
@@ -157,6 +102,8 @@ export class LogManager {
   private readonly removals = new Set<Promise<void>>();
   /** Each partition directory's entries as listed while loading, until taken or released. */
   private readonly startupListings = new Map<string, string[]>();
+  /** Partition directories made empty on the thread pool ({@link prepareLogDirectories}), not yet taken by a new log: key → where. */
+  private readonly preparedDirs = new Map<string, DirectoryState>();
 
   private readonly random: RandomSource;
 
@@ -242,16 +189,58 @@ export class LogManager {
     return requests.map((request) => this.logs.get(topicPartitionKey(request.topic, request.partition))!);
   }
 
-  private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync): void {
+  /**
+   * Makes the missing partition directories of `requests` on libuv's thread pool (NodeDisk only),
+   * in the log directories a {@link getOrCreateLogs} would choose, so the getOrCreateLogs that
+   * follows finds them made and empty: no stat, mkdir or listing of them on the event loop (with
+   * lazy segment files a new log then costs no syscall there at all). Null when there is nothing
+   * to make off the event loop (another disk, every log present). Never rejects: a directory not
+   * made here is made by getOrCreateLogs as before, which reports its errors.
+   */
+  prepareLogDirectories(requests: readonly { topic: string; partition: number }[]): Promise<void> | null {
+    if (!(this.context.disk instanceof NodeDisk) || this.shutDown) return null;
+    const keys = requests.map(({ topic, partition }) => topicPartitionKey(topic, partition)).filter((key) => !this.logs.has(key) && !this.preparedDirs.has(key));
+    const chosen = this.chooseDirectories(keys);
+    if (chosen === null || chosen.size === 0) return null;
+    return Promise.all([...chosen].map(async ([key, state]) => {
+      try {
+        if (await makeDirectoryInBackground(path.join(state.directory.path, key))) this.preparedDirs.set(key, state);
+      } catch (error) {
+        if (!isDiskError(error)) throw error;
+      }
+    })).then(() => undefined);
+  }
+
+  /** For each key, the online log directory holding the fewest logs (counting the ones chosen before it); null when none is online. */
+  private chooseDirectories(keys: Iterable<string>): Map<string, DirectoryState> | null {
     const candidates = this.directories.filter((state) => !state.directory.isOffline);
-    if (candidates.length === 0) throw new KafkaStorageException(`no online log directory for ${[...missing.keys()][0]}`);
+    if (candidates.length === 0) return null;
     const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, state.logCount]));
-    for (const entry of missing.values()) {
-      let chosen = candidates[0]!;
-      for (const state of candidates) if (counts.get(state)! < counts.get(chosen)!) chosen = state;
-      entry.state = chosen;
-      counts.set(chosen, counts.get(chosen)! + 1);
+    const chosen = new Map<string, DirectoryState>();
+    for (const key of keys) {
+      let best = candidates[0]!;
+      for (const state of candidates) if (counts.get(state)! < counts.get(best)!) best = state;
+      chosen.set(key, best);
+      counts.set(best, counts.get(best)! + 1);
     }
+    return chosen;
+  }
+
+  private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync): void {
+    // Directories made by prepareLogDirectories: empty, nothing to stat or list.
+    const fresh = new Map<string, readonly string[]>();
+    for (const [key, entry] of missing) {
+      const prepared = this.preparedDirs.get(key);
+      if (prepared === undefined) continue;
+      this.preparedDirs.delete(key);
+      if (prepared.directory.isOffline) continue;
+      entry.state = prepared;
+      fresh.set(path.join(prepared.directory.path, key), []);
+    }
+    const unplaced = [...missing].filter(([, entry]) => entry.state === undefined).map(([key]) => key);
+    const chosen = this.chooseDirectories(unplaced);
+    if (chosen === null) throw new KafkaStorageException(`no online log directory for ${unplaced[0]}`);
+    for (const [key, state] of chosen) missing.get(key)!.state = state;
     const disk = this.context.disk;
     const fail = (state: DirectoryState, key: string, error: unknown): never => {
       if (!isDiskError(error)) throw error;
@@ -265,7 +254,12 @@ export class LogManager {
       const state = entry.state!;
       const dir = path.join(state.directory.path, key);
       try {
-        if (!disk.isDirectory(dir)) {
+        if (fresh.has(dir)) {
+          parents.add(state);
+          made.add(key);
+          // The producer state's snapshot listing (log-storage.ts) need not look either.
+          this.startupListings.set(dir, []);
+        } else if (!disk.isDirectory(dir)) {
           disk.mkdir(dir);
           parents.add(state);
           made.add(key);
@@ -282,7 +276,14 @@ export class LogManager {
         fail(state, state.directory.path, error);
       }
     }
-    // 2. The logs (segment files; sync 'now': fsync of their own directory).
+    // 2. The logs (segment files are made by their first append or flush).
+    withKnownListings(this.context, fresh, () => this.openNewLogs(missing, directorySync, made, fail));
+  }
+
+  private openNewLogs(
+    missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync,
+    made: ReadonlySet<string>, fail: (state: DirectoryState, key: string, error: unknown) => never,
+  ): void {
     for (const [key, { topic, partition, config, state }] of missing) {
       try {
         const log = UnifiedLog.open({
@@ -650,7 +651,7 @@ export class LogManager {
 
   /** Writes the four checkpoint files of a directory (unchanged ones skipped unless `force`). */
   private writeCheckpoints(state: DirectoryState, force = false): void {
-    for (const { file, text, entries } of this.checkpointContents(state)) {
+    for (const { file, text, entries } of checkpointContents(state, this.logsIn(state), this.cleaner)) {
       if (!force && state.lastWritten.get(file.filePath) === text) continue;
       noteNonZero(state, entries);
       file.write(entries);
@@ -661,32 +662,8 @@ export class LogManager {
 
   /** The checkpoints of a directory whose content differs from what was last written. */
   private changedCheckpoints(state: DirectoryState): ChangedCheckpoint[] {
-    return this.checkpointContents(state).filter(({ file, text }) => state.lastWritten.get(file.filePath) !== text);
+    return checkpointContents(state, this.logsIn(state), this.cleaner).filter(({ file, text }) => state.lastWritten.get(file.filePath) !== text);
   }
-
-  private checkpointContents(state: DirectoryState): ChangedCheckpoint[] {
-    const logs = this.logsIn(state);
-    const content = (file: OffsetCheckpointFile, offset: (log: UnifiedLog) => number | undefined): ChangedCheckpoint => {
-      const entries: CheckpointEntry[] = [];
-      for (const log of logs) {
-        const value = offset(log);
-        if (value !== undefined) entries.push({ topic: log.topic, partition: log.partition, offset: value });
-      }
-      const text = entries.map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n');
-      return { file, text, entries };
-    };
-    return [
-      content(state.recoveryPoints, (log) => log.recoveryPoint),
-      content(state.logStartOffsets, (log) => log.logStartOffset),
-      content(state.highWatermarks, (log) => log.highWatermark),
-      content(state.cleanerOffsets, (log) => this.cleaner.firstDirtyOffset(log)),
-    ];
-  }
-}
-
-/** Notes the partitions of checkpoint `entries` about to be written (or read) with a non-zero offset. */
-function noteNonZero(state: DirectoryState, entries: Iterable<CheckpointEntry>): void {
-  for (const entry of entries) if (entry.offset !== 0) state.nonZeroKeys.add(topicPartitionKey(entry.topic, entry.partition));
 }
 
 /** Deletes a directory's files, then the directory (one level); with `durable`, fsyncs its parent. */
