@@ -132,3 +132,38 @@ export async function makeDirectoryInBackground(dir: string): Promise<boolean> {
     throw toDiskError(error, 'mkdir', dir);
   }
 }
+
+/**
+ * Renames a file or directory on libuv's thread pool (`fs.promises.rename`): a deleted partition's
+ * directory moved to its `-delete` name. Not durable until the parent directory is fsynced
+ * ({@link fsyncDirectoryInBackground}).
+ * @throws DiskError (rejects) on any failure, with the errno name as `code`
+ */
+export async function renameInBackground(from: string, to: string): Promise<void> {
+  try {
+    await fs.promises.rename(from, to);
+  } catch (error) {
+    throw toDiskError(error, 'rename', from);
+  }
+}
+
+/**
+ * fsyncs a directory on libuv's thread pool: the entries made, renamed or removed in it become
+ * durable.
+ * @throws DiskError (rejects) on any failure, with the errno name as `code`
+ */
+export async function fsyncDirectoryInBackground(dir: string): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(dir, fs.constants.O_RDONLY);
+  } catch (error) {
+    throw toDiskError(error, 'open', dir);
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    throw toDiskError(error, 'fsync', dir);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

@@ -57,6 +57,16 @@ export class LogDirectory {
     this.durableEntries = this.createdEntries;
   }
 
+  /** The ticket of the last entry noted: an fsync begun now covers the entries up to it. */
+  get lastEntryTicket(): number {
+    return this.createdEntries;
+  }
+
+  /** An fsync begun when {@link lastEntryTicket} was `ticket` completed: the entries up to it are durable. */
+  noteEntriesSyncedUpTo(ticket: number): void {
+    this.durableEntries = Math.max(this.durableEntries, ticket);
+  }
+
   get isOffline(): boolean {
     return this.offline;
   }

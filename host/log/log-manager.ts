@@ -17,7 +17,9 @@ import type { Clock } from '../io/clock.js';
 import { type Disk, isDiskError, NodeDisk, writeFileAtomically } from '../io/disk.js';
 import type { RandomSource } from '../io/environment.js';
 import { CryptoRandom } from '../io/random.js';
-import { makeDirectoryInBackground, removeDirectoryInBackground, writeFileAtomicallyInBackground } from '../io/background-write.js';
+import {
+  fsyncDirectoryInBackground, makeDirectoryInBackground, removeDirectoryInBackground, renameInBackground, writeFileAtomicallyInBackground,
+} from '../io/background-write.js';
 import type { Core } from '../wasm/core.js';
 import { LogCleaner } from './log-cleaner.js';
 import { hasCompactPolicy, type LogConfig } from './log-config.js';
@@ -36,6 +38,7 @@ import type { GroupFlusher } from './group-flush.js';
 import { createStorageContext, type StorageContext } from './storage-context.js';
 import { UnifiedLog } from './unified-log.js';
 import { withKnownListings } from './log-loader.js';
+import { loadPartitionLogs, removeDirectory } from './log-directory-loading.js';
 import { checkpointContents, type ChangedCheckpoint, type DirectoryState, noteNonZero } from './log-directory-state.js';
 import { cappedDirName, DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
 
@@ -76,6 +79,16 @@ export interface LogManagerOptions {
   maxOpenFiles?: number;
   /** Budget for closed-segment index memory, bytes (default 256 MiB). */
   maxEvictableIndexBytes?: number;
+}
+
+/** A detached log's directory on its way to its `-delete` name. */
+interface LogMove {
+  readonly key: string;
+  readonly state: DirectoryState;
+  readonly from: string;
+  readonly to: string;
+  /** The rename failed (the directory went offline). */
+  failed: boolean;
 }
 
 /**
@@ -317,42 +330,98 @@ export class LogManager {
    * partitions are ignored. A disk error takes that directory offline.
    */
   deleteLogs(partitions: readonly { topic: string; partition: number }[]): void {
-    const renamed = new Map<DirectoryState, { keys: Set<string>; doomed: string[] }>();
+    const moves = this.detachForDeletion(partitions);
     const disk = this.context.disk;
+    for (const move of moves) {
+      try {
+        disk.rename(move.from, move.to);
+      } catch (error) {
+        this.failMove(move, error);
+      }
+    }
+    this.finishDeletion(moves, (state) => {
+      disk.fsyncDir(state.directory.path);
+      state.directory.noteEntriesSynced();
+    });
+  }
+
+  /**
+   * {@link deleteLogs} with the renames and the log directories' fsync on libuv's thread pool
+   * (NodeDisk), so deleting a topic does no directory syscall on the event loop: the logs are
+   * detached (closed, forgotten) at once, and the promise settles once their directories are
+   * durably renamed away. The caller must not create a log of the same partitions before it
+   * settles (the metadata publisher's slice queue waits for it). Null on other disks (the
+   * simulator's): use deleteLogs. Never rejects: a disk error takes that directory offline.
+   */
+  deleteLogsInBackground(partitions: readonly { topic: string; partition: number }[]): Promise<void> | null {
+    if (!(this.context.disk instanceof NodeDisk)) return null;
+    const moves = this.detachForDeletion(partitions);
+    if (moves.length === 0) return null;
+    const renames = moves.map((move) => renameInBackground(move.from, move.to).catch((error: unknown) => this.failMove(move, error)));
+    const deletion = Promise.all(renames).then(async () => {
+      const synced = new Set<DirectoryState>();
+      await Promise.all([...new Set(moves.map((move) => move.state))].map(async (state) => {
+        const ticket = state.directory.lastEntryTicket;
+        try {
+          await fsyncDirectoryInBackground(state.directory.path);
+          state.directory.noteEntriesSyncedUpTo(ticket);
+          synced.add(state);
+        } catch (error) {
+          if (!isDiskError(error)) throw error;
+          if (!this.shutDown) state.directory.markOffline(error);
+        }
+      }));
+      if (!this.shutDown) this.finishDeletion(moves.filter((move) => synced.has(move.state)), () => {});
+    });
+    const removal: Promise<void> = deletion.finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
+    return removal;
+  }
+
+  /** Detaches each known log of `partitions`: where its directory goes (a `-delete` name in the same log directory). */
+  private detachForDeletion(partitions: readonly { topic: string; partition: number }[]): LogMove[] {
+    const moves: LogMove[] = [];
     for (const { topic, partition } of partitions) {
       const detached = this.detachLog(topic, partition);
       if (detached === undefined) continue;
       const { key, log, state } = detached;
-      try {
-        const doomed = path.join(state.directory.path, cappedDirName(topic, partition, `${this.randomHex(8)}${DELETE_DIR_SUFFIX}`));
-        disk.rename(log.dir, doomed);
-        const entry = renamed.get(state) ?? { keys: new Set<string>(), doomed: [] };
-        entry.keys.add(key);
-        entry.doomed.push(doomed);
-        renamed.set(state, entry);
-      } catch (error) {
-        if (!isDiskError(error)) throw error;
-        state.directory.markOffline(error);
-      }
+      moves.push({ key, state, from: log.dir, to: path.join(state.directory.path, cappedDirName(topic, partition, `${this.randomHex(8)}${DELETE_DIR_SUFFIX}`)), failed: false });
     }
+    return moves;
+  }
+
+  private failMove(move: LogMove, error: unknown): void {
+    if (!isDiskError(error)) throw error;
+    move.failed = true;
+    if (!this.shutDown) move.state.directory.markOffline(error);
+  }
+
+  /**
+   * After the renames: per online log directory, `syncDirectory` (unless done already), the
+   * `-delete` directories removed, and the checkpoints rewritten at once when one may hold a
+   * non-zero offset of a deleted partition (a topic recreated under the same name would inherit it
+   * at the next start); else the next tick drops the entries.
+   */
+  private finishDeletion(moves: readonly LogMove[], syncDirectory: (state: DirectoryState) => void): void {
+    const renamed = new Map<DirectoryState, LogMove[]>();
+    for (const move of moves) if (!move.failed) renamed.set(move.state, [...(renamed.get(move.state) ?? []), move]);
     const checkpointNow: DirectoryState[] = [];
-    for (const [state, { keys, doomed }] of renamed) {
+    for (const [state, done] of renamed) {
       if (state.directory.isOffline) continue;
       try {
-        disk.fsyncDir(state.directory.path);
-        state.directory.noteEntriesSynced();
-        for (const dir of doomed) this.removeDeletedDirectory(state, dir);
+        syncDirectory(state);
+        for (const move of done) this.removeDeletedDirectory(state, move.to);
       } catch (error) {
         if (!isDiskError(error)) throw error;
         state.directory.markOffline(error);
       }
       // A zero entry left behind is harmless: zero is what a new log starts with.
-      if ([...keys].some((key) => state.nonZeroKeys.has(key))) checkpointNow.push(state);
+      if (done.some((move) => state.nonZeroKeys.has(move.key))) checkpointNow.push(state);
     }
     this.writeOnlineCheckpoints(checkpointNow);
     for (const state of checkpointNow) {
       // Written without them (a background write under way is dropped: it was overtaken).
-      if (!state.directory.isOffline) for (const key of renamed.get(state)!.keys) state.nonZeroKeys.delete(key);
+      if (!state.directory.isOffline) for (const move of renamed.get(state)!) state.nonZeroKeys.delete(move.key);
     }
   }
 
@@ -576,62 +645,17 @@ export class LogManager {
       }
       const markerPath = path.join(dir, CLEAN_SHUTDOWN_FILE);
       const hadCleanShutdown = disk.exists(markerPath);
-      const recoveryPoints = state.recoveryPoints.read();
-      const logStartOffsets = state.logStartOffsets.read();
-      const highWatermarks = state.highWatermarks.read();
-      const cleanerOffsets = state.cleanerOffsets.read();
-      // What is on disk counts as written: the write at the end of the load then only touches
-      // files whose content changes (a restart after a clean stop usually rewrites none; each
-      // rewrite is two fsyncs before the broker can listen).
-      for (const [file, entries] of [
-        [state.recoveryPoints, recoveryPoints], [state.logStartOffsets, logStartOffsets],
-        [state.highWatermarks, highWatermarks], [state.cleanerOffsets, cleanerOffsets],
-      ] as const) {
-        state.lastWritten.set(file.filePath, [...entries.values()].map((entry) => `${entry.topic} ${entry.partition} ${entry.offset}`).join('\n'));
-        noteNonZero(state, entries.values());
-      }
-      // The loader reuses each partition directory's listing from this scan (no second stat + list).
-      withKnownListings(this.context, this.startupListings, () => {
-        for (const name of disk.list(dir)) {
-          const full = path.join(dir, name);
-          if (name.endsWith(DELETE_DIR_SUFFIX)) {
-            if (disk.isDirectory(full)) removeDirectory(disk, full);
-            continue;
-          }
-          if (name.endsWith(STRAY_DIR_SUFFIX)) continue;
-          const parsed = parseTopicPartitionDir(name);
-          if (parsed === null) continue;
-          // Listing a partition directory also tells it is one (a file answers ENOTDIR and is
-          // skipped), so no stat per entry.
-          let entries: string[];
-          try {
-            entries = disk.list(full);
-          } catch (error) {
-            if (isDiskError(error) && error.code === 'ENOTDIR') continue;
-            throw error;
-          }
-          // A non-empty directory holding no segment file is not a partition log (e.g. `backup-2024`):
-          // opening it would write a segment into someone else's directory.
-          if (entries.length > 0 && !entries.some((entry) => entry.endsWith('.log'))) continue;
-          this.startupListings.set(full, entries);
-          const key = topicPartitionKey(parsed.topic, parsed.partition);
-          if (this.logs.has(key)) throw new Error(`duplicate log directory for ${key} in ${dir}`);
-          const config = { ...options.defaults, ...(options.topicConfigs?.(parsed.topic) ?? {}) };
-          const log = UnifiedLog.open({
-            dir: full, topic: parsed.topic, partition: parsed.partition, config, context: this.context,
-            logDirectory: state.directory,
-            recoveryPoint: recoveryPoints.get(key)?.offset ?? 0,
-            logStartOffset: logStartOffsets.get(key)?.offset ?? 0,
-            highWatermark: highWatermarks.get(key)?.offset ?? 0,
-            hadCleanShutdown,
-          });
-          const cleanerOffset = cleanerOffsets.get(key);
-          if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset.offset);
-          this.logs.set(key, log);
-          this.logDirOf.set(key, state);
-          state.logCount++;
-        }
+      const loaded = loadPartitionLogs({
+        state, context: this.context, hadCleanShutdown, listings: this.startupListings,
+        configOf: (topic) => ({ ...options.defaults, ...(options.topicConfigs?.(topic) ?? {}) }),
       });
+      for (const { key, log, cleanerOffset } of loaded) {
+        if (this.logs.has(key)) throw new Error(`duplicate log directory for ${key} in ${dir}`);
+        if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset);
+        this.logs.set(key, log);
+        this.logDirOf.set(key, state);
+        state.logCount++;
+      }
       if (hadCleanShutdown) {
         disk.delete(markerPath);
         disk.fsyncDir(dir);
@@ -664,11 +688,4 @@ export class LogManager {
   private changedCheckpoints(state: DirectoryState): ChangedCheckpoint[] {
     return checkpointContents(state, this.logsIn(state), this.cleaner).filter(({ file, text }) => state.lastWritten.get(file.filePath) !== text);
   }
-}
-
-/** Deletes a directory's files, then the directory (one level); with `durable`, fsyncs its parent. */
-function removeDirectory(disk: Disk, dir: string, durable = true): void {
-  for (const name of disk.list(dir)) disk.delete(path.join(dir, name));
-  disk.delete(dir);
-  if (durable) disk.fsyncDir(path.dirname(dir));
 }

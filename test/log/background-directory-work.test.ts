@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../host/io/clock.js';
 import { NodeDisk } from '../../host/io/disk.js';
 import { FaultDisk } from '../../host/io/fault-disk.js';
@@ -71,3 +71,56 @@ describe('LogManager.prepareLogDirectories (partition directories made on the th
     manager.shutdown();
   });
 });
+
+describe('LogManager.deleteLogsInBackground (renames and directory fsync on the thread pool)', () => {
+  it('detaches at once, renames away off the event loop, and a topic recreated afterwards starts empty, also across a restart', async () => {
+    const root = path.resolve(tempDir());
+    const disk = new CountingDisk();
+    const manager = LogManager.open({ logDirs: [root], defaults: testConfig(), clock: new ManualClock(), disk });
+    const logs = manager.getOrCreateLogs(requests('gone', 4), 'now');
+    for (const log of logs) {
+      log.appendAsLeader(makeBatch(3), 0);
+      log.updateHighWatermark(log.logEndOffset);
+      log.flush();
+    }
+    manager.checkpointAll();
+    const renameSync = vi.spyOn(disk, 'rename');
+    const fsyncDirSync = vi.spyOn(disk, 'fsyncDir');
+    const pending = manager.deleteLogsInBackground(requests('gone', 4));
+    expect(pending).not.toBeNull();
+    expect(manager.getLog('gone', 0)).toBeUndefined();
+    await pending;
+    // No partition directory renamed on the event loop; what is synchronous is the rewrite of
+    // the checkpoints that held the deleted partitions' non-zero offsets (temp file, rename,
+    // directory fsync per file).
+    expect(renameSync.mock.calls.filter(([from]) => String(from).includes(`${path.sep}gone-`))).toEqual([]);
+    expect(renameSync.mock.calls.every(([from]) => String(from).endsWith('.tmp'))).toBe(true);
+    expect(fsyncDirSync).toHaveBeenCalledTimes(renameSync.mock.calls.length);
+    expect(fs.readdirSync(root).filter((name) => name.startsWith('gone-') && !name.endsWith('-delete'))).toEqual([]);
+    await manager.backgroundWritesIdle();
+    expect(fs.readdirSync(root).filter((name) => name.startsWith('gone-'))).toEqual([]);
+    // Recreated under the same name: nothing of the old logs (offsets, checkpoints) comes back.
+    await manager.prepareLogDirectories(requests('gone', 4));
+    for (const log of manager.getOrCreateLogs(requests('gone', 4), 'now')) expect(log.logEndOffset).toBe(0);
+    manager.shutdown();
+    const reopened = LogManager.open({ logDirs: [root], defaults: testConfig(), clock: new ManualClock() });
+    for (const { partition } of requests('gone', 4)) {
+      const log = reopened.getLog('gone', partition)!;
+      expect([log.logStartOffset, log.logEndOffset, log.highWatermark]).toEqual([0, 0, 0]);
+    }
+    reopened.shutdown();
+  });
+
+  it('is null for unknown partitions and on the simulator\'s disk', () => {
+    const root = path.resolve(tempDir());
+    const manager = LogManager.open({ logDirs: [root], defaults: testConfig(), clock: new ManualClock() });
+    expect(manager.deleteLogsInBackground([{ topic: 'never', partition: 0 }])).toBeNull();
+    manager.shutdown();
+    const sim = LogManager.open({ logDirs: ['/data'], defaults: testConfig(), clock: new ManualClock(), disk: new FaultDisk(2) });
+    sim.getOrCreateLog('sim', 0, testConfig());
+    expect(sim.deleteLogsInBackground([{ topic: 'sim', partition: 0 }])).toBeNull();
+    expect(sim.getLog('sim', 0)).toBeDefined();
+    sim.shutdown();
+  });
+});
+
