@@ -12,12 +12,22 @@
  *
  * A slice that throws is a bug or a disk failure the slice's owner did not handle: it is reported
  * to `onError` and the queue goes on with the next slice.
+ *
+ * {@link SlicedWorkQueue.whenRunThrough} is a FIFO barrier: it waits for the slices queued before
+ * it only (slices are numbered as queued and counted as run), so work queued after it, even a
+ * constant stream of it, never delays it; it resolves after at most as many turns as slices were
+ * waiting. {@link SlicedWorkQueue.whenIdle} waits for an empty queue instead.
  */
 export class SlicedWorkQueue {
   private readonly slices: (() => void)[] = [];
   private scheduled = false;
   private running = false;
   private idleWaiters: (() => void)[] = [];
+  /** Slices ever queued, and ever run (a failed one counts as run): slice n is the n-th queued. */
+  private queued = 0;
+  private ran = 0;
+  /** {@link whenRunThrough} waiters, in the order of their targets (`queued` when they asked). */
+  private barriers: { readonly target: number; readonly resolve: () => void }[] = [];
 
   constructor(
     private readonly defer: ((task: () => void) => void) | undefined,
@@ -27,6 +37,7 @@ export class SlicedWorkQueue {
   /** Queues `slices` after everything queued before; runs the first at once when the queue is idle. */
   enqueue(slices: readonly (() => void)[]): void {
     this.slices.push(...slices);
+    this.queued += slices.length;
     if (this.defer === undefined) {
       this.drain();
       return;
@@ -46,6 +57,16 @@ export class SlicedWorkQueue {
   whenIdle(): Promise<void> {
     if (this.slices.length === 0 && !this.running) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves once every slice queued before this call has run (later slices are not waited for);
+   * at once when none is waiting.
+   */
+  whenRunThrough(): Promise<void> {
+    if (this.ran >= this.queued) return Promise.resolve();
+    const target = this.queued;
+    return new Promise((resolve) => this.barriers.push({ target, resolve }));
   }
 
   private schedule(): void {
@@ -77,7 +98,16 @@ export class SlicedWorkQueue {
       this.onError(error);
     } finally {
       this.running = false;
+      this.ran++;
+      this.releaseBarriers();
     }
+  }
+
+  private releaseBarriers(): void {
+    let released = 0;
+    while (released < this.barriers.length && this.barriers[released]!.target <= this.ran) released++;
+    if (released === 0) return;
+    for (const barrier of this.barriers.splice(0, released)) barrier.resolve();
   }
 
   private notifyIdle(): void {

@@ -29,4 +29,47 @@ describe('SlicedWorkQueue', () => {
     expect(ran).toEqual(['next']);
     expect(queue.pendingSlices).toBe(0);
   });
+
+  it('whenRunThrough resolves once the slices queued before it ran, though new work keeps coming (a FIFO barrier, not idleness)', async () => {
+    const turns: (() => void)[] = [];
+    const ran: string[] = [];
+    const queue = new SlicedWorkQueue((task) => turns.push(task), (error) => { throw error; });
+    queue.enqueue([() => ran.push('a1'), () => ran.push('a2'), () => ran.push('a3')]);
+    let through = false;
+    let idle = false;
+    void queue.whenRunThrough().then(() => { through = true; });
+    void queue.whenIdle().then(() => { idle = true; });
+    const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    // Every turn another job arrives: the queue is never idle.
+    for (let turn = 0; turn < 5; turn++) {
+      queue.enqueue([() => ran.push(`more${turn}`)]);
+      turns.shift()!();
+      await settle();
+      expect(through).toBe(ran.includes('a3'));
+    }
+    expect(ran.slice(0, 3)).toEqual(['a1', 'a2', 'a3']);
+    expect(through).toBe(true);
+    expect(idle).toBe(false);
+    expect(queue.pendingSlices).toBeGreaterThan(0);
+  });
+
+  it('whenRunThrough: at once on an empty queue; counts a failed slice as run; resolves waiters in order', async () => {
+    const turns: (() => void)[] = [];
+    const order: string[] = [];
+    const queue = new SlicedWorkQueue((task) => turns.push(task), () => order.push('error'));
+    await queue.whenRunThrough();
+    queue.enqueue([() => {}, () => { throw new Error('disk'); }]);
+    const first = queue.whenRunThrough().then(() => order.push('first'));
+    queue.enqueue([() => {}]);
+    const second = queue.whenRunThrough().then(() => order.push('second'));
+    while (turns.length > 0) turns.shift()!();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['error', 'first', 'second']);
+  });
+
+  it('whenRunThrough without defer: everything ran in enqueue, resolved at once', async () => {
+    const queue = new SlicedWorkQueue(undefined, (error) => { throw error; });
+    queue.enqueue([() => {}, () => {}]);
+    await queue.whenRunThrough();
+  });
 });
