@@ -3,13 +3,15 @@
  * requests on one thread, so one long synchronous piece of work delays everybody.
  *
  * Two views of the same thing:
- * - Work the broker knows it is doing is timed where it runs (the dispatcher's decode + handler +
- *   encode of one request): a piece that takes `event.loop.stall.threshold.ms` or more logs one
- *   `event_loop.stall` line at warn naming what ran (API, api key, client id, partition count,
- *   duration) and counts it.
+ * - Work the broker knows it is doing is timed where it runs: the dispatcher's decode + handler +
+ *   encode of one request (`cause: "request"`: API, api key, client id, partition count), and
+ *   each slice of a metadata change applied to storage by the BrokerMetadataPublisher
+ *   (`cause: "metadata.apply"`: op create / update / delete / elect, topic, partition count). A
+ *   piece that takes `event.loop.stall.threshold.ms` or more logs one `event_loop.stall` line at
+ *   warn naming what ran and its duration, and counts it.
  * - A tick every half threshold (on the environment's timers) measures how late it runs: a turn
- *   late by the threshold or more with no known work to blame (housekeeping, a metadata slice,
- *   GC) logs the same event with `cause: "unattributed"` and the last request seen.
+ *   late by the threshold or more with no known work to blame (housekeeping, GC) logs the same
+ *   event with `cause: "unattributed"` and the last request seen.
  * Together with the process's event-loop delay histogram (io/event-loop-delay.ts) this is
  * {@link EventLoopWatchdog.metrics}: stalls counted, the worst delay since start and the p99 since the
  * last `/metrics` scrape (the histogram is shared with the `nodejs_eventloop_lag_*` families).
@@ -25,6 +27,26 @@ export interface StallWork {
   readonly clientId: string | null;
   /** Partitions the request names (or creates), 0 when it names none. */
   readonly partitions: number;
+}
+
+/**
+ * One slice of a committed metadata change applied to local storage (broker-metadata-publisher.ts):
+ * `create` a new topic's partitions, `update` partitions added, moved or reconfigured, `delete` a
+ * deleted topic's partitions, `elect` the group coordinator taking the `__consumer_offsets`
+ * leaderships.
+ */
+export interface MetadataApplyWork {
+  readonly op: 'create' | 'update' | 'delete' | 'elect';
+  readonly topic: string;
+  /** Partitions this slice applied (at most metadata.apply.max.partitions.per.turn). */
+  readonly partitions: number;
+}
+
+/** What the BrokerMetadataPublisher needs of the watchdog to have its slices timed. */
+export interface MetadataApplyTiming {
+  readonly enabled: boolean;
+  nowMs(): number;
+  noteMetadataApply(work: () => MetadataApplyWork, durationMs: number): void;
 }
 
 /** The watchdog's counters, for metrics. */
@@ -50,7 +72,7 @@ export interface EventLoopWatchdogOptions {
   readonly delayMonitor?: EventLoopDelayMonitor;
 }
 
-export class EventLoopWatchdog {
+export class EventLoopWatchdog implements MetadataApplyTiming {
   private readonly time: EventLoopWatchdogOptions['time'];
   private readonly thresholdMs: number;
   private readonly logger: Logger;
@@ -93,6 +115,17 @@ export class EventLoopWatchdog {
     this.stall(durationMs, { cause: 'request', ...described });
   }
 
+  /**
+   * One metadata-apply slice ran synchronously for `durationMs`: logged (`cause: "metadata.apply"`)
+   * and counted as a stall when it reached the threshold (`work` is only called then).
+   */
+  noteMetadataApply(work: () => MetadataApplyWork, durationMs: number): void {
+    if (!this.enabled || durationMs < this.thresholdMs) return;
+    const described = work();
+    this.lastAttributedEndMs = this.time.monotonicMs();
+    this.stall(durationMs, { cause: 'metadata.apply', ...described });
+  }
+
   /** Starts the late-tick check (idempotent). */
   start(): void {
     if (!this.enabled || this.timer !== null) return;
@@ -132,7 +165,9 @@ export class EventLoopWatchdog {
     this.maxStall = Math.max(this.maxStall, durationMs);
     const what = fields.cause === 'request'
       ? `${String(fields.api)} from client ${JSON.stringify(fields.clientId)} (${String(fields.partitions)} partition(s))`
-      : 'no known request';
+      : fields.cause === 'metadata.apply'
+        ? `applying metadata (${String(fields.op)} of ${String(fields.partitions)} partition(s) of topic ${String(fields.topic)})`
+        : 'no known request';
     this.logger.warn(
       { event: 'event_loop.stall', durationMs: Math.round(durationMs), thresholdMs: this.thresholdMs, ...fields },
       `the event loop was blocked for ${Math.round(durationMs)} ms by ${what} (event.loop.stall.threshold.ms ${this.thresholdMs})`,

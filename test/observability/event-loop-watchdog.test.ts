@@ -58,6 +58,29 @@ describe('EventLoopWatchdog (event.loop.stall.threshold.ms)', () => {
     watchdog.stop();
   });
 
+  it('names a metadata-apply slice that blocked past the threshold (cause metadata.apply: op, topic, partitions), and the late tick does not count it again', () => {
+    const { logger, lines } = capture();
+    const { clock, time } = lateClock();
+    const watchdog = new EventLoopWatchdog({ time, thresholdMs: 100, logger });
+    watchdog.start();
+    let described = 0;
+    const work = () => {
+      described++;
+      return { op: 'create' as const, topic: 'wide', partitions: 8 };
+    };
+    watchdog.noteMetadataApply(work, 99);
+    expect(lines).toHaveLength(0);
+    expect(described).toBe(0);
+    clock.now = clock.dueMs + 300; // the slice held the loop: the tick runs 300 ms late
+    watchdog.noteMetadataApply(work, 300);
+    clock.task!();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ event: 'event_loop.stall', cause: 'metadata.apply', op: 'create', topic: 'wide', partitions: 8, durationMs: 300 });
+    expect(String(lines[0]!.msg)).toContain('create of 8 partition(s) of topic wide');
+    expect(watchdog.metrics()).toMatchObject({ stallCount: 1, maxStallMs: 300 });
+    watchdog.stop();
+  });
+
   it('counts the partitions a request names', () => {
     expect(requestPartitionCount({ topics: [{ partitions: [1, 2, 3] }, { partitions: [4] }] })).toBe(4);
     expect(requestPartitionCount({ topics: [{ name: 't', numPartitions: 65_536 }] })).toBe(65_536);
