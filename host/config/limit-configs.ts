@@ -23,10 +23,10 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Open client connections from one IP address; further ones from it are closed as soon as they are accepted (Tributary default 1000; Kafka 2147483647).' },
   { name: 'socket.partial.request.timeout.ms', type: 'INT', defaultValue: '30000', min: 0,
     doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection (slow senders cannot hold request memory); 0 disables.' },
-  { name: 'metadata.apply.max.partitions.per.turn', type: 'INT', defaultValue: '64', min: 1,
-    doc: 'Tributary-only: the most partitions of one committed metadata change (a topic created or deleted, partitions added or reassigned) the broker applies to its storage (directories, logs, leadership) in one event-loop turn; a larger change is applied in slices of this many, between which other clients are served; until its slice ran a new partition answers NOT_LEADER_OR_FOLLOWER (retriable).' },
+  { name: 'metadata.apply.max.partitions.per.turn', type: 'INT', defaultValue: '8', min: 1,
+    doc: 'Tributary-only: the most partitions of one committed metadata change (a topic created or deleted, partitions added or reassigned) the broker applies to its storage (directories, logs, leadership) in one event-loop turn; a larger change is applied in slices of this many, between which other clients are served; until its slice ran a new partition answers NOT_LEADER_OR_FOLLOWER (retriable), and CreateTopics / CreatePartitions answered by the broker whose controller committed them wait for the last slice (Tributary default 8).' },
   { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
-    doc: 'Tributary-only: a request whose synchronous work, or any event-loop turn, takes this many milliseconds or more logs one event_loop.stall line at warn naming what ran (API, client id, partition count) and is counted in the event-loop metrics; 0 disables the watchdog.' },
+    doc: 'Tributary-only: a request whose synchronous work, or any event-loop turn, takes this many milliseconds or more logs one event_loop.stall line at warn naming what ran (a request: API, client id, partition count; a metadata.apply slice: op, topic, partition count) and is counted in the event-loop metrics; 0 disables the watchdog.' },
 ];
 
 /** The parsed limits (part of BrokerConfig). */

@@ -18,13 +18,17 @@
  *   topic deleted → fetching stopped, partitions removed, logs deleted (one checkpoint write), groups told
  *   broker registered / fenced / unregistered → the cache's broker list
  *
- * Large changes are applied in slices of `metadata.apply.max.partitions.per.turn` partitions that
- * yield to the event loop between them (sliced-work-queue.ts), in the order the changes were
- * published: a topic of 5,000 partitions does not hold the event loop for the seconds its
- * directories take (each new partition makes a directory and three files, 1-4 ms on a busy disk);
- * the cache (what Metadata answers) has the whole change at once, the partitions become
+ * Large changes are applied in slices of `metadata.apply.max.partitions.per.turn` (default 8)
+ * partitions that yield to the event loop between them (sliced-work-queue.ts), in the order the
+ * changes were published: a topic of 5,000 partitions does not hold the event loop for the seconds
+ * its directories take (each new partition makes a directory and three files, 1-4 ms on a busy
+ * disk); the cache (what Metadata answers) has the whole change at once, the partitions become
  * produceable slice by slice (NOT_LEADER_OR_FOLLOWER, retriable, until theirs has run), and the
- * group coordinator hears of added or deleted partitions after the last slice.
+ * group coordinator hears of added or deleted partitions after the last slice. The broker's own
+ * CreateTopics / CreatePartitions answers wait for {@link BrokerMetadataPublisher.whenApplied}
+ * (controller-cluster-metadata.ts), so a client told "created" by this broker can use every
+ * partition this broker leads at once. Each slice is timed by the event-loop watchdog
+ * (`cause: "metadata.apply"` on a stall line).
  *
  * Order: {@link start} loads the cache from the first image without touching storage; the
  * broker then sets aside stray logs and calls {@link applyAllTopics}; changes published in
@@ -44,6 +48,7 @@ import type { Disk } from '../io/disk.js';
 import type { LogManager } from '../log/log-manager.js';
 import { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
+import type { MetadataApplyTiming, MetadataApplyWork } from '../observability/event-loop-watchdog.js';
 import type { Logger } from '../observability/logger.js';
 import type { PartitionState } from '../api/cluster-metadata.js';
 import type { FollowerFetchTarget } from '../replication/replica-fetcher-manager.js';
@@ -88,6 +93,8 @@ export interface BrokerMetadataPublisherOptions {
    * applied in slices between which other work runs. Absent: every change is applied at once.
    */
   readonly defer?: (task: () => void) => void;
+  /** Times every slice (the event-loop watchdog): one that stalls the loop is logged as `metadata.apply`. */
+  readonly timing?: MetadataApplyTiming;
   /**
    * Hears this broker's configuration whenever its dynamic broker configs (KIP-226: ConfigRecords
    * of the BROKER resources "" and this node's id) change, and once at {@link start}.
@@ -114,6 +121,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   private readonly producerStateDisk: Disk;
   private readonly logger: Logger;
   private readonly work: SlicedWorkQueue;
+  private readonly timing: MetadataApplyTiming | null;
 
   constructor(options: BrokerMetadataPublisherOptions) {
     this.staticConfig = options.config;
@@ -128,14 +136,19 @@ export class BrokerMetadataPublisher implements MetadataListener {
     this.fetchers = options.replicaFetcherManager;
     this.producerStateDisk = options.producerStateDisk;
     this.logger = options.logger;
+    this.timing = options.timing ?? null;
     this.work = new SlicedWorkQueue(options.defer, (error) => {
       this.logger.error({ event: 'metadata.apply_failed', err: error }, 'applying a metadata change to local storage failed');
     });
   }
 
-  /** Resolves once every change published so far is applied to storage (all its slices ran). */
+  /**
+   * Resolves once every change published so far is applied to storage (all its slices ran);
+   * changes published later do not delay it (a FIFO barrier: at most as many event-loop turns as
+   * slices were waiting).
+   */
   whenApplied(): Promise<void> {
-    return this.work.whenIdle();
+    return this.work.whenRunThrough();
   }
 
   /** Slices of published changes not applied to storage yet. */
@@ -215,8 +228,7 @@ export class BrokerMetadataPublisher implements MetadataListener {
   publishTopicDelta(delta: TopicDelta): void {
     const { name, before, after } = delta;
     if (after !== null) {
-      const slices = chunks(after.partitions, this.config.metadataApplyMaxPartitionsPerTurn).map((partitions) => () => this.applyTopic({ ...after, partitions }));
-      this.work.enqueue(withLast(slices, () => {
+      this.enqueueSliced(before === null ? 'create' : 'update', name, after.partitions, (partitions) => this.applyTopic({ ...after, partitions }), () => {
         if (before === null) {
           this.logger.info({ event: 'topic.created', topic: name, partitions: after.partitions.length }, `topic ${name} created`);
         } else if (after.partitions.length > before.partitions.length) {
@@ -224,21 +236,46 @@ export class BrokerMetadataPublisher implements MetadataListener {
             `topic ${name} now has ${after.partitions.length} partitions`);
           this.groupCoordinator?.onTopicPartitionsChanged([name]);
         }
-      }));
+      });
       return;
     }
     if (before !== null) {
-      const slices = chunks(before.partitions, this.config.metadataApplyMaxPartitionsPerTurn).map((partitions) => () => {
+      this.enqueueSliced('delete', name, before.partitions, (partitions) => {
         this.fetchers.removeFetcherForPartitions(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
         for (const partition of partitions) this.replicaManager.removePartition(name, partition.partition);
         // One checkpoint write per slice, not one per partition.
         this.logManager.deleteLogs(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
-      });
-      this.work.enqueue(withLast(slices, () => {
+      }, () => {
         this.groupCoordinator?.onTopicsDeleted([name]);
         this.logger.info({ event: 'topic.deleted', topic: name }, `topic ${name} deleted`);
-      }));
+      });
     }
+  }
+
+  /**
+   * Queues `apply` over `partitions` in runs of metadata.apply.max.partitions.per.turn, `last`
+   * at the end of the last run, each run timed as one `op` slice of `topic`.
+   */
+  private enqueueSliced(op: MetadataApplyWork['op'], topic: string, partitions: readonly PartitionState[],
+    apply: (partitions: PartitionState[]) => void, last: () => void): void {
+    const runs = chunks(partitions, this.config.metadataApplyMaxPartitionsPerTurn);
+    const slices = withLast(runs.map((run) => () => apply(run)), last);
+    this.work.enqueue(slices.map((slice, i) => this.timed({ op, topic, partitions: runs[i]?.length ?? 0 }, slice)));
+  }
+
+  /** `run` as a slice the watchdog times (a stall names `work`); `run` itself when nothing times. */
+  private timed(work: MetadataApplyWork, run: () => void): () => void {
+    const timing = this.timing;
+    if (timing === null) return run;
+    return () => {
+      if (!timing.enabled) return run();
+      const startMs = timing.nowMs();
+      try {
+        run();
+      } finally {
+        timing.noteMetadataApply(() => work, timing.nowMs() - startMs);
+      }
+    };
   }
 
   /**
@@ -348,10 +385,11 @@ export class BrokerMetadataPublisher implements MetadataListener {
   attachGroupCoordinator(coordinator: GroupCoordinator): void {
     this.groupCoordinator = coordinator;
     if (!this.allTopicsApplied) return;
-    this.work.enqueue([() => {
+    const partitions = this.cache.topic(OFFSETS_TOPIC_NAME)?.partitions.length ?? 0;
+    this.work.enqueue([this.timed({ op: 'elect', topic: OFFSETS_TOPIC_NAME, partitions }, () => {
       const topic = this.cache.topic(OFFSETS_TOPIC_NAME);
       if (topic !== undefined) this.applyCoordinatorElections(topic);
-    }]);
+    })]);
   }
 
   /**

@@ -426,12 +426,14 @@ export class BrokerServer {
   /** The broker's parts over the opened storage and controller: cache, publisher, replicas, groups, API. */
   private wireBroker(controller: QuorumController, storage: LogStorage): void {
     const { config, environment, rootLogger } = this;
+    const watchdog = this.createWatchdog();
     const cache = new MetadataCache({ clusterId: storage.clusterId, nodeId: config.nodeId });
     const metadata = new ControllerClusterMetadata({
       controller,
       cache,
       brokerId: config.nodeId,
       brokerEpoch: () => this.brokerEpoch,
+      whenApplied: () => this.publisher?.whenApplied() ?? Promise.resolve(),
       ...(this.forwarder === null ? {} : { forwarder: this.forwarder }),
     });
     const alterPartitions = this.createAlterPartitionManager(controller);
@@ -476,6 +478,7 @@ export class BrokerServer {
       producerStateDisk: storage.producerStateDisk,
       logger: componentLogger(rootLogger, 'topics'),
       defer: (task) => environment.time.defer(task),
+      timing: watchdog,
     });
     publisher.start(controller.image, controller.nodeId);
     controller.addListener(publisher);
@@ -507,15 +510,8 @@ export class BrokerServer {
     this.replicaManager = replicaManager;
     this.replicaFetching = replicaFetching;
     this.groups = groups;
-    if (config.eventLoopStallThresholdMs > 0 || config.httpListeners.length > 0) this.eventLoopDelay = systemEventLoopDelayMonitor();
-    this.watchdog = new EventLoopWatchdog({
-      time: environment.time,
-      thresholdMs: config.eventLoopStallThresholdMs,
-      logger: componentLogger(rootLogger, 'event-loop'),
-      ...(this.eventLoopDelay !== null ? { delayMonitor: this.eventLoopDelay } : {}),
-    });
     this.dispatcher = new RequestDispatcher({
-      watchdog: this.watchdog,
+      watchdog,
       registry: createApiRegistry(),
       broker: services,
       logger: componentLogger(rootLogger, 'api'),
@@ -523,6 +519,17 @@ export class BrokerServer {
       time: environment.time,
       requestMetrics: this.metrics.requestMetrics,
     });
+  }
+
+  /** The event-loop watchdog (and the delay histogram it and `/metrics` share): times requests and metadata slices. */
+  private createWatchdog(): EventLoopWatchdog {
+    const { config, environment } = this;
+    if (config.eventLoopStallThresholdMs > 0 || config.httpListeners.length > 0) this.eventLoopDelay = systemEventLoopDelayMonitor();
+    this.watchdog = new EventLoopWatchdog({
+      time: environment.time, thresholdMs: config.eventLoopStallThresholdMs, logger: componentLogger(this.rootLogger, 'event-loop'),
+      ...(this.eventLoopDelay !== null ? { delayMonitor: this.eventLoopDelay } : {}),
+    });
+    return this.watchdog;
   }
 
   /**

@@ -10,6 +10,13 @@
  * active one, or this node is a broker-only observer) goes to the active controller through the
  * {@link ControllerForwarder}; the forwarded change reaches this broker's cache when the metadata
  * log brings it here, shortly after the answer (as in Kafka).
+ *
+ * A topic created or grown by the local controller is answered once this broker has applied it to
+ * its storage too ({@link ControllerClusterMetadataOptions.whenApplied}): the publisher applies
+ * changes in slices over several event-loop turns, and a client told "created" (an admin, or a
+ * JoinGroup / Produce that auto-created its topic) would otherwise get NOT_COORDINATOR /
+ * NOT_LEADER_OR_FOLLOWER from this very broker for a few turns. The wait is bounded by the slices
+ * queued when the change committed (a FIFO barrier: later changes do not extend it).
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ProducerIdManager } from '../controller/producer-id-manager.js';
@@ -31,6 +38,11 @@ export interface ControllerClusterMetadataOptions {
   brokerEpoch: () => number;
   /** Multi-voter mode: where changes the local controller refuses with NOT_CONTROLLER (41) go. */
   forwarder?: ControllerForwarder;
+  /**
+   * Resolves once every metadata change published so far is applied to this broker's storage
+   * (BrokerMetadataPublisher.whenApplied); absent: answers once committed.
+   */
+  whenApplied?: () => Promise<void>;
 }
 
 /** The handlers' ClusterMetadata: reads from the cache, writes through the controller. */
@@ -39,9 +51,11 @@ export class ControllerClusterMetadata implements ClusterMetadata {
   private readonly cache: MetadataCache;
   private readonly producerIds: ProducerIdManager;
   private readonly forwarder: ControllerForwarder | null;
+  private readonly whenApplied: () => Promise<void>;
 
   constructor(options: ControllerClusterMetadataOptions) {
     this.controller = options.controller;
+    this.whenApplied = options.whenApplied ?? (() => Promise.resolve());
     this.cache = options.cache;
     this.forwarder = options.forwarder ?? null;
     this.producerIds = new ProducerIdManager(async () => {
@@ -87,6 +101,7 @@ export class ControllerClusterMetadata implements ClusterMetadata {
       ...(spec.assignments === undefined ? {} : { assignments: spec.assignments }),
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }], { validateOnly });
+    await this.appliedIfCommitted(result!, validateOnly);
     return this.orForwarded(result!, (forwarder) => forwarder.createTopic(spec, validateOnly));
   }
 
@@ -97,6 +112,7 @@ export class ControllerClusterMetadata implements ClusterMetadata {
 
   async createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult> {
     const [result] = await this.controller.createPartitions([{ name, count: totalCount }], { validateOnly });
+    await this.appliedIfCommitted(result!, validateOnly);
     return this.orForwarded(result!, (forwarder) => forwarder.createPartitions(name, totalCount, validateOnly));
   }
 
@@ -141,6 +157,15 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     const answer = this.controller.listPartitionReassignments(topics === null ? null : topics.map((t) => ({ name: t.name, partitionIndexes: [...t.partitionIndexes] })));
     if (answer.errorCode === ErrorCode.NOT_CONTROLLER && this.forwarder !== null) return this.forwarder.listPartitionReassignments(topics);
     return { errorCode: answer.errorCode, errorMessage: answer.errorMessage, topics: answer.topics };
+  }
+
+  /**
+   * Waits for this broker's storage to catch up with a change the local controller committed (its
+   * records are in the cache and queued for the publisher by now); nothing to wait for otherwise.
+   */
+  private async appliedIfCommitted(result: { errorCode: number }, validateOnly: boolean): Promise<void> {
+    if (validateOnly || result.errorCode !== ErrorCode.NONE) return;
+    await this.whenApplied();
   }
 
   /** The local controller's answer, or the active controller's when the local one is not active. */

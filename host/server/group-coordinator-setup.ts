@@ -39,10 +39,13 @@ export function createGroupCoordinator(options: GroupCoordinatorSetupOptions): G
   const { config, metadata, logManager, replicaManager, environment, rootLogger } = options;
   let offsetsTopicCreation: Promise<number> | null = null;
   const ensureOffsetsTopic = (): Promise<number> => {
+    // A creation under way answers once its partitions are applied here (the cache has the topic
+    // before that: a caller that only saw it there would find no coordinator for a few turns).
+    if (offsetsTopicCreation !== null) return offsetsTopicCreation;
     if (metadata.topic(OFFSETS_TOPIC_NAME) !== undefined) return Promise.resolve(ErrorCode.NONE);
     // offsets.topic.replication.factor (Kafka's 3) capped by the live brokers, so a single node
     // and a small cluster get their groups working (Kafka refuses until enough brokers register).
-    offsetsTopicCreation ??= metadata.createTopic({
+    offsetsTopicCreation = metadata.createTopic({
       name: OFFSETS_TOPIC_NAME,
       numPartitions: config.offsetsTopicNumPartitions,
       replicationFactor: Math.max(1, Math.min(config.offsetsTopicReplicationFactor, options.liveBrokerCount())),

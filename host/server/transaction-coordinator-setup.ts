@@ -55,9 +55,12 @@ export function createTransactionCoordinator(options: TransactionCoordinatorSetu
   const { config, metadata, cache, logManager, replicaManager, environment, rootLogger } = options;
   let creation: Promise<number> | null = null;
   const ensureTransactionStateTopic = (): Promise<number> => {
+    // A creation under way answers once its partitions are applied here (the cache has the topic
+    // before that: a caller that only saw it there would find no coordinator for a few turns).
+    if (creation !== null) return creation;
     if (metadata.topic(TRANSACTION_STATE_TOPIC_NAME) !== undefined) return Promise.resolve(ErrorCode.NONE);
     const replicationFactor = Math.max(1, Math.min(config.transactionStateLogReplicationFactor, options.liveBrokerCount()));
-    creation ??= metadata.createTopic({
+    creation = metadata.createTopic({
       name: TRANSACTION_STATE_TOPIC_NAME,
       numPartitions: config.transactionStateLogNumPartitions,
       replicationFactor,

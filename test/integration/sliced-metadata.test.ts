@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { decodeCreatePartitionsResponse, encodeCreatePartitionsRequest } from '../../host/protocol/generated/create-partitions.js';
 import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../../host/protocol/generated/create-topics.js';
 import { decodeDeleteTopicsResponse, encodeDeleteTopicsRequest } from '../../host/protocol/generated/delete-topics.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
@@ -11,7 +12,7 @@ import { startTestBroker, type TestBroker } from './in-process-broker.js';
 import { RawKafkaClient } from './raw-kafka-client.js';
 import { batch, createTopic, metadata, produce } from './requests.js';
 
-const PARTITIONS = 640; // 10 slices of metadata.apply.max.partitions.per.turn (64)
+const PARTITIONS = 640; // 80 slices of metadata.apply.max.partitions.per.turn (8)
 
 describe('A large topic is applied to storage in slices that let other clients in (issue 15)', () => {
   let broker: TestBroker;
@@ -32,19 +33,29 @@ describe('A large topic is applied to storage in slices that let other clients i
   const partitionDirs = (topic: string): number =>
     readdirSync(broker.logDir).filter((name) => new RegExp(`^${topic}-\\d+$`).test(name)).length;
 
-  it(`answers another client's Metadata while the ${PARTITIONS} partition directories of a new topic are still being created`, async () => {
-    const created = await admin.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
+  it(`answers another client's Metadata while the ${PARTITIONS} partition directories of a new topic are still being created, and CreateTopics once they all are`, async () => {
+    let createdAnswered = false;
+    const creating = admin.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
       topics: [{ name: 'wide', numPartitions: PARTITIONS, replicationFactor: 1, assignments: [], configs: [] }],
       timeoutMs: 30_000, validateOnly: false,
+    }).then((answer) => {
+      createdAnswered = true;
+      return answer;
     });
-    expect(created.topics[0]!.errorCode).toBe(ErrorCode.NONE);
-    const answered = await metadata(other, 1, { topics: [{ name: 'wide' }] });
+    // Another client asks until the topic is known: its answer comes between two slices.
+    const ask = () => metadata(other, 4, { topics: [{ name: 'wide' }], allowAutoTopicCreation: false });
+    let answered = await ask();
+    for (let asked = 1; answered.topics[0]!.errorCode !== ErrorCode.NONE; asked++) {
+      expect(asked).toBeLessThan(10_000);
+      answered = await ask();
+    }
     const dirsWhenAnswered = partitionDirs('wide');
-    // The Metadata answer came between two slices: the topic is fully known, its storage not yet.
     expect(answered.topics[0]!.partitions).toHaveLength(PARTITIONS);
-    expect(dirsWhenAnswered).toBeGreaterThan(0);
     expect(dirsWhenAnswered).toBeLessThan(PARTITIONS);
-    await waitFor('every partition directory', () => (partitionDirs('wide') === PARTITIONS ? true : undefined), 60_000);
+    expect(createdAnswered).toBe(false);
+    // CreateTopics answers once this broker has applied every partition (a FIFO barrier on the slices).
+    expect((await creating).topics[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(partitionDirs('wide')).toBe(PARTITIONS);
   });
 
   it('deletes the large topic in slices too, answering Metadata meanwhile', async () => {
@@ -68,13 +79,16 @@ describe('metadata.apply.max.partitions.per.turn bounds what one event-loop turn
   const partitionDirs = (topic: string): number => readdirSync(logDir).filter((name) => new RegExp(`^${topic}-\\d+$`).test(name)).length;
   const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-  it(`creates the directories of a 60-partition topic at most ${PER_TURN} per event-loop turn`, async () => {
+  it(`creates the directories of a 60-partition topic at most ${PER_TURN} per event-loop turn, and answers CreateTopics after the last`, async () => {
     broker = await startTestBroker({ 'metadata.apply.max.partitions.per.turn': PER_TURN }, { logDir });
     const admin = await RawKafkaClient.connect(broker.broker.port);
     try {
-      expect(await createTopic(admin, 'sliced', 60)).toBe(ErrorCode.NONE);
+      let dirsWhenAnswered = -1;
+      const creating = createTopic(admin, 'sliced', 60).then((errorCode) => {
+        dirsWhenAnswered = partitionDirs('sliced');
+        return errorCode;
+      });
       let seen = partitionDirs('sliced');
-      expect(seen).toBeLessThan(60); // the answer came before the last slices (turns passed while it travelled)
       for (let turns = 0; seen < 60; turns++) {
         expect(turns).toBeLessThan(10_000);
         await nextTurn();
@@ -82,6 +96,11 @@ describe('metadata.apply.max.partitions.per.turn bounds what one event-loop turn
         expect(now - seen).toBeLessThanOrEqual(PER_TURN);
         seen = now;
       }
+      expect(await creating).toBe(ErrorCode.NONE);
+      expect(dirsWhenAnswered).toBe(60);
+      // Every partition leads here as soon as the answer came: the last one takes a record at once.
+      const answer = await produce(admin, 7, [{ topic: 'sliced', partition: 59, records: batch(['at once']) }], { acks: -1 });
+      expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
     } finally {
       admin.close();
     }
@@ -101,5 +120,33 @@ describe('metadata.apply.max.partitions.per.turn bounds what one event-loop turn
     } finally {
       client.close();
     }
+  });
+});
+
+describe('CreateTopics and CreatePartitions answer once this broker leads every new partition, one partition per turn (issue 15)', () => {
+  let broker: TestBroker;
+  let client: RawKafkaClient;
+  beforeAll(async () => {
+    broker = await startTestBroker({ 'metadata.apply.max.partitions.per.turn': 1 });
+    client = await RawKafkaClient.connect(broker.broker.port);
+  });
+  afterAll(async () => {
+    client.close();
+    await broker.close();
+  });
+  const produceTo = async (topic: string, partition: number): Promise<number> =>
+    (await produce(client, 7, [{ topic, partition, records: batch([`p${partition}`]) }], { acks: -1 })).responses[0]!.partitionResponses[0]!.errorCode;
+
+  it('takes a record on the last of 50 new partitions right after CreateTopics answers', async () => {
+    expect(await createTopic(client, 'fifty', 50)).toBe(ErrorCode.NONE);
+    expect(await produceTo('fifty', 49)).toBe(ErrorCode.NONE);
+    expect(await produceTo('fifty', 0)).toBe(ErrorCode.NONE);
+  });
+
+  it('takes a record on the last of 50 added partitions right after CreatePartitions answers', async () => {
+    const grown = await client.request(ApiKey.CreatePartitions, 1, encodeCreatePartitionsRequest, decodeCreatePartitionsResponse,
+      { topics: [{ name: 'fifty', count: 100, assignments: null }], timeoutMs: 30_000, validateOnly: false });
+    expect(grown.results[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(await produceTo('fifty', 99)).toBe(ErrorCode.NONE);
   });
 });
