@@ -11,7 +11,8 @@
  * Version notes that matter: MinVersion 0 (librdkafka sends only v0); v1 only changes
  * throttling. Errors per topic: UNKNOWN_TOPIC_OR_PARTITION (3), INVALID_PARTITIONS (37) when the
  * count does not grow, INVALID_REPLICA_ASSIGNMENT (39) for assignments that do not match or name
- * another broker, INVALID_REQUEST (42) for a topic given twice. Consumer groups subscribed to the
+ * another broker, INVALID_REQUEST (42) for a topic given twice, POLICY_VIOLATION (44) for a growth
+ * past controller.max.records.per.user.op (checked before the assignments are walked). Consumer groups subscribed to the
  * topic rebalance (the broker tells the coordinator). The partitions added count against the
  * controller mutation quota (KIP-599): v3+ would be refused with THROTTLING_QUOTA_EXCEEDED (89),
  * older versions are answered after the throttle time.
@@ -63,6 +64,12 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
             : `Topic currently has ${current} partitions, which is higher than the requested ${topic.count}.`);
         continue;
       }
+      // Refused by size before the assignments are walked: the limit bounds that walk too.
+      const oversized = new ControllerLimits(broker.config).checkRecords('CreatePartitions', topic.count - current, true);
+      if (oversized !== null) {
+        fail(oversized.errorCode, oversized.errorMessage ?? '');
+        continue;
+      }
       if (topic.assignments !== null) {
         if (topic.assignments.length !== topic.count - current) {
           fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
@@ -76,12 +83,7 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
           continue;
         }
       }
-      // A request the controller will refuse for its size is not charged to the quota (it does no work).
-      const oversized = new ControllerLimits(broker.config).checkRecords('CreatePartitions', topic.count - current, true);
-      if (oversized !== null) {
-        fail(oversized.errorCode, oversized.errorMessage ?? '');
-        continue;
-      }
+      // A request refused for its size (above) was not charged to the quota (it does no work).
       const refused = request.validateOnly ? null : quota.record(topic.count - current);
       if (refused !== null) {
         fail(refused.errorCode, refused.errorMessage);

@@ -12,6 +12,9 @@
  *   processor disconnects; no client sends a version it was not offered);
  * - a body that does not decode (truncated, malformed lengths or varints): INVALID_REQUEST (42)
  *   in the API's error response where it has a top-level error field, else close;
+ * - a body holding more array elements than `request.max.array.elements` (all arrays, nested ones
+ *   included): the same answer, decided before anything is allocated (the generated decoder skims
+ *   the counts first), so a frame of a million partitions is refused in a few milliseconds;
  * - a handler that throws (a bug): UNKNOWN_SERVER_ERROR (-1) the same way, logged at error.
  * Trailing bytes after a well-formed body are ignored, as Kafka does.
  *
@@ -64,6 +67,8 @@ export class RequestDispatcher {
   private readonly readBuffers: ReadBuffers;
   private readonly watchdog: EventLoopWatchdog | undefined;
   private readonly metrics: RequestMetrics | undefined;
+  /** request.max.array.elements (unbounded when the broker's config does not say). */
+  private readonly maxArrayElements: number;
   /** Api keys whose failed import was logged. */
   private readonly loadFailuresLogged = new Set<number>();
 
@@ -75,6 +80,7 @@ export class RequestDispatcher {
     this.readBuffers = options.readBuffers ?? fetchReadBuffers;
     this.watchdog = options.watchdog;
     this.metrics = options.requestMetrics;
+    this.maxArrayElements = options.broker.config?.requestMaxArrayElements ?? Number.POSITIVE_INFINITY;
   }
 
   /** The SocketServer's RequestHandler. */
@@ -117,8 +123,8 @@ export class RequestDispatcher {
       );
     }
 
-    const reader = new Reader(frame);
-    reader.offset = FIXED_HEADER_BYTES;
+    const reader = new Reader(frame, FIXED_HEADER_BYTES);
+    reader.maxArrayElements = this.maxArrayElements;
     let clientId: string | null = null;
     if (requestHeaderVersion(apiKey, apiVersion) >= 1) clientId = reader.nullableString();
     if (requestHeaderVersion(apiKey, apiVersion) >= 2) reader.skipTaggedFields();
@@ -136,9 +142,7 @@ export class RequestDispatcher {
       const endMs = watchdog.nowMs();
       watchdog.noteWork(() => ({ api, apiKey, clientId, partitions: requestPartitionCount(request) }), endMs - syncStartMs);
     };
-    if (reader.error !== null) {
-      return this.answerError(connection, definition, fields, ErrorCode.INVALID_REQUEST, `body does not decode: ${reader.error}`);
-    }
+    if (reader.error !== null) return this.answerUndecodable(connection, definition, fields, reader, noteSyncWork);
 
     const context: ApiRequestContext = {
       apiKey,
@@ -232,6 +236,20 @@ export class RequestDispatcher {
     encodeResponseHeader(w, definition.apiKey, apiVersion, correlationId);
     definition.encode(w, apiVersion, response);
     return w.toBuffer();
+  }
+
+  /**
+   * A body that did not decode, or held more than request.max.array.elements array elements
+   * (`reader.arrayElementsExceeded`): INVALID_REQUEST (42) as {@link answerError} gives it, after
+   * `noteDecode()` timed the decode for the watchdog (a slow refusal is a stall like any other).
+   */
+  private answerUndecodable(connection: ConnectionContext, definition: AnyApiDefinition, fields: Parameters<RequestDispatcher['answerError']>[2],
+    reader: Reader, noteDecode: () => void): ResponseBytes | null {
+    noteDecode();
+    const reason = reader.arrayElementsExceeded
+      ? `refused by request.max.array.elements: ${reader.error ?? ''}`
+      : `body does not decode: ${reader.error ?? ''}`;
+    return this.answerError(connection, definition, fields, ErrorCode.INVALID_REQUEST, reason);
   }
 
   /** The API's error response when it has one, else a closed connection; logged either way. */

@@ -1,7 +1,8 @@
 /**
  * The broker configs that bound what one client can make the broker do (issue 15): the size of
  * one metadata operation, the cluster's partition count and the controller mutation quota
- * (KIP-599); the request memory across connections, connections per address and slow senders. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
+ * (KIP-599); the request memory across connections, connections per address and slow senders;
+ * the array elements one request may make the broker decode. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
  * Each doc says what a client sees when the limit is hit. Part of brokerConfigDefs().
  */
 import type { ConfigDef, ConfigValue } from './config-def.js';
@@ -25,6 +26,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection (slow senders cannot hold request memory); 0 disables.' },
   { name: 'metadata.apply.max.partitions.per.turn', type: 'INT', defaultValue: '8', min: 1,
     doc: 'Tributary-only: the most partitions of one committed metadata change (a topic created or deleted, partitions added or reassigned) the broker applies to its storage (directories, logs, leadership) in one event-loop turn; a larger change is applied in slices of this many, between which other clients are served; until its slice ran a new partition answers NOT_LEADER_OR_FOLLOWER (retriable), and CreateTopics / CreatePartitions answered by the broker whose controller committed them wait for the last slice (Tributary default 8).' },
+  { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,
+    doc: 'Tributary-only (Kafka has no such bound): the most array elements one request may hold, counted over all its arrays (topics, partitions, assignments, broker ids and so on, nested ones included). A larger request is refused before it is decoded, in a few milliseconds whatever its size: with INVALID_REQUEST where the API has a top-level error code, else by closing the connection, as for a malformed request; the log line names this config. The default lets one request name every partition of a cluster at the max.partitions default twice over; raise both together.' },
   { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
     doc: 'Tributary-only: a request whose synchronous work, or any event-loop turn, takes this many milliseconds or more logs one event_loop.stall line at warn naming what ran (a request: API, client id, partition count; a metadata.apply slice: op, topic, partition count) and is counted in the event-loop metrics; 0 disables the watchdog.' },
 ];
@@ -43,6 +46,8 @@ export interface LimitConfigs {
   /** metadata.apply.max.partitions.per.turn: partitions of a metadata change applied to storage per event-loop turn. */
   readonly metadataApplyMaxPartitionsPerTurn: number;
   readonly eventLoopStallThresholdMs: number;
+  /** request.max.array.elements: array elements (all arrays, nested included) one request may hold. */
+  readonly requestMaxArrayElements: number;
 }
 
 /** Reads the limits from the validated values (`get` returns a config's parsed value by name). */
@@ -58,5 +63,6 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),
     metadataApplyMaxPartitionsPerTurn: get('metadata.apply.max.partitions.per.turn'),
     eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
+    requestMaxArrayElements: get('request.max.array.elements'),
   };
 }

@@ -25,6 +25,17 @@ export class Reader {
   readonly end: number;
   /** The first decoding problem, or null while everything read so far was well-formed. */
   error: string | null = null;
+  /**
+   * The most array elements (of every array, nested ones included, struct and primitive elements
+   * alike) this reader may read in all; a count that would pass it fails like a malformed length
+   * (so a decoder allocates nothing for it) and sets {@link arrayElementsExceeded}. Unbounded by
+   * default; the broker sets `request.max.array.elements` on each request's reader.
+   */
+  maxArrayElements = Number.POSITIVE_INFINITY;
+  /** Array elements announced by the counts read so far (the sum of every non-null array length). */
+  arrayElements = 0;
+  /** True once a count passed {@link maxArrayElements} (the error then says so). */
+  arrayElementsExceeded = false;
 
   /**
    * @param data the bytes to read (a Buffer or any Uint8Array; not copied)
@@ -330,7 +341,54 @@ export class Reader {
   private checkCount(n: number): number {
     if (n < -1) { this.fail(`invalid array length ${n}`); return 0; }
     if (n > this.end - this.offset) { this.fail(`array length ${n} exceeds the ${this.end - this.offset} bytes left`); return 0; }
+    if (n > 0) {
+      this.arrayElements += n;
+      if (this.arrayElements > this.maxArrayElements) { this.failArrayElements(); return 0; }
+    }
     return n;
+  }
+
+  private failArrayElements(): void {
+    this.arrayElementsExceeded = true;
+    this.fail(`more than ${this.maxArrayElements} array elements (at least ${this.arrayElements}) in one message`);
+  }
+
+  /**
+   * Refuses, before anything is allocated, a body holding more array elements than
+   * {@link maxArrayElements}: when the bytes left could hold more elements than that (every element
+   * takes at least one byte, so smaller bodies cannot), runs `skim` (a generated pass over the
+   * same layout that reads counts and skips values, allocating nothing) on a copy of this reader
+   * and fails this one with the same error if the skim passed the limit. A skim that meets
+   * malformed input just stops: the decoder that follows reports it. Costs O(structs in the body)
+   * without allocation, and stops at the limit.
+   */
+  checkArrayElements(skim: (r: Reader, version: number) => void, version: number): void {
+    if (this.error !== null || this.end - this.offset <= this.maxArrayElements - this.arrayElements) return;
+    const ahead = new Reader(this.buf, this.offset, this.end);
+    ahead.maxArrayElements = this.maxArrayElements;
+    ahead.arrayElements = this.arrayElements;
+    skim(ahead, version);
+    if (!ahead.arrayElementsExceeded) return;
+    this.arrayElements = ahead.arrayElements;
+    this.failArrayElements();
+  }
+
+  /** Skips a STRING / NULLABLE_STRING (int16 length, -1 = null). For skims: a bad length skips nothing. */
+  skipString(): void {
+    const length = this.int16();
+    if (length > 0) this.skip(length);
+  }
+
+  /** Skips a BYTES / NULLABLE_BYTES / RECORDS (int32 length, -1 = null). For skims: a bad length skips nothing. */
+  skipBytes(): void {
+    const length = this.int32();
+    if (length > 0) this.skip(length);
+  }
+
+  /** Skips a COMPACT_(NULLABLE_)STRING, BYTES or RECORDS (uvarint length+1, 0 = null): one layout. */
+  skipCompactBytes(): void {
+    const n = this.uvarint();
+    if (n > 1) this.skip(n - 1);
   }
 
   /** Reads a tagged-field section and skips every field in it (all tags unknown to the caller). */

@@ -45,6 +45,11 @@ const NUMERIC_READ: Partial<Record<PrimitiveType, string>> = {
   int64: 'int64', float64: 'float64', uuid: 'uuid',
 };
 
+/** Bytes of the fixed-width primitives (what a skim skips without reading). */
+const FIXED_WIDTH: Partial<Record<PrimitiveType, number>> = {
+  bool: 1, int8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, int64: 8, float64: 8, uuid: 16,
+};
+
 function tsPrimitive(p: PrimitiveType): string {
   switch (p) {
     case 'bool': return 'boolean';
@@ -59,7 +64,14 @@ export class MessageEmitter {
   private readonly out: string[] = [];
   private readonly universe: VersionRange;
 
-  constructor(private readonly model: MessageModel, private readonly readNewerAsLatest = false) {
+  /**
+   * @param readNewerAsLatest decode versions newer than the generated ones as the newest
+   * @param skim also emit `skimX` functions (a non-allocating pass over the layout, counting array
+   *   elements) and have the top-level decoder refuse a body over the reader's `maxArrayElements`
+   *   with them before allocating anything (requests: the broker's bound on what one request may
+   *   make it decode)
+   */
+  constructor(private readonly model: MessageModel, private readonly readNewerAsLatest = false, private readonly skim = false) {
     this.universe = model.generated;
   }
 
@@ -70,6 +82,7 @@ export class MessageEmitter {
     for (const s of m.structs) if (needDefault.has(s)) this.emitDefaultBuilder(s);
     for (const s of this.taggedStructs()) this.emitIsDefault(s);
     for (const s of m.structs) this.emitDecode(s);
+    if (this.skim) for (const s of m.structs) this.emitSkim(s);
     for (const s of m.structs) this.emitEncode(s);
     return this.out.join('\n');
   }
@@ -268,6 +281,7 @@ export class MessageEmitter {
       } else {
         this.line(`  if (version < ${m.generated.min} || version > ${m.generated.max}) r.fail(\`${m.name} version \${version} is not supported (${formatRange(m.generated)})\`);`);
       }
+      if (this.skim) this.line(`  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skim${s.name}, version);`);
     } else {
       this.line(`function ${fn}(r: Reader, version: number): ${s.name} {`);
     }
@@ -368,6 +382,114 @@ export class MessageEmitter {
     this.line(`${indent}    for (let i = 0; i < n && r.error === null; i++) a.push(${read});`);
     this.line(`${indent}    ${target} = a;`);
     this.line(`${indent}  }`);
+    this.line(`${indent}}`);
+  }
+
+  // ---------------------------------------------------------------- skim
+
+  /** A statement skipping one primitive value of field `f` (array elements included: same layout). */
+  private skipPrimitive(f: FieldModel, p: PrimitiveType, within: VersionRange): string {
+    const width = FIXED_WIDTH[p];
+    if (width !== undefined) return `r.skip(${width});`;
+    const classic = p === 'string' ? 'r.skipString();' : 'r.skipBytes();';
+    return pickStatement(this.flexCond(f, within), 'r.skipCompactBytes();', classic);
+  }
+
+  /**
+   * `skimX(r, version)`: reads what `decodeX` reads, but only counts and lengths: array counts go
+   * through the reader's element bound, values are skipped, nothing is allocated. Stops quietly on
+   * malformed input (the decoder reports it).
+   */
+  private emitSkim(s: StructModel): void {
+    this.line(`function skim${s.name}(r: Reader, version: number): void {`);
+    const tagged = s.fields.filter((f) => this.cond(f.taggedVersions, s.versions) !== null);
+    // Consecutive fixed-width fields are skipped with one call: `r.skip(4 + (version >= 9 ? 4 : 0) + 8)`.
+    let run: string[] = [];
+    const flushRun = (): void => {
+      if (run.length === 0) return;
+      const constant = run.filter((t) => /^\d+$/.test(t)).reduce((sum, t) => sum + Number(t), 0);
+      const terms = [...(constant > 0 ? [String(constant)] : []), ...run.filter((t) => !/^\d+$/.test(t))];
+      this.line(`  r.skip(${terms.join(' + ')});`);
+      run = [];
+    };
+    for (const f of s.fields) {
+      const inline = this.cond(f.inlineVersions, s.versions);
+      if (inline === null) continue;
+      const within = intersect(f.inlineVersions, s.versions);
+      const width = f.kind === 'primitive' ? FIXED_WIDTH[f.primitive!] : undefined;
+      if (width !== undefined) {
+        run.push(inline === '' ? String(width) : `(${inline} ? ${width} : 0)`);
+        continue;
+      }
+      flushRun();
+      if (inline === '') {
+        this.emitSkipField(f, '  ', within);
+      } else {
+        this.line(`  if (${inline}) {`);
+        this.emitSkipField(f, '    ', within);
+        this.line(`  }`);
+      }
+    }
+    flushRun();
+    const flex = this.structFlexCond(s);
+    if (flex !== null) {
+      const indent = flex === '' ? '  ' : '    ';
+      if (flex !== '') this.line(`  if (${flex}) {`);
+      if (tagged.length === 0) {
+        this.line(`${indent}r.skipTaggedFields();`);
+      } else {
+        this.line(`${indent}const tagCount = r.uvarint();`);
+        this.line(`${indent}for (let t = 0; t < tagCount && r.error === null; t++) {`);
+        this.line(`${indent}  const tag = r.uvarint();`);
+        this.line(`${indent}  const size = r.uvarint();`);
+        this.line(`${indent}  switch (tag) {`);
+        for (const f of [...tagged].sort((a, b) => a.tag! - b.tag!)) {
+          const c = this.cond(f.taggedVersions, s.versions)!;
+          const within = intersect(f.taggedVersions, s.versions);
+          this.line(`${indent}    case ${f.tag}:`);
+          if (c === '') {
+            this.emitSkipField(f, `${indent}      `, within);
+          } else {
+            this.line(`${indent}      if (${c}) {`);
+            this.emitSkipField(f, `${indent}        `, within);
+            this.line(`${indent}      } else r.skip(size);`);
+          }
+          this.line(`${indent}      break;`);
+        }
+        this.line(`${indent}    default:`);
+        this.line(`${indent}      r.skip(size);`);
+        this.line(`${indent}  }`);
+        this.line(`${indent}}`);
+      }
+      if (flex !== '') this.line(`  }`);
+    }
+    this.line(`}`);
+    this.line();
+  }
+
+  /** Emits statements skipping field `f` (counting the elements of its arrays). */
+  private emitSkipField(f: FieldModel, indent: string, within: VersionRange): void {
+    if (f.kind === 'primitive') {
+      this.line(`${indent}${this.skipPrimitive(f, f.primitive!, within)}`);
+      return;
+    }
+    if (f.kind === 'struct') {
+      const nullable = this.cond(f.nullableVersions, within);
+      if (nullable === null) this.line(`${indent}skim${f.struct!.name}(r, version);`);
+      else if (nullable === '') this.line(`${indent}if (r.int8() >= 0) skim${f.struct!.name}(r, version);`);
+      else this.line(`${indent}if (!(${nullable} && r.int8() < 0)) skim${f.struct!.name}(r, version);`);
+      return;
+    }
+    const flex = this.flexCond(f, within);
+    this.line(`${indent}{`);
+    this.line(`${indent}  const n = ${pick(flex, 'r.compactArrayLength()', 'r.arrayLength()')};`);
+    const width = f.primitive !== undefined ? FIXED_WIDTH[f.primitive] : undefined;
+    if (width !== undefined) {
+      this.line(`${indent}  if (n > 0) r.skip(n * ${width});`);
+    } else {
+      const skip = f.primitive !== undefined ? this.skipPrimitive(f, f.primitive, within) : `skim${f.struct!.name}(r, version);`;
+      this.line(`${indent}  for (let i = 0; i < n && r.error === null; i++) { ${skip} }`);
+    }
     this.line(`${indent}}`);
   }
 

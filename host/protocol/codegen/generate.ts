@@ -87,7 +87,7 @@ export function buildStandaloneModels(protocolDir: string): { model: MessageMode
 }
 
 function emitApiFile(api: GeneratedApi): string {
-  const requestEmitter = new MessageEmitter(api.request);
+  const requestEmitter = new MessageEmitter(api.request, false, true);
   const responseEmitter = new MessageEmitter(api.response);
   const body = [requestEmitter.emit(), responseEmitter.emit()];
   return [

@@ -37,6 +37,7 @@ export interface AddOffsetsToTxnRequestInit {
  */
 export function decodeAddOffsetsToTxnRequest(r: Reader, version: number): AddOffsetsToTxnRequest {
   if (version < 0 || version > 2) r.fail(`AddOffsetsToTxnRequest version ${version} is not supported (0-2)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimAddOffsetsToTxnRequest, version);
   const $transactionalId: string = r.string();
   const $producerId: number = r.int64();
   const $producerEpoch: number = r.int16();
@@ -47,6 +48,12 @@ export function decodeAddOffsetsToTxnRequest(r: Reader, version: number): AddOff
     producerEpoch: $producerEpoch,
     groupId: $groupId,
   };
+}
+
+function skimAddOffsetsToTxnRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(10);
+  r.skipString();
 }
 
 /**

@@ -83,6 +83,7 @@ export interface AddPartitionsToTxnTopicInit {
  */
 export function decodeAddPartitionsToTxnRequest(r: Reader, version: number): AddPartitionsToTxnRequest {
   if (version < 0 || version > 5) r.fail(`AddPartitionsToTxnRequest version ${version} is not supported (0-5)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimAddPartitionsToTxnRequest, version);
   let $transactions: AddPartitionsToTxnTransaction[];
   if (version >= 4) {
     {
@@ -175,6 +176,49 @@ function decodeAddPartitionsToTxnTopic(r: Reader, version: number): AddPartition
     name: $name,
     partitions: $partitions,
   };
+}
+
+function skimAddPartitionsToTxnRequest(r: Reader, version: number): void {
+  if (version >= 4) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { skimAddPartitionsToTxnTransaction(r, version); }
+    }
+  }
+  if (version <= 3) {
+    if (version >= 3) { r.skipCompactBytes(); } else { r.skipString(); }
+  }
+  r.skip((version <= 3 ? 8 : 0) + (version <= 3 ? 2 : 0));
+  if (version <= 3) {
+    {
+      const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
+      for (let i = 0; i < n && r.error === null; i++) { skimAddPartitionsToTxnTopic(r, version); }
+    }
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimAddPartitionsToTxnTransaction(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skip(11);
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimAddPartitionsToTxnTopic(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimAddPartitionsToTxnTopic(r: Reader, version: number): void {
+  if (version >= 3) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
+    if (n > 0) r.skip(n * 4);
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

@@ -31,6 +31,7 @@ export interface AllocateProducerIdsRequestInit {
  */
 export function decodeAllocateProducerIdsRequest(r: Reader, version: number): AllocateProducerIdsRequest {
   if (version < 0 || version > 0) r.fail(`AllocateProducerIdsRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimAllocateProducerIdsRequest, version);
   const $brokerId: number = r.int32();
   const $brokerEpoch: number = r.int64();
   r.skipTaggedFields();
@@ -38,6 +39,11 @@ export function decodeAllocateProducerIdsRequest(r: Reader, version: number): Al
     brokerId: $brokerId,
     brokerEpoch: $brokerEpoch,
   };
+}
+
+function skimAllocateProducerIdsRequest(r: Reader, version: number): void {
+  r.skip(12);
+  r.skipTaggedFields();
 }
 
 /**

@@ -68,6 +68,7 @@ export interface AlterableConfigInit {
  */
 export function decodeAlterConfigsRequest(r: Reader, version: number): AlterConfigsRequest {
   if (version < 0 || version > 1) r.fail(`AlterConfigsRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimAlterConfigsRequest, version);
   let $resources: AlterConfigsResource[];
   {
     const n = r.arrayLength();
@@ -112,6 +113,28 @@ function decodeAlterableConfig(r: Reader, version: number): AlterableConfig {
     name: $name,
     value: $value,
   };
+}
+
+function skimAlterConfigsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimAlterConfigsResource(r, version); }
+  }
+  r.skip(1);
+}
+
+function skimAlterConfigsResource(r: Reader, version: number): void {
+  r.skip(1);
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimAlterableConfig(r, version); }
+  }
+}
+
+function skimAlterableConfig(r: Reader, version: number): void {
+  r.skipString();
+  r.skipString();
 }
 
 /**

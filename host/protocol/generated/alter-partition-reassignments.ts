@@ -65,6 +65,7 @@ export interface ReassignablePartitionInit {
  */
 export function decodeAlterPartitionReassignmentsRequest(r: Reader, version: number): AlterPartitionReassignmentsRequest {
   if (version < 0 || version > 0) r.fail(`AlterPartitionReassignmentsRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimAlterPartitionReassignmentsRequest, version);
   const $timeoutMs: number = r.int32();
   let $topics: ReassignableTopic[];
   {
@@ -119,6 +120,33 @@ function decodeReassignablePartition(r: Reader, version: number): ReassignablePa
     partitionIndex: $partitionIndex,
     replicas: $replicas,
   };
+}
+
+function skimAlterPartitionReassignmentsRequest(r: Reader, version: number): void {
+  r.skip(4);
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimReassignableTopic(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimReassignableTopic(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimReassignablePartition(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimReassignablePartition(r: Reader, version: number): void {
+  r.skip(4);
+  {
+    const n = r.compactArrayLength();
+    if (n > 0) r.skip(n * 4);
+  }
+  r.skipTaggedFields();
 }
 
 /**

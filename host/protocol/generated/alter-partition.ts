@@ -101,6 +101,7 @@ export interface AlterPartitionRequestBrokerStateInit {
  */
 export function decodeAlterPartitionRequest(r: Reader, version: number): AlterPartitionRequest {
   if (version < 0 || version > 3) r.fail(`AlterPartitionRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimAlterPartitionRequest, version);
   const $brokerId: number = r.int32();
   const $brokerEpoch: number = r.int64();
   let $topics: AlterPartitionRequestTopicData[];
@@ -199,6 +200,50 @@ function decodeAlterPartitionRequestBrokerState(r: Reader, version: number): Alt
     brokerId: $brokerId,
     brokerEpoch: $brokerEpoch,
   };
+}
+
+function skimAlterPartitionRequest(r: Reader, version: number): void {
+  r.skip(12);
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimAlterPartitionRequestTopicData(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimAlterPartitionRequestTopicData(r: Reader, version: number): void {
+  if (version <= 1) {
+    r.skipCompactBytes();
+  }
+  r.skip((version >= 2 ? 16 : 0));
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimAlterPartitionRequestPartitionData(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimAlterPartitionRequestPartitionData(r: Reader, version: number): void {
+  r.skip(8);
+  if (version <= 2) {
+    {
+      const n = r.compactArrayLength();
+      if (n > 0) r.skip(n * 4);
+    }
+  }
+  if (version >= 3) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { skimAlterPartitionRequestBrokerState(r, version); }
+    }
+  }
+  r.skip(4 + (version >= 1 ? 1 : 0));
+  r.skipTaggedFields();
+}
+
+function skimAlterPartitionRequestBrokerState(r: Reader, version: number): void {
+  r.skip(12);
+  r.skipTaggedFields();
 }
 
 /**

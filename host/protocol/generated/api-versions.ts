@@ -31,6 +31,7 @@ export interface ApiVersionsRequestInit {
  */
 export function decodeApiVersionsRequest(r: Reader, version: number): ApiVersionsRequest {
   if (version < 0 || version > 4) r.fail(`ApiVersionsRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimApiVersionsRequest, version);
   let $clientSoftwareName: string;
   if (version >= 3) {
     $clientSoftwareName = r.compactString();
@@ -46,6 +47,18 @@ export function decodeApiVersionsRequest(r: Reader, version: number): ApiVersion
     clientSoftwareName: $clientSoftwareName,
     clientSoftwareVersion: $clientSoftwareVersion,
   };
+}
+
+function skimApiVersionsRequest(r: Reader, version: number): void {
+  if (version >= 3) {
+    r.skipCompactBytes();
+  }
+  if (version >= 3) {
+    r.skipCompactBytes();
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

@@ -98,6 +98,7 @@ export interface BeginQuorumEpochRequestLeaderEndpointInit {
  */
 export function decodeBeginQuorumEpochRequest(r: Reader, version: number): BeginQuorumEpochRequest {
   if (version < 0 || version > 1) r.fail(`BeginQuorumEpochRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimBeginQuorumEpochRequest, version);
   const $clusterId: string | null = (version >= 1 ? r.compactNullableString() : r.nullableString());
   let $voterId: number;
   if (version >= 1) {
@@ -186,6 +187,49 @@ function decodeBeginQuorumEpochRequestLeaderEndpoint(r: Reader, version: number)
     host: $host,
     port: $port,
   };
+}
+
+function skimBeginQuorumEpochRequest(r: Reader, version: number): void {
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  r.skip((version >= 1 ? 4 : 0));
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimBeginQuorumEpochRequestTopicData(r, version); }
+  }
+  if (version >= 1) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { skimBeginQuorumEpochRequestLeaderEndpoint(r, version); }
+    }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimBeginQuorumEpochRequestTopicData(r: Reader, version: number): void {
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimBeginQuorumEpochRequestPartitionData(r, version); }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimBeginQuorumEpochRequestPartitionData(r: Reader, version: number): void {
+  r.skip(12 + (version >= 1 ? 16 : 0));
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimBeginQuorumEpochRequestLeaderEndpoint(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skipCompactBytes();
+  r.skip(2);
+  r.skipTaggedFields();
 }
 
 /**

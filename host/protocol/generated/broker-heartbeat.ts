@@ -43,6 +43,7 @@ export interface BrokerHeartbeatRequestInit {
  */
 export function decodeBrokerHeartbeatRequest(r: Reader, version: number): BrokerHeartbeatRequest {
   if (version < 0 || version > 1) r.fail(`BrokerHeartbeatRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimBrokerHeartbeatRequest, version);
   let $offlineLogDirs: string[] = [];
   const $brokerId: number = r.int32();
   const $brokerEpoch: number = r.int64();
@@ -81,6 +82,27 @@ export function decodeBrokerHeartbeatRequest(r: Reader, version: number): Broker
     wantShutDown: $wantShutDown,
     offlineLogDirs: $offlineLogDirs,
   };
+}
+
+function skimBrokerHeartbeatRequest(r: Reader, version: number): void {
+  r.skip(22);
+  const tagCount = r.uvarint();
+  for (let t = 0; t < tagCount && r.error === null; t++) {
+    const tag = r.uvarint();
+    const size = r.uvarint();
+    switch (tag) {
+      case 0:
+        if (version >= 1) {
+          {
+            const n = r.compactArrayLength();
+            if (n > 0) r.skip(n * 16);
+          }
+        } else r.skip(size);
+        break;
+      default:
+        r.skip(size);
+    }
+  }
 }
 
 /**

@@ -95,6 +95,7 @@ export interface FeatureInit {
  */
 export function decodeBrokerRegistrationRequest(r: Reader, version: number): BrokerRegistrationRequest {
   if (version < 0 || version > 4) r.fail(`BrokerRegistrationRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimBrokerRegistrationRequest, version);
   const $brokerId: number = r.int32();
   const $clusterId: string = r.compactString();
   const $incarnationId: string = r.uuid();
@@ -177,6 +178,43 @@ function decodeFeature(r: Reader, version: number): Feature {
     minSupportedVersion: $minSupportedVersion,
     maxSupportedVersion: $maxSupportedVersion,
   };
+}
+
+function skimBrokerRegistrationRequest(r: Reader, version: number): void {
+  r.skip(4);
+  r.skipCompactBytes();
+  r.skip(16);
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimListener(r, version); }
+  }
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimFeature(r, version); }
+  }
+  r.skipCompactBytes();
+  r.skip((version >= 1 ? 1 : 0));
+  if (version >= 2) {
+    {
+      const n = r.compactArrayLength();
+      if (n > 0) r.skip(n * 16);
+    }
+  }
+  r.skip((version >= 3 ? 8 : 0));
+  r.skipTaggedFields();
+}
+
+function skimListener(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skipCompactBytes();
+  r.skip(4);
+  r.skipTaggedFields();
+}
+
+function skimFeature(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skip(4);
+  r.skipTaggedFields();
 }
 
 /**

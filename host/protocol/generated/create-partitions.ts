@@ -68,6 +68,7 @@ export interface CreatePartitionsAssignmentInit {
  */
 export function decodeCreatePartitionsRequest(r: Reader, version: number): CreatePartitionsRequest {
   if (version < 0 || version > 1) r.fail(`CreatePartitionsRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimCreatePartitionsRequest, version);
   let $topics: CreatePartitionsTopic[];
   {
     const n = r.arrayLength();
@@ -121,6 +122,30 @@ function decodeCreatePartitionsAssignment(r: Reader, version: number): CreatePar
   return {
     brokerIds: $brokerIds,
   };
+}
+
+function skimCreatePartitionsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimCreatePartitionsTopic(r, version); }
+  }
+  r.skip(5);
+}
+
+function skimCreatePartitionsTopic(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(4);
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimCreatePartitionsAssignment(r, version); }
+  }
+}
+
+function skimCreatePartitionsAssignment(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    if (n > 0) r.skip(n * 4);
+  }
 }
 
 /**

@@ -94,6 +94,7 @@ export interface CreatableTopicConfigInit {
  */
 export function decodeCreateTopicsRequest(r: Reader, version: number): CreateTopicsRequest {
   if (version < 0 || version > 4) r.fail(`CreateTopicsRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimCreateTopicsRequest, version);
   let $topics: CreatableTopic[];
   {
     const n = r.arrayLength();
@@ -174,6 +175,40 @@ function decodeCreatableTopicConfig(r: Reader, version: number): CreatableTopicC
     name: $name,
     value: $value,
   };
+}
+
+function skimCreateTopicsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimCreatableTopic(r, version); }
+  }
+  r.skip(4 + (version >= 1 ? 1 : 0));
+}
+
+function skimCreatableTopic(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(6);
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimCreatableReplicaAssignment(r, version); }
+  }
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimCreatableTopicConfig(r, version); }
+  }
+}
+
+function skimCreatableReplicaAssignment(r: Reader, version: number): void {
+  r.skip(4);
+  {
+    const n = r.arrayLength();
+    if (n > 0) r.skip(n * 4);
+  }
+}
+
+function skimCreatableTopicConfig(r: Reader, version: number): void {
+  r.skipString();
+  r.skipString();
 }
 
 /**

@@ -28,6 +28,7 @@ export interface DeleteGroupsRequestInit {
  */
 export function decodeDeleteGroupsRequest(r: Reader, version: number): DeleteGroupsRequest {
   if (version < 0 || version > 1) r.fail(`DeleteGroupsRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDeleteGroupsRequest, version);
   let $groupsNames: string[];
   {
     const n = r.arrayLength();
@@ -41,6 +42,13 @@ export function decodeDeleteGroupsRequest(r: Reader, version: number): DeleteGro
   return {
     groupsNames: $groupsNames,
   };
+}
+
+function skimDeleteGroupsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { r.skipString(); }
+  }
 }
 
 /**

@@ -65,6 +65,7 @@ export interface DeleteRecordsPartitionInit {
  */
 export function decodeDeleteRecordsRequest(r: Reader, version: number): DeleteRecordsRequest {
   if (version < 0 || version > 1) r.fail(`DeleteRecordsRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDeleteRecordsRequest, version);
   let $topics: DeleteRecordsTopic[];
   {
     const n = r.arrayLength();
@@ -107,6 +108,26 @@ function decodeDeleteRecordsPartition(r: Reader, version: number): DeleteRecords
     partitionIndex: $partitionIndex,
     offset: $offset,
   };
+}
+
+function skimDeleteRecordsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimDeleteRecordsTopic(r, version); }
+  }
+  r.skip(4);
+}
+
+function skimDeleteRecordsTopic(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimDeleteRecordsPartition(r, version); }
+  }
+}
+
+function skimDeleteRecordsPartition(r: Reader, version: number): void {
+  r.skip(12);
 }
 
 /**

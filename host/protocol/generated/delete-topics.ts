@@ -31,6 +31,7 @@ export interface DeleteTopicsRequestInit {
  */
 export function decodeDeleteTopicsRequest(r: Reader, version: number): DeleteTopicsRequest {
   if (version < 0 || version > 3) r.fail(`DeleteTopicsRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDeleteTopicsRequest, version);
   let $topicNames: string[];
   {
     const n = r.arrayLength();
@@ -46,6 +47,14 @@ export function decodeDeleteTopicsRequest(r: Reader, version: number): DeleteTop
     topicNames: $topicNames,
     timeoutMs: $timeoutMs,
   };
+}
+
+function skimDeleteTopicsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { r.skipString(); }
+  }
+  r.skip(4);
 }
 
 /**

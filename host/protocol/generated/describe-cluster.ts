@@ -31,6 +31,7 @@ export interface DescribeClusterRequestInit {
  */
 export function decodeDescribeClusterRequest(r: Reader, version: number): DescribeClusterRequest {
   if (version < 0 || version > 1) r.fail(`DescribeClusterRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeClusterRequest, version);
   const $includeClusterAuthorizedOperations: boolean = r.bool();
   let $endpointType: number;
   if (version >= 1) {
@@ -41,6 +42,11 @@ export function decodeDescribeClusterRequest(r: Reader, version: number): Descri
     includeClusterAuthorizedOperations: $includeClusterAuthorizedOperations,
     endpointType: $endpointType,
   };
+}
+
+function skimDescribeClusterRequest(r: Reader, version: number): void {
+  r.skip(1 + (version >= 1 ? 1 : 0));
+  r.skipTaggedFields();
 }
 
 /**

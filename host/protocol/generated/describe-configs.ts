@@ -54,6 +54,7 @@ export interface DescribeConfigsResourceInit {
  */
 export function decodeDescribeConfigsRequest(r: Reader, version: number): DescribeConfigsRequest {
   if (version < 0 || version > 4) r.fail(`DescribeConfigsRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeConfigsRequest, version);
   let $resources: DescribeConfigsResource[];
   {
     const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
@@ -103,6 +104,29 @@ function decodeDescribeConfigsResource(r: Reader, version: number): DescribeConf
     resourceName: $resourceName,
     configurationKeys: $configurationKeys,
   };
+}
+
+function skimDescribeConfigsRequest(r: Reader, version: number): void {
+  {
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimDescribeConfigsResource(r, version); }
+  }
+  r.skip((version >= 1 ? 1 : 0) + (version >= 3 ? 1 : 0));
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimDescribeConfigsResource(r: Reader, version: number): void {
+  r.skip(1);
+  if (version >= 4) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { if (version >= 4) { r.skipCompactBytes(); } else { r.skipString(); } }
+  }
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

@@ -31,6 +31,7 @@ export interface DescribeGroupsRequestInit {
  */
 export function decodeDescribeGroupsRequest(r: Reader, version: number): DescribeGroupsRequest {
   if (version < 0 || version > 4) r.fail(`DescribeGroupsRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeGroupsRequest, version);
   let $groups: string[];
   {
     const n = r.arrayLength();
@@ -49,6 +50,14 @@ export function decodeDescribeGroupsRequest(r: Reader, version: number): Describ
     groups: $groups,
     includeAuthorizedOperations: $includeAuthorizedOperations,
   };
+}
+
+function skimDescribeGroupsRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { r.skipString(); }
+  }
+  r.skip((version >= 3 ? 1 : 0));
 }
 
 /**

@@ -45,6 +45,7 @@ export interface TopicRequestInit {
  */
 export function decodeDescribeProducersRequest(r: Reader, version: number): DescribeProducersRequest {
   if (version < 0 || version > 0) r.fail(`DescribeProducersRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeProducersRequest, version);
   let $topics: TopicRequest[];
   {
     const n = r.compactArrayLength();
@@ -78,6 +79,23 @@ function decodeTopicRequest(r: Reader, version: number): TopicRequest {
     name: $name,
     partitionIndexes: $partitionIndexes,
   };
+}
+
+function skimDescribeProducersRequest(r: Reader, version: number): void {
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimTopicRequest(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimTopicRequest(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  {
+    const n = r.compactArrayLength();
+    if (n > 0) r.skip(n * 4);
+  }
+  r.skipTaggedFields();
 }
 
 /**

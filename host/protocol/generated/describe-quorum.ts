@@ -60,6 +60,7 @@ export interface DescribeQuorumRequestPartitionDataInit {
  */
 export function decodeDescribeQuorumRequest(r: Reader, version: number): DescribeQuorumRequest {
   if (version < 0 || version > 2) r.fail(`DescribeQuorumRequest version ${version} is not supported (0-2)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeQuorumRequest, version);
   let $topics: DescribeQuorumRequestTopicData[];
   {
     const n = r.compactArrayLength();
@@ -101,6 +102,28 @@ function decodeDescribeQuorumRequestPartitionData(r: Reader, version: number): D
   return {
     partitionIndex: $partitionIndex,
   };
+}
+
+function skimDescribeQuorumRequest(r: Reader, version: number): void {
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimDescribeQuorumRequestTopicData(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimDescribeQuorumRequestTopicData(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimDescribeQuorumRequestPartitionData(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimDescribeQuorumRequestPartitionData(r: Reader, version: number): void {
+  r.skip(4);
+  r.skipTaggedFields();
 }
 
 /**

@@ -65,6 +65,7 @@ export interface DescribeTopicPartitionsRequestCursorInit {
  */
 export function decodeDescribeTopicPartitionsRequest(r: Reader, version: number): DescribeTopicPartitionsRequest {
   if (version < 0 || version > 0) r.fail(`DescribeTopicPartitionsRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeTopicPartitionsRequest, version);
   let $topics: DescribeTopicPartitionsRequestTopicRequest[];
   {
     const n = r.compactArrayLength();
@@ -102,6 +103,27 @@ function decodeDescribeTopicPartitionsRequestCursor(r: Reader, version: number):
     topicName: $topicName,
     partitionIndex: $partitionIndex,
   };
+}
+
+function skimDescribeTopicPartitionsRequest(r: Reader, version: number): void {
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimDescribeTopicPartitionsRequestTopicRequest(r, version); }
+  }
+  r.skip(4);
+  if (r.int8() >= 0) skimDescribeTopicPartitionsRequestCursor(r, version);
+  r.skipTaggedFields();
+}
+
+function skimDescribeTopicPartitionsRequestTopicRequest(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skipTaggedFields();
+}
+
+function skimDescribeTopicPartitionsRequestCursor(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skip(4);
+  r.skipTaggedFields();
 }
 
 /**

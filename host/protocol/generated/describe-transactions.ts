@@ -28,6 +28,7 @@ export interface DescribeTransactionsRequestInit {
  */
 export function decodeDescribeTransactionsRequest(r: Reader, version: number): DescribeTransactionsRequest {
   if (version < 0 || version > 0) r.fail(`DescribeTransactionsRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimDescribeTransactionsRequest, version);
   let $transactionalIds: string[];
   {
     const n = r.compactArrayLength();
@@ -42,6 +43,14 @@ export function decodeDescribeTransactionsRequest(r: Reader, version: number): D
   return {
     transactionalIds: $transactionalIds,
   };
+}
+
+function skimDescribeTransactionsRequest(r: Reader, version: number): void {
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { r.skipCompactBytes(); }
+  }
+  r.skipTaggedFields();
 }
 
 /**

@@ -51,6 +51,7 @@ export interface TopicPartitionsInit {
  */
 export function decodeElectLeadersRequest(r: Reader, version: number): ElectLeadersRequest {
   if (version < 0 || version > 2) r.fail(`ElectLeadersRequest version ${version} is not supported (0-2)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimElectLeadersRequest, version);
   let $electionType: number;
   if (version >= 1) {
     $electionType = r.int8();
@@ -95,6 +96,29 @@ function decodeTopicPartitions(r: Reader, version: number): TopicPartitions {
     topic: $topic,
     partitions: $partitions,
   };
+}
+
+function skimElectLeadersRequest(r: Reader, version: number): void {
+  r.skip((version >= 1 ? 1 : 0));
+  {
+    const n = (version >= 2 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimTopicPartitions(r, version); }
+  }
+  r.skip(4);
+  if (version >= 2) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimTopicPartitions(r: Reader, version: number): void {
+  if (version >= 2) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 2 ? r.compactArrayLength() : r.arrayLength());
+    if (n > 0) r.skip(n * 4);
+  }
+  if (version >= 2) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

@@ -115,6 +115,7 @@ export interface EndQuorumEpochRequestLeaderEndpointInit {
  */
 export function decodeEndQuorumEpochRequest(r: Reader, version: number): EndQuorumEpochRequest {
   if (version < 0 || version > 1) r.fail(`EndQuorumEpochRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimEndQuorumEpochRequest, version);
   const $clusterId: string | null = (version >= 1 ? r.compactNullableString() : r.nullableString());
   let $topics: EndQuorumEpochRequestTopicData[];
   {
@@ -229,6 +230,65 @@ function decodeEndQuorumEpochRequestLeaderEndpoint(r: Reader, version: number): 
     host: $host,
     port: $port,
   };
+}
+
+function skimEndQuorumEpochRequest(r: Reader, version: number): void {
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimEndQuorumEpochRequestTopicData(r, version); }
+  }
+  if (version >= 1) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { skimEndQuorumEpochRequestLeaderEndpoint(r, version); }
+    }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimEndQuorumEpochRequestTopicData(r: Reader, version: number): void {
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimEndQuorumEpochRequestPartitionData(r, version); }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimEndQuorumEpochRequestPartitionData(r: Reader, version: number): void {
+  r.skip(12);
+  if (version <= 0) {
+    {
+      const n = r.arrayLength();
+      if (n > 0) r.skip(n * 4);
+    }
+  }
+  if (version >= 1) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { skimEndQuorumEpochRequestReplicaInfo(r, version); }
+    }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimEndQuorumEpochRequestReplicaInfo(r: Reader, version: number): void {
+  r.skip(20);
+  r.skipTaggedFields();
+}
+
+function skimEndQuorumEpochRequestLeaderEndpoint(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skipCompactBytes();
+  r.skip(2);
+  r.skipTaggedFields();
 }
 
 /**

@@ -37,6 +37,7 @@ export interface EndTxnRequestInit {
  */
 export function decodeEndTxnRequest(r: Reader, version: number): EndTxnRequest {
   if (version < 0 || version > 2) r.fail(`EndTxnRequest version ${version} is not supported (0-2)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimEndTxnRequest, version);
   const $transactionalId: string = r.string();
   const $producerId: number = r.int64();
   const $producerEpoch: number = r.int16();
@@ -47,6 +48,11 @@ export function decodeEndTxnRequest(r: Reader, version: number): EndTxnRequest {
     producerEpoch: $producerEpoch,
     committed: $committed,
   };
+}
+
+function skimEndTxnRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(11);
 }
 
 /**

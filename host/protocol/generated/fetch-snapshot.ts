@@ -105,6 +105,7 @@ function defaultFetchSnapshotRequestSnapshotId(): FetchSnapshotRequestSnapshotId
  */
 export function decodeFetchSnapshotRequest(r: Reader, version: number): FetchSnapshotRequest {
   if (version < 0 || version > 1) r.fail(`FetchSnapshotRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimFetchSnapshotRequest, version);
   let $clusterId: string | null = null;
   const $replicaId: number = r.int32();
   const $maxBytes: number = r.int32();
@@ -199,6 +200,60 @@ function decodeFetchSnapshotRequestSnapshotId(r: Reader, version: number): Fetch
     endOffset: $endOffset,
     epoch: $epoch,
   };
+}
+
+function skimFetchSnapshotRequest(r: Reader, version: number): void {
+  r.skip(8);
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimFetchSnapshotRequestTopicSnapshot(r, version); }
+  }
+  const tagCount = r.uvarint();
+  for (let t = 0; t < tagCount && r.error === null; t++) {
+    const tag = r.uvarint();
+    const size = r.uvarint();
+    switch (tag) {
+      case 0:
+        r.skipCompactBytes();
+        break;
+      default:
+        r.skip(size);
+    }
+  }
+}
+
+function skimFetchSnapshotRequestTopicSnapshot(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimFetchSnapshotRequestPartitionSnapshot(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimFetchSnapshotRequestPartitionSnapshot(r: Reader, version: number): void {
+  r.skip(8);
+  skimFetchSnapshotRequestSnapshotId(r, version);
+  r.skip(8);
+  const tagCount = r.uvarint();
+  for (let t = 0; t < tagCount && r.error === null; t++) {
+    const tag = r.uvarint();
+    const size = r.uvarint();
+    switch (tag) {
+      case 0:
+        if (version >= 1) {
+          r.skip(16);
+        } else r.skip(size);
+        break;
+      default:
+        r.skip(size);
+    }
+  }
+}
+
+function skimFetchSnapshotRequestSnapshotId(r: Reader, version: number): void {
+  r.skip(12);
+  r.skipTaggedFields();
 }
 
 /**

@@ -163,6 +163,7 @@ function isDefaultReplicaState(m: ReplicaStateInit): boolean {
  */
 export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   if (version < 0 || version > 17) r.fail(`FetchRequest version ${version} is not supported (0-17)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimFetchRequest, version);
   let $clusterId: string | null = null;
   let $replicaState: ReplicaState = defaultReplicaState();
   let $replicaId: number;
@@ -365,6 +366,97 @@ function decodeForgottenTopic(r: Reader, version: number): ForgottenTopic {
     topicId: $topicId,
     partitions: $partitions,
   };
+}
+
+function skimFetchRequest(r: Reader, version: number): void {
+  r.skip(8 + (version <= 14 ? 4 : 0) + (version >= 3 ? 4 : 0) + (version >= 4 ? 1 : 0) + (version >= 7 ? 4 : 0) + (version >= 7 ? 4 : 0));
+  {
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimFetchTopic(r, version); }
+  }
+  if (version >= 7) {
+    {
+      const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
+      for (let i = 0; i < n && r.error === null; i++) { skimForgottenTopic(r, version); }
+    }
+  }
+  if (version >= 11) {
+    if (version >= 12) { r.skipCompactBytes(); } else { r.skipString(); }
+  }
+  if (version >= 12) {
+    const tagCount = r.uvarint();
+    for (let t = 0; t < tagCount && r.error === null; t++) {
+      const tag = r.uvarint();
+      const size = r.uvarint();
+      switch (tag) {
+        case 0:
+          if (version >= 12) {
+            r.skipCompactBytes();
+          } else r.skip(size);
+          break;
+        case 1:
+          if (version >= 15) {
+            skimReplicaState(r, version);
+          } else r.skip(size);
+          break;
+        default:
+          r.skip(size);
+      }
+    }
+  }
+}
+
+function skimReplicaState(r: Reader, version: number): void {
+  r.skip(12);
+  r.skipTaggedFields();
+}
+
+function skimFetchTopic(r: Reader, version: number): void {
+  if (version <= 12) {
+    if (version >= 12) { r.skipCompactBytes(); } else { r.skipString(); }
+  }
+  r.skip((version >= 13 ? 16 : 0));
+  {
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimFetchPartition(r, version); }
+  }
+  if (version >= 12) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimFetchPartition(r: Reader, version: number): void {
+  r.skip(16 + (version >= 9 ? 4 : 0) + (version >= 12 ? 4 : 0) + (version >= 5 ? 8 : 0));
+  if (version >= 12) {
+    const tagCount = r.uvarint();
+    for (let t = 0; t < tagCount && r.error === null; t++) {
+      const tag = r.uvarint();
+      const size = r.uvarint();
+      switch (tag) {
+        case 0:
+          if (version >= 17) {
+            r.skip(16);
+          } else r.skip(size);
+          break;
+        default:
+          r.skip(size);
+      }
+    }
+  }
+}
+
+function skimForgottenTopic(r: Reader, version: number): void {
+  if (version <= 12) {
+    if (version >= 12) { r.skipCompactBytes(); } else { r.skipString(); }
+  }
+  r.skip((version >= 13 ? 16 : 0));
+  {
+    const n = (version >= 12 ? r.compactArrayLength() : r.arrayLength());
+    if (n > 0) r.skip(n * 4);
+  }
+  if (version >= 12) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

@@ -31,6 +31,7 @@ export interface FindCoordinatorRequestInit {
  */
 export function decodeFindCoordinatorRequest(r: Reader, version: number): FindCoordinatorRequest {
   if (version < 0 || version > 2) r.fail(`FindCoordinatorRequest version ${version} is not supported (0-2)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimFindCoordinatorRequest, version);
   const $key: string = r.string();
   let $keyType: number;
   if (version >= 1) {
@@ -40,6 +41,11 @@ export function decodeFindCoordinatorRequest(r: Reader, version: number): FindCo
     key: $key,
     keyType: $keyType,
   };
+}
+
+function skimFindCoordinatorRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip((version >= 1 ? 1 : 0));
 }
 
 /**

@@ -37,6 +37,7 @@ export interface HeartbeatRequestInit {
  */
 export function decodeHeartbeatRequest(r: Reader, version: number): HeartbeatRequest {
   if (version < 0 || version > 3) r.fail(`HeartbeatRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimHeartbeatRequest, version);
   const $groupId: string = r.string();
   const $generationId: number = r.int32();
   const $memberId: string = r.string();
@@ -50,6 +51,15 @@ export function decodeHeartbeatRequest(r: Reader, version: number): HeartbeatReq
     memberId: $memberId,
     groupInstanceId: $groupInstanceId,
   };
+}
+
+function skimHeartbeatRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(4);
+  r.skipString();
+  if (version >= 3) {
+    r.skipString();
+  }
 }
 
 /**

@@ -71,6 +71,7 @@ export interface AlterableConfigInit {
  */
 export function decodeIncrementalAlterConfigsRequest(r: Reader, version: number): IncrementalAlterConfigsRequest {
   if (version < 0 || version > 1) r.fail(`IncrementalAlterConfigsRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimIncrementalAlterConfigsRequest, version);
   let $resources: AlterConfigsResource[];
   {
     const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
@@ -126,6 +127,38 @@ function decodeAlterableConfig(r: Reader, version: number): AlterableConfig {
     configOperation: $configOperation,
     value: $value,
   };
+}
+
+function skimIncrementalAlterConfigsRequest(r: Reader, version: number): void {
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimAlterConfigsResource(r, version); }
+  }
+  r.skip(1);
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimAlterConfigsResource(r: Reader, version: number): void {
+  r.skip(1);
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimAlterableConfig(r, version); }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimAlterableConfig(r: Reader, version: number): void {
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  r.skip(1);
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

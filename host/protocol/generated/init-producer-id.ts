@@ -37,6 +37,7 @@ export interface InitProducerIdRequestInit {
  */
 export function decodeInitProducerIdRequest(r: Reader, version: number): InitProducerIdRequest {
   if (version < 0 || version > 4) r.fail(`InitProducerIdRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimInitProducerIdRequest, version);
   const $transactionalId: string | null = (version >= 2 ? r.compactNullableString() : r.nullableString());
   const $transactionTimeoutMs: number = r.int32();
   let $producerId: number;
@@ -56,6 +57,14 @@ export function decodeInitProducerIdRequest(r: Reader, version: number): InitPro
     producerId: $producerId,
     producerEpoch: $producerEpoch,
   };
+}
+
+function skimInitProducerIdRequest(r: Reader, version: number): void {
+  if (version >= 2) { r.skipCompactBytes(); } else { r.skipString(); }
+  r.skip(4 + (version >= 3 ? 8 : 0) + (version >= 3 ? 2 : 0));
+  if (version >= 2) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

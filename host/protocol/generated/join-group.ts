@@ -63,6 +63,7 @@ export interface JoinGroupRequestProtocolInit {
  */
 export function decodeJoinGroupRequest(r: Reader, version: number): JoinGroupRequest {
   if (version < 0 || version > 5) r.fail(`JoinGroupRequest version ${version} is not supported (0-5)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimJoinGroupRequest, version);
   const $groupId: string = r.string();
   const $sessionTimeoutMs: number = r.int32();
   let $rebalanceTimeoutMs: number;
@@ -103,6 +104,25 @@ function decodeJoinGroupRequestProtocol(r: Reader, version: number): JoinGroupRe
     name: $name,
     metadata: $metadata,
   };
+}
+
+function skimJoinGroupRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(4 + (version >= 1 ? 4 : 0));
+  r.skipString();
+  if (version >= 5) {
+    r.skipString();
+  }
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimJoinGroupRequestProtocol(r, version); }
+  }
+}
+
+function skimJoinGroupRequestProtocol(r: Reader, version: number): void {
+  r.skipString();
+  r.skipBytes();
 }
 
 /**

@@ -51,6 +51,7 @@ export interface MemberIdentityInit {
  */
 export function decodeLeaveGroupRequest(r: Reader, version: number): LeaveGroupRequest {
   if (version < 0 || version > 3) r.fail(`LeaveGroupRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimLeaveGroupRequest, version);
   const $groupId: string = r.string();
   let $memberId: string;
   if (version <= 2) {
@@ -82,6 +83,24 @@ function decodeMemberIdentity(r: Reader, version: number): MemberIdentity {
     memberId: $memberId,
     groupInstanceId: $groupInstanceId,
   };
+}
+
+function skimLeaveGroupRequest(r: Reader, version: number): void {
+  r.skipString();
+  if (version <= 2) {
+    r.skipString();
+  }
+  if (version >= 3) {
+    {
+      const n = r.arrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { skimMemberIdentity(r, version); }
+    }
+  }
+}
+
+function skimMemberIdentity(r: Reader, version: number): void {
+  r.skipString();
+  r.skipString();
 }
 
 /**

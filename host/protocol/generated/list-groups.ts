@@ -31,6 +31,7 @@ export interface ListGroupsRequestInit {
  */
 export function decodeListGroupsRequest(r: Reader, version: number): ListGroupsRequest {
   if (version < 0 || version > 5) r.fail(`ListGroupsRequest version ${version} is not supported (0-5)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimListGroupsRequest, version);
   let $statesFilter: string[];
   if (version >= 4) {
     {
@@ -62,6 +63,24 @@ export function decodeListGroupsRequest(r: Reader, version: number): ListGroupsR
     statesFilter: $statesFilter,
     typesFilter: $typesFilter,
   };
+}
+
+function skimListGroupsRequest(r: Reader, version: number): void {
+  if (version >= 4) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { r.skipCompactBytes(); }
+    }
+  }
+  if (version >= 5) {
+    {
+      const n = r.compactArrayLength();
+      for (let i = 0; i < n && r.error === null; i++) { r.skipCompactBytes(); }
+    }
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

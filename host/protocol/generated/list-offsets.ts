@@ -71,6 +71,7 @@ export interface ListOffsetsPartitionInit {
  */
 export function decodeListOffsetsRequest(r: Reader, version: number): ListOffsetsRequest {
   if (version < 0 || version > 3) r.fail(`ListOffsetsRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimListOffsetsRequest, version);
   const $replicaId: number = r.int32();
   let $isolationLevel: number;
   if (version >= 2) {
@@ -123,6 +124,26 @@ function decodeListOffsetsPartition(r: Reader, version: number): ListOffsetsPart
     timestamp: $timestamp,
     maxNumOffsets: $maxNumOffsets,
   };
+}
+
+function skimListOffsetsRequest(r: Reader, version: number): void {
+  r.skip(4 + (version >= 2 ? 1 : 0));
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimListOffsetsTopic(r, version); }
+  }
+}
+
+function skimListOffsetsTopic(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimListOffsetsPartition(r, version); }
+  }
+}
+
+function skimListOffsetsPartition(r: Reader, version: number): void {
+  r.skip(12 + (version <= 0 ? 4 : 0));
 }
 
 /**

@@ -48,6 +48,7 @@ export interface ListPartitionReassignmentsTopicsInit {
  */
 export function decodeListPartitionReassignmentsRequest(r: Reader, version: number): ListPartitionReassignmentsRequest {
   if (version < 0 || version > 0) r.fail(`ListPartitionReassignmentsRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimListPartitionReassignmentsRequest, version);
   const $timeoutMs: number = r.int32();
   let $topics: ListPartitionReassignmentsTopics[] | null;
   {
@@ -83,6 +84,24 @@ function decodeListPartitionReassignmentsTopics(r: Reader, version: number): Lis
     name: $name,
     partitionIndexes: $partitionIndexes,
   };
+}
+
+function skimListPartitionReassignmentsRequest(r: Reader, version: number): void {
+  r.skip(4);
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimListPartitionReassignmentsTopics(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimListPartitionReassignmentsTopics(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  {
+    const n = r.compactArrayLength();
+    if (n > 0) r.skip(n * 4);
+  }
+  r.skipTaggedFields();
 }
 
 /**

@@ -34,6 +34,7 @@ export interface ListTransactionsRequestInit {
  */
 export function decodeListTransactionsRequest(r: Reader, version: number): ListTransactionsRequest {
   if (version < 0 || version > 1) r.fail(`ListTransactionsRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimListTransactionsRequest, version);
   let $stateFilters: string[];
   {
     const n = r.compactArrayLength();
@@ -64,6 +65,19 @@ export function decodeListTransactionsRequest(r: Reader, version: number): ListT
     producerIdFilters: $producerIdFilters,
     durationFilter: $durationFilter,
   };
+}
+
+function skimListTransactionsRequest(r: Reader, version: number): void {
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { r.skipCompactBytes(); }
+  }
+  {
+    const n = r.compactArrayLength();
+    if (n > 0) r.skip(n * 8);
+  }
+  r.skip((version >= 1 ? 8 : 0));
+  r.skipTaggedFields();
 }
 
 /**

@@ -51,6 +51,7 @@ export interface MetadataRequestTopicInit {
  */
 export function decodeMetadataRequest(r: Reader, version: number): MetadataRequest {
   if (version < 0 || version > 8) r.fail(`MetadataRequest version ${version} is not supported (0-8)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimMetadataRequest, version);
   let $topics: MetadataRequestTopic[] | null;
   {
     const n = r.arrayLength();
@@ -86,6 +87,18 @@ function decodeMetadataRequestTopic(r: Reader, version: number): MetadataRequest
   return {
     name: $name,
   };
+}
+
+function skimMetadataRequest(r: Reader, version: number): void {
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimMetadataRequestTopic(r, version); }
+  }
+  r.skip((version >= 4 ? 1 : 0) + (version >= 8 ? 1 : 0) + (version >= 8 ? 1 : 0));
+}
+
+function skimMetadataRequestTopic(r: Reader, version: number): void {
+  r.skipString();
 }
 
 /**

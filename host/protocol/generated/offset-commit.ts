@@ -86,6 +86,7 @@ export interface OffsetCommitRequestPartitionInit {
  */
 export function decodeOffsetCommitRequest(r: Reader, version: number): OffsetCommitRequest {
   if (version < 0 || version > 7) r.fail(`OffsetCommitRequest version ${version} is not supported (0-7)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimOffsetCommitRequest, version);
   const $groupId: string = r.string();
   let $generationIdOrMemberEpoch: number;
   if (version >= 1) {
@@ -160,6 +161,35 @@ function decodeOffsetCommitRequestPartition(r: Reader, version: number): OffsetC
     commitTimestamp: $commitTimestamp,
     committedMetadata: $committedMetadata,
   };
+}
+
+function skimOffsetCommitRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip((version >= 1 ? 4 : 0));
+  if (version >= 1) {
+    r.skipString();
+  }
+  if (version >= 7) {
+    r.skipString();
+  }
+  r.skip((version >= 2 && version <= 4 ? 8 : 0));
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetCommitRequestTopic(r, version); }
+  }
+}
+
+function skimOffsetCommitRequestTopic(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetCommitRequestPartition(r, version); }
+  }
+}
+
+function skimOffsetCommitRequestPartition(r: Reader, version: number): void {
+  r.skip(12 + (version >= 6 ? 4 : 0) + (version === 1 ? 8 : 0));
+  r.skipString();
 }
 
 /**

@@ -62,6 +62,7 @@ export interface OffsetDeleteRequestPartitionInit {
  */
 export function decodeOffsetDeleteRequest(r: Reader, version: number): OffsetDeleteRequest {
   if (version < 0 || version > 0) r.fail(`OffsetDeleteRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimOffsetDeleteRequest, version);
   const $groupId: string = r.string();
   let $topics: OffsetDeleteRequestTopic[];
   {
@@ -102,6 +103,26 @@ function decodeOffsetDeleteRequestPartition(r: Reader, version: number): OffsetD
   return {
     partitionIndex: $partitionIndex,
   };
+}
+
+function skimOffsetDeleteRequest(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetDeleteRequestTopic(r, version); }
+  }
+}
+
+function skimOffsetDeleteRequestTopic(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetDeleteRequestPartition(r, version); }
+  }
+}
+
+function skimOffsetDeleteRequestPartition(r: Reader, version: number): void {
+  r.skip(4);
 }
 
 /**

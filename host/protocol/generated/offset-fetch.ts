@@ -48,6 +48,7 @@ export interface OffsetFetchRequestTopicInit {
  */
 export function decodeOffsetFetchRequest(r: Reader, version: number): OffsetFetchRequest {
   if (version < 0 || version > 5) r.fail(`OffsetFetchRequest version ${version} is not supported (0-5)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimOffsetFetchRequest, version);
   const $groupId: string = r.string();
   let $topics: OffsetFetchRequestTopic[] | null;
   {
@@ -81,6 +82,22 @@ function decodeOffsetFetchRequestTopic(r: Reader, version: number): OffsetFetchR
     name: $name,
     partitionIndexes: $partitionIndexes,
   };
+}
+
+function skimOffsetFetchRequest(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetFetchRequestTopic(r, version); }
+  }
+}
+
+function skimOffsetFetchRequestTopic(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    if (n > 0) r.skip(n * 4);
+  }
 }
 
 /**

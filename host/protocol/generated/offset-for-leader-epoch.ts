@@ -68,6 +68,7 @@ export interface OffsetForLeaderPartitionInit {
  */
 export function decodeOffsetForLeaderEpochRequest(r: Reader, version: number): OffsetForLeaderEpochRequest {
   if (version < 0 || version > 4) r.fail(`OffsetForLeaderEpochRequest version ${version} is not supported (0-4)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimOffsetForLeaderEpochRequest, version);
   let $replicaId: number;
   if (version >= 3) {
     $replicaId = r.int32();
@@ -127,6 +128,35 @@ function decodeOffsetForLeaderPartition(r: Reader, version: number): OffsetForLe
     currentLeaderEpoch: $currentLeaderEpoch,
     leaderEpoch: $leaderEpoch,
   };
+}
+
+function skimOffsetForLeaderEpochRequest(r: Reader, version: number): void {
+  r.skip((version >= 3 ? 4 : 0));
+  {
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetForLeaderTopic(r, version); }
+  }
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimOffsetForLeaderTopic(r: Reader, version: number): void {
+  if (version >= 4) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 4 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimOffsetForLeaderPartition(r, version); }
+  }
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimOffsetForLeaderPartition(r: Reader, version: number): void {
+  r.skip(8 + (version >= 2 ? 4 : 0));
+  if (version >= 4) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

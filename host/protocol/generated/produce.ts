@@ -71,6 +71,7 @@ export interface PartitionProduceDataInit {
  */
 export function decodeProduceRequest(r: Reader, version: number): ProduceRequest {
   if (version < 0 || version > 8) r.fail(`ProduceRequest version ${version} is not supported (0-8)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimProduceRequest, version);
   let $transactionalId: string | null;
   if (version >= 3) {
     $transactionalId = r.nullableString();
@@ -120,6 +121,30 @@ function decodePartitionProduceData(r: Reader, version: number): PartitionProduc
     index: $index,
     records: $records,
   };
+}
+
+function skimProduceRequest(r: Reader, version: number): void {
+  if (version >= 3) {
+    r.skipString();
+  }
+  r.skip(6);
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimTopicProduceData(r, version); }
+  }
+}
+
+function skimTopicProduceData(r: Reader, version: number): void {
+  r.skipString();
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimPartitionProduceData(r, version); }
+  }
+}
+
+function skimPartitionProduceData(r: Reader, version: number): void {
+  r.skip(4);
+  r.skipBytes();
 }
 
 /**

@@ -28,10 +28,15 @@ export interface SaslAuthenticateRequestInit {
  */
 export function decodeSaslAuthenticateRequest(r: Reader, version: number): SaslAuthenticateRequest {
   if (version < 0 || version > 1) r.fail(`SaslAuthenticateRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimSaslAuthenticateRequest, version);
   const $authBytes: Uint8Array = r.bytes();
   return {
     authBytes: $authBytes,
   };
+}
+
+function skimSaslAuthenticateRequest(r: Reader, version: number): void {
+  r.skipBytes();
 }
 
 /**

@@ -28,10 +28,15 @@ export interface SaslHandshakeRequestInit {
  */
 export function decodeSaslHandshakeRequest(r: Reader, version: number): SaslHandshakeRequest {
   if (version < 0 || version > 1) r.fail(`SaslHandshakeRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimSaslHandshakeRequest, version);
   const $mechanism: string = r.string();
   return {
     mechanism: $mechanism,
   };
+}
+
+function skimSaslHandshakeRequest(r: Reader, version: number): void {
+  r.skipString();
 }
 
 /**

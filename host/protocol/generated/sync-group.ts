@@ -57,6 +57,7 @@ export interface SyncGroupRequestAssignmentInit {
  */
 export function decodeSyncGroupRequest(r: Reader, version: number): SyncGroupRequest {
   if (version < 0 || version > 3) r.fail(`SyncGroupRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimSyncGroupRequest, version);
   const $groupId: string = r.string();
   const $generationId: number = r.int32();
   const $memberId: string = r.string();
@@ -90,6 +91,24 @@ function decodeSyncGroupRequestAssignment(r: Reader, version: number): SyncGroup
     memberId: $memberId,
     assignment: $assignment,
   };
+}
+
+function skimSyncGroupRequest(r: Reader, version: number): void {
+  r.skipString();
+  r.skip(4);
+  r.skipString();
+  if (version >= 3) {
+    r.skipString();
+  }
+  {
+    const n = r.arrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimSyncGroupRequestAssignment(r, version); }
+  }
+}
+
+function skimSyncGroupRequestAssignment(r: Reader, version: number): void {
+  r.skipString();
+  r.skipBytes();
 }
 
 /**

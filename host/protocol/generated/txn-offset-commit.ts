@@ -89,6 +89,7 @@ export interface TxnOffsetCommitRequestPartitionInit {
  */
 export function decodeTxnOffsetCommitRequest(r: Reader, version: number): TxnOffsetCommitRequest {
   if (version < 0 || version > 3) r.fail(`TxnOffsetCommitRequest version ${version} is not supported (0-3)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimTxnOffsetCommitRequest, version);
   const $transactionalId: string = (version >= 3 ? r.compactString() : r.string());
   const $groupId: string = (version >= 3 ? r.compactString() : r.string());
   const $producerId: number = r.int64();
@@ -168,6 +169,44 @@ function decodeTxnOffsetCommitRequestPartition(r: Reader, version: number): TxnO
     committedLeaderEpoch: $committedLeaderEpoch,
     committedMetadata: $committedMetadata,
   };
+}
+
+function skimTxnOffsetCommitRequest(r: Reader, version: number): void {
+  if (version >= 3) { r.skipCompactBytes(); } else { r.skipString(); }
+  if (version >= 3) { r.skipCompactBytes(); } else { r.skipString(); }
+  r.skip(10 + (version >= 3 ? 4 : 0));
+  if (version >= 3) {
+    r.skipCompactBytes();
+  }
+  if (version >= 3) {
+    r.skipCompactBytes();
+  }
+  {
+    const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimTxnOffsetCommitRequestTopic(r, version); }
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimTxnOffsetCommitRequestTopic(r: Reader, version: number): void {
+  if (version >= 3) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 3 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimTxnOffsetCommitRequestPartition(r, version); }
+  }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimTxnOffsetCommitRequestPartition(r: Reader, version: number): void {
+  r.skip(12 + (version >= 2 ? 4 : 0));
+  if (version >= 3) { r.skipCompactBytes(); } else { r.skipString(); }
+  if (version >= 3) {
+    r.skipTaggedFields();
+  }
 }
 
 /**

@@ -28,11 +28,17 @@ export interface UnregisterBrokerRequestInit {
  */
 export function decodeUnregisterBrokerRequest(r: Reader, version: number): UnregisterBrokerRequest {
   if (version < 0 || version > 0) r.fail(`UnregisterBrokerRequest version ${version} is not supported (0)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimUnregisterBrokerRequest, version);
   const $brokerId: number = r.int32();
   r.skipTaggedFields();
   return {
     brokerId: $brokerId,
   };
+}
+
+function skimUnregisterBrokerRequest(r: Reader, version: number): void {
+  r.skip(4);
+  r.skipTaggedFields();
 }
 
 /**

@@ -87,6 +87,7 @@ export interface VoteRequestPartitionDataInit {
  */
 export function decodeVoteRequest(r: Reader, version: number): VoteRequest {
   if (version < 0 || version > 2) r.fail(`VoteRequest version ${version} is not supported (0-2)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimVoteRequest, version);
   const $clusterId: string | null = r.compactNullableString();
   let $voterId: number;
   if (version >= 1) {
@@ -158,6 +159,30 @@ function decodeVoteRequestPartitionData(r: Reader, version: number): VoteRequest
     lastOffset: $lastOffset,
     preVote: $preVote,
   };
+}
+
+function skimVoteRequest(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  r.skip((version >= 1 ? 4 : 0));
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimVoteRequestTopicData(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimVoteRequestTopicData(r: Reader, version: number): void {
+  r.skipCompactBytes();
+  {
+    const n = r.compactArrayLength();
+    for (let i = 0; i < n && r.error === null; i++) { skimVoteRequestPartitionData(r, version); }
+  }
+  r.skipTaggedFields();
+}
+
+function skimVoteRequestPartitionData(r: Reader, version: number): void {
+  r.skip(24 + (version >= 1 ? 16 : 0) + (version >= 1 ? 16 : 0) + (version >= 2 ? 1 : 0));
+  r.skipTaggedFields();
 }
 
 /**

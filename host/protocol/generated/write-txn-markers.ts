@@ -71,6 +71,7 @@ export interface WritableTxnMarkerTopicInit {
  */
 export function decodeWriteTxnMarkersRequest(r: Reader, version: number): WriteTxnMarkersRequest {
   if (version < 0 || version > 1) r.fail(`WriteTxnMarkersRequest version ${version} is not supported (0-1)`);
+  if (r.remaining > r.maxArrayElements - r.arrayElements) r.checkArrayElements(skimWriteTxnMarkersRequest, version);
   let $markers: WritableTxnMarker[];
   {
     const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
@@ -135,6 +136,39 @@ function decodeWritableTxnMarkerTopic(r: Reader, version: number): WritableTxnMa
     name: $name,
     partitionIndexes: $partitionIndexes,
   };
+}
+
+function skimWriteTxnMarkersRequest(r: Reader, version: number): void {
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimWritableTxnMarker(r, version); }
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimWritableTxnMarker(r: Reader, version: number): void {
+  r.skip(11);
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    for (let i = 0; i < n && r.error === null; i++) { skimWritableTxnMarkerTopic(r, version); }
+  }
+  r.skip(4);
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
+}
+
+function skimWritableTxnMarkerTopic(r: Reader, version: number): void {
+  if (version >= 1) { r.skipCompactBytes(); } else { r.skipString(); }
+  {
+    const n = (version >= 1 ? r.compactArrayLength() : r.arrayLength());
+    if (n > 0) r.skip(n * 4);
+  }
+  if (version >= 1) {
+    r.skipTaggedFields();
+  }
 }
 
 /**
