@@ -163,6 +163,11 @@ export class LogManager {
     return manager;
   }
 
+  /** True once {@link shutdown} ran: nothing may be created any more. */
+  get isShutDown(): boolean {
+    return this.shutDown;
+  }
+
   /** The log directories and their state. */
   get logDirectories(): readonly LogDirectory[] {
     return this.directories.map((state) => state.directory);

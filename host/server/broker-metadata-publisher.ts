@@ -55,7 +55,7 @@ import type { FollowerFetchTarget } from '../replication/replica-fetcher-manager
 import type { ReplicaFetchers } from './lazy-replica-fetching.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { MetadataCache } from './metadata-cache.js';
-import { SlicedWorkQueue } from './sliced-work-queue.js';
+import { SlicedWorkQueue, type WorkSlice } from './sliced-work-queue.js';
 
 /** What one change did to a topic (Kafka's TopicDelta, reduced to what the broker applies). */
 export interface TopicDelta {
@@ -228,7 +228,12 @@ export class BrokerMetadataPublisher implements MetadataListener {
   publishTopicDelta(delta: TopicDelta): void {
     const { name, before, after } = delta;
     if (after !== null) {
-      this.enqueueSliced(before === null ? 'create' : 'update', name, after.partitions, (partitions) => this.applyTopic({ ...after, partitions }), () => {
+      this.enqueueSliced(before === null ? 'create' : 'update', name, after.partitions, (partitions) => {
+        // New partitions' directories are made on the thread pool first (NodeDisk), so the
+        // timed, synchronous apply does no directory syscall for them.
+        const hosted = partitions.filter((partition) => partition.replicas.includes(this.config.nodeId));
+        return this.logManager.prepareLogDirectories(hosted.map((partition) => ({ topic: name, partition: partition.partition })));
+      }, (partitions) => this.applyTopic({ ...after, partitions }), () => {
         if (before === null) {
           this.logger.info({ event: 'topic.created', topic: name, partitions: after.partitions.length }, `topic ${name} created`);
         } else if (after.partitions.length > before.partitions.length) {
@@ -240,11 +245,14 @@ export class BrokerMetadataPublisher implements MetadataListener {
       return;
     }
     if (before !== null) {
-      this.enqueueSliced('delete', name, before.partitions, (partitions) => {
+      this.enqueueSliced('delete', name, before.partitions, null, (partitions) => {
         this.fetchers.removeFetcherForPartitions(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
         for (const partition of partitions) this.replicaManager.removePartition(name, partition.partition);
-        // One checkpoint write per slice, not one per partition.
-        this.logManager.deleteLogs(partitions.map((partition) => ({ topic: name, partition: partition.partition })));
+        // Renamed away on the thread pool (NodeDisk): the queue waits for it before the next slice
+        // (a topic recreated under the same name must not find these directories); one checkpoint
+        // write per slice, not one per partition.
+        const keys = partitions.map((partition) => ({ topic: name, partition: partition.partition }));
+        return this.logManager.deleteLogsInBackground(keys) ?? this.logManager.deleteLogs(keys);
       }, () => {
         this.groupCoordinator?.onTopicsDeleted([name]);
         this.logger.info({ event: 'topic.deleted', topic: name }, `topic ${name} deleted`);
@@ -254,24 +262,40 @@ export class BrokerMetadataPublisher implements MetadataListener {
 
   /**
    * Queues `apply` over `partitions` in runs of metadata.apply.max.partitions.per.turn, `last`
-   * at the end of the last run, each run timed as one `op` slice of `topic`.
+   * at the end of the last run, each run timed as one `op` slice of `topic`. `prepare` (optional)
+   * starts a run's work off the event loop; the run's synchronous `apply` waits for it. `apply`
+   * may itself end in such work (a promise): the queue waits for it before the next run.
    */
   private enqueueSliced(op: MetadataApplyWork['op'], topic: string, partitions: readonly PartitionState[],
-    apply: (partitions: PartitionState[]) => void, last: () => void): void {
+    prepare: ((partitions: PartitionState[]) => Promise<void> | null) | null,
+    apply: (partitions: PartitionState[]) => void | Promise<void>, last: () => void): void {
     const runs = chunks(partitions, this.config.metadataApplyMaxPartitionsPerTurn);
-    const slices = withLast(runs.map((run) => () => apply(run)), last);
-    this.work.enqueue(slices.map((slice, i) => this.timed({ op, topic, partitions: runs[i]?.length ?? 0 }, slice)));
+    const slices = withLast(runs.map((run) => () => apply(run)), last)
+      .map((slice, i) => this.timed({ op, topic, partitions: runs[i]?.length ?? 0 }, slice));
+    this.work.enqueue(slices.map((slice, i) => {
+      const run = runs[i];
+      if (prepare === null || run === undefined) return slice;
+      return () => {
+        const ready = prepare(run);
+        return ready === null ? slice() : ready.then(async () => {
+          if (!this.logManager.isShutDown) await slice();
+        });
+      };
+    }));
   }
 
-  /** `run` as a slice the watchdog times (a stall names `work`); `run` itself when nothing times. */
-  private timed(work: MetadataApplyWork, run: () => void): () => void {
+  /**
+   * `run` as a slice the watchdog times (a stall names `work`): its synchronous part, not the
+   * thread-pool work its promise waits for; `run` itself when nothing times.
+   */
+  private timed(work: MetadataApplyWork, run: WorkSlice): WorkSlice {
     const timing = this.timing;
     if (timing === null) return run;
     return () => {
       if (!timing.enabled) return run();
       const startMs = timing.nowMs();
       try {
-        run();
+        return run();
       } finally {
         timing.noteMetadataApply(() => work, timing.nowMs() - startMs);
       }
@@ -435,11 +459,13 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** `slices` with `last` run at the end of the last one (a change of one slice stays one slice). */
-function withLast(slices: (() => void)[], last: () => void): (() => void)[] {
+function withLast(slices: WorkSlice[], last: () => void): WorkSlice[] {
   const final = slices.pop();
   slices.push(final === undefined ? last : () => {
-    final();
-    last();
+    const pending = final();
+    if (pending === undefined) return last();
+    // After the slice's thread-pool work (a deletion's renames), as after its synchronous part.
+    return Promise.resolve(pending).then(last);
   });
   return slices;
 }

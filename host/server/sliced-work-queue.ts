@@ -10,18 +10,26 @@
  * callbacks already queued), one slice per turn, jobs strictly in the order they were given.
  * Without `defer` every slice runs at once.
  *
- * A slice that throws is a bug or a disk failure the slice's owner did not handle: it is reported
- * to `onError` and the queue goes on with the next slice.
+ * A slice may return a promise (work it waits for off the event loop, e.g. partition directories
+ * made or renamed on the thread pool around its synchronous part): nothing else in the queue runs
+ * until it settles, the slice counts as run only then, and the next slice runs in a later turn. A
+ * slice that throws (or whose promise rejects) is a bug or a disk failure the slice's owner did
+ * not handle: it is reported to `onError` and the queue goes on with the next slice.
  *
  * {@link SlicedWorkQueue.whenRunThrough} is a FIFO barrier: it waits for the slices queued before
  * it only (slices are numbered as queued and counted as run), so work queued after it, even a
  * constant stream of it, never delays it; it resolves after at most as many turns as slices were
  * waiting. {@link SlicedWorkQueue.whenIdle} waits for an empty queue instead.
  */
+/** One slice: bounded synchronous work, optionally ending in a promise the queue waits for. */
+export type WorkSlice = () => void | PromiseLike<void>;
+
 export class SlicedWorkQueue {
-  private readonly slices: (() => void)[] = [];
+  private readonly slices: WorkSlice[] = [];
   private scheduled = false;
   private running = false;
+  /** A slice's promise has not settled yet: the queue waits for it. */
+  private waiting = false;
   private idleWaiters: (() => void)[] = [];
   /** Slices ever queued, and ever run (a failed one counts as run): slice n is the n-th queued. */
   private queued = 0;
@@ -35,9 +43,10 @@ export class SlicedWorkQueue {
   ) {}
 
   /** Queues `slices` after everything queued before; runs the first at once when the queue is idle. */
-  enqueue(slices: readonly (() => void)[]): void {
+  enqueue(slices: readonly WorkSlice[]): void {
     this.slices.push(...slices);
     this.queued += slices.length;
+    if (this.waiting) return;
     if (this.defer === undefined) {
       this.drain();
       return;
@@ -48,14 +57,14 @@ export class SlicedWorkQueue {
     }
   }
 
-  /** Slices waiting to run. */
+  /** Slices waiting to run, counting one whose promise has not settled. */
   get pendingSlices(): number {
-    return this.slices.length;
+    return this.slices.length + (this.waiting ? 1 : 0);
   }
 
   /** Resolves once every slice queued so far has run. */
   whenIdle(): Promise<void> {
-    if (this.slices.length === 0 && !this.running) return Promise.resolve();
+    if (this.slices.length === 0 && !this.running && !this.waiting) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -70,6 +79,7 @@ export class SlicedWorkQueue {
   }
 
   private schedule(): void {
+    if (this.waiting) return;
     if (this.scheduled || this.slices.length === 0 || this.defer === undefined) {
       this.notifyIdle();
       return;
@@ -83,8 +93,8 @@ export class SlicedWorkQueue {
   }
 
   private drain(): void {
-    if (this.running) return; // a slice that enqueues more: the loop below picks them up
-    while (this.slices.length > 0) this.runOne();
+    if (this.running || this.waiting) return; // a slice that enqueues more: the loop below picks them up
+    while (this.slices.length > 0 && !this.waiting) this.runOne();
     this.notifyIdle();
   }
 
@@ -92,15 +102,30 @@ export class SlicedWorkQueue {
     const slice = this.slices.shift();
     if (slice === undefined) return;
     this.running = true;
+    let pending: PromiseLike<void> | undefined;
     try {
-      slice();
+      const result: unknown = slice();
+      // Only a thenable is waited for (a slice written as an expression may return anything).
+      if (typeof (result as PromiseLike<void> | null)?.then === 'function') pending = result as PromiseLike<void>;
     } catch (error) {
       this.onError(error);
     } finally {
       this.running = false;
-      this.ran++;
-      this.releaseBarriers();
+      if (pending === undefined) this.slicesRan();
     }
+    if (pending === undefined) return;
+    this.waiting = true;
+    Promise.resolve(pending).then(undefined, (error: unknown) => this.onError(error)).then(() => {
+      this.waiting = false;
+      this.slicesRan();
+      if (this.defer === undefined) this.drain();
+      else this.schedule();
+    });
+  }
+
+  private slicesRan(): void {
+    this.ran++;
+    this.releaseBarriers();
   }
 
   private releaseBarriers(): void {
@@ -111,7 +136,7 @@ export class SlicedWorkQueue {
   }
 
   private notifyIdle(): void {
-    if (this.slices.length > 0 || this.running) return;
+    if (this.slices.length > 0 || this.running || this.waiting) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();

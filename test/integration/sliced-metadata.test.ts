@@ -10,7 +10,7 @@ import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestBroker, type TestBroker } from './in-process-broker.js';
 import { RawKafkaClient } from './raw-kafka-client.js';
-import { batch, createTopic, metadata, produce } from './requests.js';
+import { batch, createTopic, fetch, fetchRequest, metadata, produce, values } from './requests.js';
 
 const PARTITIONS = 640; // 80 slices of metadata.apply.max.partitions.per.turn (8)
 
@@ -148,5 +148,23 @@ describe('CreateTopics and CreatePartitions answer once this broker leads every 
       { topics: [{ name: 'fifty', count: 100, assignments: null }], timeoutMs: 30_000, validateOnly: false });
     expect(grown.results[0]!.errorCode).toBe(ErrorCode.NONE);
     expect(await produceTo('fifty', 99)).toBe(ErrorCode.NONE);
+  });
+
+  it('a topic deleted and at once created again under the same name starts empty: the deletion\'s renames (thread pool) come first', async () => {
+    expect(await createTopic(client, 'again', 12)).toBe(ErrorCode.NONE);
+    for (let partition = 0; partition < 12; partition++) expect(await produceTo('again', partition)).toBe(ErrorCode.NONE);
+    const deleting = client.request(ApiKey.DeleteTopics, 3, encodeDeleteTopicsRequest, decodeDeleteTopicsResponse, { topicNames: ['again'], timeoutMs: 30_000 });
+    const creating = createTopic(client, 'again', 4);
+    expect((await deleting).responses[0]!.errorCode).toBe(ErrorCode.NONE);
+    expect(await creating).toBe(ErrorCode.NONE);
+    for (let partition = 0; partition < 4; partition++) {
+      const answer = await produce(client, 7, [{ topic: 'again', partition, records: batch(['new']) }], { acks: -1 });
+      expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(ErrorCode.NONE);
+      expect(answer.responses[0]!.partitionResponses[0]!.baseOffset).toBe(0);
+    }
+    const read = await fetch(client, 4, fetchRequest([{ topic: 'again', partition: 3, fetchOffset: 0 }]));
+    expect(values(read.responses[0]!.partitions[0]!.records)).toEqual(['new']);
+    await waitFor('no partition directory of the old topic left', () =>
+      (readdirSync(broker.logDir).filter((name) => name.startsWith('again-')).sort().join(',') === 'again-0,again-1,again-2,again-3' ? true : undefined), 30_000);
   });
 });

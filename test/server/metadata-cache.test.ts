@@ -29,6 +29,8 @@ interface Broker {
   coordinatorCalls: string[];
   /** `topic-partition` → the leader and epoch it is fetched from. */
   fetched: Map<string, { leaderId: number; leaderEpoch: number }>;
+  /** Resolves once the publisher applied every change so far (new directories are made on the thread pool first). */
+  applied: () => Promise<void>;
 }
 
 /** Broker 1's cache and publisher, listening to `controller` (brokers 1 and 2 registered). */
@@ -63,7 +65,7 @@ function attachBroker(controller: QuorumController): Broker {
   publisher.start(controller.image, controller.nodeId);
   controller.addListener(publisher);
   publisher.applyAllTopics();
-  return { cache, logManager, replicaManager, coordinatorCalls, fetched };
+  return { cache, logManager, replicaManager, coordinatorCalls, fetched, applied: () => publisher.whenApplied() };
 }
 
 /** The cache holds exactly the controller image's topics and brokers. */
@@ -81,8 +83,11 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     expectCacheMatchesImage(broker.cache, controller);
 
     await controller.createTopics([{ name: 'orders', numPartitions: 6, replicationFactor: 1, configs: [] }]);
+    await broker.applied();
     await controller.createPartitions([{ name: 'orders', count: 8 }]);
+    await broker.applied();
     await controller.alterConfigs([{ resourceType: 2, resourceName: 'orders', configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    await broker.applied();
     expectCacheMatchesImage(broker.cache, controller);
     expect(broker.cache.topic('orders')!.configs.get('retention.ms')).toBe('1000');
     expect(broker.coordinatorCalls).toEqual(['grown orders']);
@@ -99,6 +104,7 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     expect([...leaders].sort()).toEqual([1, 2]);
 
     await controller.deleteTopics(['orders']);
+    await broker.applied();
     expectCacheMatchesImage(broker.cache, controller);
     expect(broker.cache.topic('orders')).toBeUndefined();
     expect(broker.replicaManager.getPartition('orders', 0)).toBeUndefined();
@@ -110,6 +116,7 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     const { controller } = await startController({ brokers: [1, 2], seed: 8 });
     const broker = attachBroker(controller);
     await controller.createTopics([{ name: 'mirrored', numPartitions: 4, replicationFactor: 2, configs: [] }]);
+    await broker.applied();
     const topic = broker.cache.topic('mirrored')!;
     expect(new Set(topic.partitions.map((p) => p.leaderId))).toEqual(new Set([1, 2]));
     for (const state of topic.partitions) {
@@ -120,6 +127,7 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     }
     // Broker 2 fenced: the controller moves its leaderships to broker 1, which stops fetching them.
     await controller.fenceBroker(2, controller.image.broker(2)!.brokerEpoch);
+    await broker.applied();
     for (const state of broker.cache.topic('mirrored')!.partitions) {
       expect(state.leaderId).toBe(1);
       expect(broker.replicaManager.getPartition('mirrored', state.partition)!.isLeader).toBe(true);
@@ -132,11 +140,13 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     const { controller } = await startController({ brokers: [1, 2], seed: 9 });
     const broker = attachBroker(controller);
     await controller.createTopics([{ name: '__consumer_offsets', numPartitions: 4, replicationFactor: 2, configs: [] }]);
+    await broker.applied();
     const led = broker.cache.topic('__consumer_offsets')!.partitions.filter((p) => p.leaderId === 1).map((p) => p.partition);
     expect(led.length).toBeGreaterThan(0);
     expect(broker.coordinatorCalls.filter((call) => call.startsWith('elected'))).toEqual(led.map((p) => `elected ${p}`));
     // Broker 1 fenced: broker 2 leads everything; broker 1 stops coordinating those groups.
     await controller.fenceBroker(1, controller.image.broker(1)!.brokerEpoch);
+    await broker.applied();
     expect(broker.cache.topic('__consumer_offsets')!.partitions.every((p) => p.leaderId === 2)).toBe(true);
     for (const p of led) expect(broker.coordinatorCalls).toContain(`resigned ${p}`);
     broker.logManager.shutdown();
@@ -150,6 +160,7 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
       { nodeId: 2, host: '127.0.0.1', port: 9094, rack: null },
     ]);
     await controller.fenceBroker(2, controller.image.broker(2)!.brokerEpoch);
+    await broker.applied();
     expect(broker.cache.aliveBrokerEndpoints('PLAINTEXT').map((endpoint) => endpoint.nodeId)).toEqual([1]);
     expectCacheMatchesImage(broker.cache, controller);
     broker.logManager.shutdown();

@@ -72,4 +72,54 @@ describe('SlicedWorkQueue', () => {
     queue.enqueue([() => {}, () => {}]);
     await queue.whenRunThrough();
   });
+
+  it('a slice ending in a promise holds the queue until it settles, counts as run only then, and a rejection is reported', async () => {
+    const turns: (() => void)[] = [];
+    const ran: string[] = [];
+    const errors: unknown[] = [];
+    const queue = new SlicedWorkQueue((task) => turns.push(task), (error) => errors.push(error));
+    let finishA!: () => void;
+    let failB!: (error: Error) => void;
+    queue.enqueue([() => {
+      ran.push('a sync');
+      return new Promise<void>((resolve) => { finishA = () => { ran.push('a done'); resolve(); }; });
+    }, () => {
+      ran.push('b sync');
+      return new Promise<void>((_, reject) => { failB = reject; });
+    }, () => { ran.push('c'); }]);
+    let through = false;
+    void queue.whenRunThrough().then(() => { through = true; });
+    expect(ran).toEqual(['a sync']);
+    // Waiting on a's promise: no turn is scheduled and later enqueues do not start anything.
+    expect(turns).toHaveLength(0);
+    queue.enqueue([() => { ran.push('d'); }]);
+    expect(ran).toEqual(['a sync']);
+    expect(queue.pendingSlices).toBe(4);
+    finishA();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(turns).toHaveLength(1);
+    turns.shift()!();
+    expect(ran).toEqual(['a sync', 'a done', 'b sync']);
+    expect(turns).toHaveLength(0);
+    failB(new Error('rename failed'));
+    for (let i = 0; i < 4 && turns.length === 0; i++) await Promise.resolve();
+    expect(errors).toHaveLength(1);
+    while (turns.length > 0) turns.shift()!();
+    await Promise.resolve();
+    expect(ran).toEqual(['a sync', 'a done', 'b sync', 'c', 'd']);
+    expect(through).toBe(true);
+    expect(queue.pendingSlices).toBe(0);
+  });
+
+  it('without defer, a promise still holds the queue; the rest runs when it settles', async () => {
+    const ran: string[] = [];
+    const queue = new SlicedWorkQueue(undefined, (error) => { throw error; });
+    let finish!: () => void;
+    queue.enqueue([() => new Promise<void>((resolve) => { finish = resolve; }), () => { ran.push('after'); }]);
+    expect(ran).toEqual([]);
+    finish();
+    await queue.whenIdle();
+    expect(ran).toEqual(['after']);
+  });
 });
