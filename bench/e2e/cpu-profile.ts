@@ -57,39 +57,46 @@ function frameName(node: ProfileNode): string {
 
 /** Summarizes a profile file; `inclusive` names functions (substring of file:function) whose inclusive time to report. */
 export function summarizeCpuProfile(file: string, inclusive: readonly string[] = [], top = 25): ProfileSummary {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const selfMicros = new Map<number, number>();
-  for (let i = 0; i < profile.samples.length; i++) {
-    const id = profile.samples[i]!;
-    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  }
+  return summarizeCpuProfiles([file], inclusive, top);
+}
+
+/** {@link summarizeCpuProfile} of several profiles taken together (e.g. one per measured turn). */
+export function summarizeCpuProfiles(files: readonly string[], inclusive: readonly string[] = [], top = 25): ProfileSummary {
   let busy = 0;
   let idle = 0;
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   const inclusiveTotals = new Map<string, number>(inclusive.map((name) => [name, 0]));
-  for (const [id, micros] of selfMicros) {
-    const node = byId.get(id)!;
-    if (node.callFrame.functionName === '(idle)') {
-      idle += micros;
-      continue;
+  for (const file of files) {
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parent = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    const selfMicros = new Map<number, number>();
+    for (let i = 0; i < profile.samples.length; i++) {
+      const id = profile.samples[i]!;
+      selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
     }
-    busy += micros;
-    const name = frameName(node);
-    byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
-    const fileName = node.callFrame.url === '' ? name : shortFile(node.callFrame.url);
-    byFile.set(fileName, (byFile.get(fileName) ?? 0) + micros);
-    // Inclusive: count this sample once for every wanted function on its stack.
-    const seen = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const frame = frameName(byId.get(at)!);
-      for (const wanted of inclusive) {
-        if (!seen.has(wanted) && frame.includes(wanted)) {
-          seen.add(wanted);
-          inclusiveTotals.set(wanted, inclusiveTotals.get(wanted)! + micros);
+    for (const [id, micros] of selfMicros) {
+      const node = byId.get(id)!;
+      if (node.callFrame.functionName === '(idle)') {
+        idle += micros;
+        continue;
+      }
+      busy += micros;
+      const name = frameName(node);
+      byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+      const fileName = node.callFrame.url === '' ? name : shortFile(node.callFrame.url);
+      byFile.set(fileName, (byFile.get(fileName) ?? 0) + micros);
+      // Inclusive: count this sample once for every wanted function on its stack.
+      const seen = new Set<string>();
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const frame = frameName(byId.get(at)!);
+        for (const wanted of inclusive) {
+          if (!seen.has(wanted) && frame.includes(wanted)) {
+            seen.add(wanted);
+            inclusiveTotals.set(wanted, inclusiveTotals.get(wanted)! + micros);
+          }
         }
       }
     }

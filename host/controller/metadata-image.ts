@@ -109,8 +109,17 @@ interface TopicState {
   snapshot: TopicImage | null;
 }
 
+/** The one empty frozen array every empty list of the image shares. */
+const EMPTY: readonly never[] = Object.freeze([]);
+
+/**
+ * `values` as a frozen array the image may keep: `values` itself when it is frozen already (no
+ * one can change it; the controller builds its records' lists frozen, so a partition's lists are
+ * shared by the latest state, the committed image and the record), else a frozen copy.
+ */
 function frozenArray<T>(values: readonly T[]): readonly T[] {
-  return Object.freeze([...values]);
+  if (values.length === 0) return EMPTY;
+  return Object.isFrozen(values) ? values : Object.freeze([...values]);
 }
 
 function configKey(type: number, name: string): string {

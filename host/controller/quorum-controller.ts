@@ -154,6 +154,14 @@ export class QuorumController implements MetadataLogListener {
   private failure: string | null = null;
   /** Set when the bootstrap records could not be appended on becoming active. */
   private bootstrapFailure: ApiError | null = null;
+  /**
+   * The records of the batches this controller appended, keyed by the encoded values array it
+   * handed the log: a log that commits that same array (the embedded single-node log, inside the
+   * append) lets {@link handleCommit} replay the records instead of decoding what was just encoded.
+   * An entry is dropped once its batch is committed; a log that hands back other arrays (Raft,
+   * which reads the batch back) is decoded as any other leader's.
+   */
+  private readonly ownBatches = new WeakMap<readonly Uint8Array[], readonly MetadataRecord[]>();
   /** Injected time: broker sessions. */
   readonly clock: Clock & Partial<Pick<Time, 'monotonicMs'>>;
   /** When each broker was last heard from (active controller only; rebuilt on becoming active). */
@@ -453,10 +461,13 @@ export class QuorumController implements MetadataLogListener {
     // Records handed before (a log replaying from its start, a batch delivered again) are skipped.
     const alreadyApplied = Math.max(0, this.lastCommitted + 1 - batch.baseOffset);
     const changes = new BatchChanges();
-    batch.records.forEach((value, index) => {
-      if (index < alreadyApplied) return;
+    // Our own batch: the records it was encoded from (decoding them gives the same records).
+    const own = this.ownBatches.get(batch.records);
+    this.ownBatches.delete(batch.records);
+    const values = batch.records;
+    for (let index = alreadyApplied; index < values.length; index++) {
       try {
-        const record = decodeMetadataRecord(value);
+        const record = own !== undefined && own.length === values.length ? own[index]! : decodeMetadataRecord(values[index]!);
         changes.note(record, this.committed);
         this.committed.replay(record);
       } catch (error) {
@@ -465,7 +476,7 @@ export class QuorumController implements MetadataLogListener {
         }
         throw error;
       }
-    });
+    }
     this.lastCommitted = batch.lastOffset;
     this.bytesSinceSnapshot += batch.records.reduce((sum, value) => sum + value.length, 0);
     this.maybeSnapshot();
@@ -546,6 +557,7 @@ export class QuorumController implements MetadataLogListener {
     if (this.failure !== null) return fail(ErrorCode.KAFKA_STORAGE_ERROR, this.failure);
     const values = records.map(encodeMetadataRecord);
     for (const record of records) this.replay(record);
+    this.ownBatches.set(values, records);
     let lastOffset: number;
     try {
       lastOffset = this.log.append(this.writeEpoch, values);

@@ -38,6 +38,10 @@ import { type RandomSource, ZERO_TOPIC_ID, randomTopicId } from './topic-id.js';
 import { CLUSTER_METADATA_TOPIC_NAME, topicCollisionKey, topicNameProblem } from './topic-name.js';
 
 
+/** The frozen empty lists new PartitionRecords share (typed as the record's mutable lists; never changed). */
+const NO_BROKERS = Object.freeze([]) as unknown as number[];
+const NO_DIRECTORIES = Object.freeze([]) as unknown as string[];
+
 /** One topic of CreateTopics (the CreatableTopic fields). */
 export interface CreateTopicRequest {
   readonly name: string;
@@ -438,13 +442,19 @@ export class ReplicationControlManager {
     return lists.map((l) => [...l]);
   }
 
-  /** A new partition: ISR = the unfenced replicas, leader = the first of them, epochs 0. */
+  /**
+   * A new partition: ISR = the unfenced replicas, leader = the first of them, epochs 0. Its lists
+   * are frozen, so the images replaying it keep them instead of copying (metadata-image.ts).
+   */
   private partitionRecord(topicId: string, partitionId: number, replicas: readonly number[]): MetadataRecord {
-    const isr = replicas.filter((id) => this.latest().broker(id)?.fenced === false);
+    const latest = this.latest();
+    const isr = replicas.filter((id) => latest.broker(id)?.fenced === false);
     assert(isr.length > 0, 'a new partition has an unfenced replica');
+    const frozenReplicas = Object.freeze([...replicas]);
     return metadataRecord('PartitionRecord', RECORD_VERSION.PartitionRecord, {
-      partitionId, topicId, replicas: [...replicas], isr, removingReplicas: [], addingReplicas: [],
-      leader: isr[0]!, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0, directories: [],
+      partitionId, topicId, replicas: frozenReplicas as number[], isr: (isr.length === replicas.length ? frozenReplicas : Object.freeze(isr)) as number[],
+      removingReplicas: NO_BROKERS, addingReplicas: NO_BROKERS,
+      leader: isr[0]!, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0, directories: NO_DIRECTORIES,
       eligibleLeaderReplicas: null, lastKnownElr: null,
     });
   }

@@ -157,6 +157,25 @@ describe('QuorumController answers when the metadata log commits', () => {
     expect((await pending)[0]!.errorCode).toBe(0);
   });
 
+  it('replays its own committed batches from the records it wrote: the same image as decoding them, lists shared', async () => {
+    const { controller, log } = await startController({ brokers: [1, 2, 3] });
+    await controller.fenceBroker(3, controller.image.broker(3)!.brokerEpoch);
+    const assignments = [0, 1, 2, 3, 4, 5].map((partitionIndex) => ({ partitionIndex, brokerIds: partitionIndex % 2 === 0 ? [3, 1, 2] : [2, 3, 1] }));
+    const [created] = await controller.createTopics([{ name: 'spread', numPartitions: -1, replicationFactor: -1, assignments, configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    expect(created!.errorCode).toBe(0);
+    await controller.createTopics([{ name: 'auto', numPartitions: 4, replicationFactor: 2, configs: [] }]);
+    await controller.createPartitions([{ name: 'auto', count: 9 }]);
+    const spread = controller.image.topic('spread')!;
+    // ISRs without the fenced broker 3 (its first replica), led by the next; an empty list is the image's one shared empty array.
+    expect(spread.partitions.map((p) => [p.replicas, p.isr, p.leader])).toEqual([0, 1, 2, 3, 4, 5].map((i) => (i % 2 === 0 ? [[3, 1, 2], [1, 2], 1] : [[2, 3, 1], [2, 1], 2])));
+    expect(controller.image.topic('auto')!.partitions).toHaveLength(9);
+    const partitions = [...spread.partitions, ...controller.image.topic('auto')!.partitions];
+    expect(new Set(partitions.flatMap((p) => [p.addingReplicas, p.removingReplicas])).size).toBe(1);
+    expect(partitions.every((p) => Object.isFrozen(p.replicas) && Object.isFrozen(p.isr))).toBe(true);
+    // A restart decodes every record: the same image.
+    expect(restartController(log).image.toJSON()).toEqual(controller.image.toJSON());
+  });
+
   it('asks for one producer id block however many callers wait for it', async () => {
     const { controller, log } = await heldController();
     const epoch = controller.image.broker(1)!.brokerEpoch;
