@@ -144,16 +144,39 @@ export class MetadataRecordError extends Error {
  * @throws RangeError for a version outside what we generate (a caller bug)
  */
 export function encodeMetadataRecord(record: MetadataRecord): Buffer {
+  const w = new Writer(64);
+  writeMetadataRecord(w, record);
+  return w.toBuffer();
+}
+
+/**
+ * The record values of `records` ({@link encodeMetadataRecord} of each), written one after the
+ * other into one buffer: each value is a view of it (one allocation for a whole operation instead
+ * of a buffer per record). @throws RangeError as encodeMetadataRecord
+ */
+export function encodeMetadataRecords(records: readonly MetadataRecord[]): Buffer[] {
+  const w = new Writer(64 * records.length);
+  const ends = new Array<number>(records.length);
+  for (let i = 0; i < records.length; i++) {
+    writeMetadataRecord(w, records[i]!);
+    ends[i] = w.length;
+  }
+  // Views are taken once writing is done: the writer's buffer is replaced whenever it grows.
+  const buffer = w.buf;
+  const values = new Array<Buffer>(records.length);
+  for (let i = 0, start = 0; i < records.length; start = ends[i]!, i++) values[i] = buffer.subarray(start, ends[i]!);
+  return values;
+}
+
+function writeMetadataRecord(w: Writer, record: MetadataRecord): void {
   const codec = CODECS[record.type] as Codec<unknown>;
   if (record.version < 0 || record.version > codec.maxVersion) {
     throw new RangeError(`${record.type} version ${record.version} is not supported (0-${codec.maxVersion})`);
   }
-  const w = new Writer(64);
   w.uvarint(METADATA_FRAME_VERSION);
   w.uvarint(MetadataRecordType[record.type]);
   w.uvarint(record.version);
   codec.encode(w, record.version, record.data);
-  return w.toBuffer();
 }
 
 /**

@@ -61,7 +61,7 @@ import {
 import type { ControllerLimitsConfig } from './controller-limits.js';
 import { BatchChanges, type MetadataListener } from './metadata-listener.js';
 import { type LeaderAndEpoch, type MetadataBatch, type MetadataLog, MetadataLogError, type MetadataLogListener } from './metadata-log.js';
-import { type MetadataRecord, MetadataRecordError, decodeMetadataRecord, encodeMetadataRecord, metadataRecord } from './metadata-records.js';
+import { type MetadataRecord, MetadataRecordError, decodeMetadataRecord, encodeMetadataRecord, encodeMetadataRecords, metadataRecord } from './metadata-records.js';
 import { imageRecords } from './metadata-snapshot.js';
 import { PendingWrites } from './pending-writes.js';
 import { ProducerIdControlManager, type ProducerIdBlockResult } from './producer-id-control-manager.js';
@@ -555,7 +555,7 @@ export class QuorumController implements MetadataLogListener {
   private append(records: readonly MetadataRecord[]): number | ApiError {
     assert(records.length > 0, 'a write has records');
     if (this.failure !== null) return fail(ErrorCode.KAFKA_STORAGE_ERROR, this.failure);
-    const values = records.map(encodeMetadataRecord);
+    const values = encodeMetadataRecords(records);
     for (const record of records) this.replay(record);
     this.ownBatches.set(values, records);
     let lastOffset: number;

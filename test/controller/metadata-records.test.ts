@@ -5,6 +5,7 @@ import {
   MetadataRecordError,
   decodeMetadataRecord,
   encodeMetadataRecord,
+  encodeMetadataRecords,
   metadataRecord,
 } from '../../host/controller/metadata-records.js';
 
@@ -15,6 +16,22 @@ function hex(bytes: Uint8Array): string {
 }
 
 describe('metadata record framing', () => {
+  it('encodes a list of records into one buffer, each value the bytes encodeMetadataRecord gives', () => {
+    const records = [
+      metadataRecord('TopicRecord', 0, { name: 'foo', topicId: TOPIC_ID }),
+      // Enough PartitionRecords to grow the shared buffer several times.
+      ...Array.from({ length: 300 }, (_, partitionId) => metadataRecord('PartitionRecord', 0, {
+        partitionId, topicId: TOPIC_ID, replicas: [1, 2, 3].slice(0, 1 + (partitionId % 3)), isr: [1], removingReplicas: [], addingReplicas: [],
+        leader: 1, leaderRecoveryState: 0, leaderEpoch: partitionId, partitionEpoch: 0, directories: [], eligibleLeaderReplicas: null, lastKnownElr: null,
+      })),
+      metadataRecord('ConfigRecord', 0, { resourceType: 2, resourceName: 'foo', name: 'retention.ms', value: '1'.repeat(500) }),
+    ];
+    const values = encodeMetadataRecords(records);
+    expect(values.map(hex)).toEqual(records.map((record) => hex(encodeMetadataRecord(record))));
+    expect(new Set(values.map((value) => value.buffer)).size).toBe(1);
+    expect(encodeMetadataRecords([])).toEqual([]);
+  });
+
   it('frames a TopicRecord as Kafka does: frame version 1, api key 2, version 0, then the flexible body', () => {
     const bytes = encodeMetadataRecord(metadataRecord('TopicRecord', 0, { name: 'foo', topicId: TOPIC_ID }));
     // 01 frame version | 02 api key | 00 version | 04 "foo" (compact string) | 16-byte uuid | 00 no tagged fields
