@@ -115,16 +115,19 @@ export interface ClusterMetadata {
   /**
    * Creates a topic (replicas placed on live brokers). Errors: TOPIC_ALREADY_EXISTS (36),
    * INVALID_REPLICATION_FACTOR (38), INVALID_PARTITIONS (37), KAFKA_STORAGE_ERROR (56).
-   * With `validateOnly` nothing changes.
+   * With `validateOnly` nothing changes. `applyWaitMs`: how long the answer may wait, once the
+   * change is committed, for this broker to apply it to its storage (the request's timeoutMs;
+   * absent: until applied); past it the answer is NONE all the same (the topic exists; its
+   * partitions become usable here shortly, as in Kafka's KRaft mode, which never waits).
    */
-  createTopic(spec: CreateTopicSpec, validateOnly: boolean): Promise<MetadataResult>;
+  createTopic(spec: CreateTopicSpec, validateOnly: boolean, applyWaitMs?: number): Promise<MetadataResult>;
   /** Deletes a topic and its data. Errors: UNKNOWN_TOPIC_OR_PARTITION (3). */
   deleteTopic(name: string): Promise<MetadataResult>;
   /**
    * Grows a topic to `totalCount` partitions. Errors: UNKNOWN_TOPIC_OR_PARTITION (3),
-   * INVALID_PARTITIONS (37) when not larger than now.
+   * INVALID_PARTITIONS (37) when not larger than now. `applyWaitMs` as for {@link createTopic}.
    */
-  createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult>;
+  createPartitions(name: string, totalCount: number, validateOnly: boolean, applyWaitMs?: number): Promise<MetadataResult>;
   /**
    * Replaces a topic's config overrides with `overrides` (legacy AlterConfigs semantics: what is
    * not given returns to the default). Errors: UNKNOWN_TOPIC_OR_PARTITION (3).

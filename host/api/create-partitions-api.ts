@@ -89,7 +89,7 @@ export const createPartitionsApi = defineApi<CreatePartitionsRequest, CreatePart
         fail(refused.errorCode, refused.errorMessage);
         continue;
       }
-      const result = await broker.metadata.createPartitions(topic.name, topic.count, request.validateOnly);
+      const result = await broker.metadata.createPartitions(topic.name, topic.count, request.validateOnly, request.timeoutMs);
       results.push({ name: topic.name, errorCode: result.errorCode, errorMessage: result.errorMessage });
     }
     return { throttleTimeMs: await throttleAnswer(broker.controllerMutationQuota, quota), results };

@@ -82,7 +82,7 @@ export const createTopicsApi = defineApi<CreateTopicsRequest, CreateTopicsRespon
         results.push({ name: topic.name, errorCode: refused.errorCode, errorMessage: refused.errorMessage });
         continue;
       }
-      const result = await broker.metadata.createTopic(checked, validateOnly);
+      const result = await broker.metadata.createTopic(checked, validateOnly, request.timeoutMs);
       results.push({ name: topic.name, errorCode: result.errorCode, errorMessage: result.errorMessage });
     }
     return { throttleTimeMs: await throttleAnswer(broker.controllerMutationQuota, quota), topics: results };

@@ -273,10 +273,11 @@ export class BrokerMetadataPublisher implements MetadataListener {
     const slices = withLast(runs.map((run) => () => apply(run)), last)
       .map((slice, i) => this.timed({ op, topic, partitions: runs[i]?.length ?? 0 }, slice));
     this.work.enqueue(slices.map((slice, i) => {
-      const run = runs[i];
-      if (prepare === null || run === undefined) return slice;
+      if (prepare === null || runs[i] === undefined) return slice;
+      // The directories of the next PREPARE_AHEAD_RUNS runs are made in one trip to the thread
+      // pool (in parallel there): most runs then find theirs made and apply in the next turn.
       return () => {
-        const ready = prepare(run);
+        const ready = prepare(runs.slice(i, i + PREPARE_AHEAD_RUNS).flat());
         return ready === null ? slice() : ready.then(async () => {
           if (!this.logManager.isShutDown) await slice();
         });
@@ -459,6 +460,9 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** `slices` with `last` run at the end of the last one (a change of one slice stays one slice). */
+/** Runs of metadata.apply.max.partitions.per.turn whose directories one thread-pool trip makes ahead. */
+const PREPARE_AHEAD_RUNS = 8;
+
 function withLast(slices: WorkSlice[], last: () => void): WorkSlice[] {
   const final = slices.pop();
   slices.push(final === undefined ? last : () => {

@@ -93,7 +93,7 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     return [...this.cache.topics()];
   }
 
-  async createTopic(spec: CreateTopicSpec, validateOnly: boolean): Promise<MetadataResult> {
+  async createTopic(spec: CreateTopicSpec, validateOnly: boolean, applyWaitMs?: number): Promise<MetadataResult> {
     const [result] = await this.controller.createTopics([{
       name: spec.name,
       numPartitions: spec.numPartitions,
@@ -101,7 +101,7 @@ export class ControllerClusterMetadata implements ClusterMetadata {
       ...(spec.assignments === undefined ? {} : { assignments: spec.assignments }),
       configs: Object.entries(spec.configs).map(([name, value]) => ({ name, value })),
     }], { validateOnly });
-    await this.appliedIfCommitted(result!, validateOnly);
+    await this.appliedIfCommitted(result!, validateOnly, applyWaitMs);
     return this.orForwarded(result!, (forwarder) => forwarder.createTopic(spec, validateOnly));
   }
 
@@ -110,9 +110,9 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     return this.orForwarded(result!, (forwarder) => forwarder.deleteTopic(name));
   }
 
-  async createPartitions(name: string, totalCount: number, validateOnly: boolean): Promise<MetadataResult> {
+  async createPartitions(name: string, totalCount: number, validateOnly: boolean, applyWaitMs?: number): Promise<MetadataResult> {
     const [result] = await this.controller.createPartitions([{ name, count: totalCount }], { validateOnly });
-    await this.appliedIfCommitted(result!, validateOnly);
+    await this.appliedIfCommitted(result!, validateOnly, applyWaitMs);
     return this.orForwarded(result!, (forwarder) => forwarder.createPartitions(name, totalCount, validateOnly));
   }
 
@@ -163,9 +163,19 @@ export class ControllerClusterMetadata implements ClusterMetadata {
    * Waits for this broker's storage to catch up with a change the local controller committed (its
    * records are in the cache and queued for the publisher by now); nothing to wait for otherwise.
    */
-  private async appliedIfCommitted(result: { errorCode: number }, validateOnly: boolean): Promise<void> {
+  private async appliedIfCommitted(result: { errorCode: number }, validateOnly: boolean, waitMs: number | undefined): Promise<void> {
     if (validateOnly || result.errorCode !== ErrorCode.NONE) return;
-    await this.whenApplied();
+    const applied = this.whenApplied();
+    if (waitMs === undefined) return applied;
+    // At most the request's timeoutMs (0: not at all): a topic of thousands of partitions is
+    // applied over that many turns, and the client asked to hear back within its timeout.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, waitMs));
+      timer.unref?.();
+    });
+    await Promise.race([applied, timedOut]);
+    clearTimeout(timer);
   }
 
   /** The local controller's answer, or the active controller's when the local one is not active. */

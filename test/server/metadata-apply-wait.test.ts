@@ -69,6 +69,20 @@ describe('CreateTopics / CreatePartitions through the local controller answer on
     expect(leaders('fifty')).toBe(80);
   });
 
+  it('waits at most the request\'s timeoutMs (0: not at all), then answers NONE: the topic exists and is applied shortly', async () => {
+    const { metadata, leaders, publisher } = await sliceByOne();
+    const created = await metadata.createTopic({ name: 'hurried', numPartitions: 40, replicationFactor: 1, configs: {} }, false, 0);
+    expect(created.errorCode).toBe(ErrorCode.NONE);
+    expect(leaders('hurried')).toBeLessThan(40);
+    await publisher.whenApplied();
+    expect(leaders('hurried')).toBe(40);
+    const grown = await metadata.createPartitions('hurried', 400, false, 1);
+    expect(grown.errorCode).toBe(ErrorCode.NONE);
+    expect(leaders('hurried')).toBeLessThan(400);
+    await publisher.whenApplied();
+    expect(leaders('hurried')).toBe(400);
+  });
+
   it('does not wait for a validateOnly or refused change, nor for changes published after the commit', async () => {
     const { metadata, leaders, controller, publisher } = await sliceByOne();
     expect((await metadata.createTopic({ name: 'big', numPartitions: 40, replicationFactor: 1, configs: {} }, true)).errorCode).toBe(ErrorCode.NONE);
