@@ -23,7 +23,7 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'max.connections.per.ip', type: 'INT', defaultValue: '1000', min: 1,
     doc: 'Open client connections from one IP address; further ones from it are closed as soon as they are accepted (Tributary default 1000; Kafka 2147483647).' },
   { name: 'socket.partial.request.timeout.ms', type: 'INT', defaultValue: '30000', min: 0,
-    doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection (slow senders cannot hold request memory); 0 disables.' },
+    doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection, time spent waiting for queued.max.request.bytes included (slow senders can neither hold request memory nor take it in turns); 0 disables.' },
   { name: 'metadata.apply.max.partitions.per.turn', type: 'INT', defaultValue: '8', min: 1,
     doc: 'Tributary-only: the most partitions of one committed metadata change (a topic created or deleted, partitions added or reassigned) the broker applies to its storage (directories, logs, leadership) in one event-loop turn; a larger change is applied in slices of this many, between which other clients are served; until its slice ran a new partition answers NOT_LEADER_OR_FOLLOWER (retriable), and CreateTopics / CreatePartitions answered by the broker whose controller committed them wait for the last slice (Tributary default 8).' },
   { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,

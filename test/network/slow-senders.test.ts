@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import type { TimerHandle } from '../../host/io/environment.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestMemoryPool } from '../../host/network/request-memory-pool.js';
 import { SocketServer, type RequestHandler } from '../../host/network/socket-server.js';
@@ -137,6 +138,42 @@ describe('Slow senders cannot hold the broker\'s request memory (issue 15)', () 
     }
     await waitFor('the well-behaved answer', () => (wellBehaved.answers === 1 ? true : undefined));
     expect(wellBehaved.closed).toBe(false);
+  });
+
+  it('counts the time a frame waits for queued.max.request.bytes: slow senders queued behind one holding the pool time out together, not in turns', async () => {
+    // A clock whose timers fire only when the test says so.
+    const timers = new Map<number, () => void>();
+    let nextTimer = 1;
+    const time = {
+      setTimeout: (task: () => void): TimerHandle => {
+        const id = nextTimer++;
+        timers.set(id, task);
+        return id as unknown as TimerHandle;
+      },
+      clearTimeout: (handle: TimerHandle): void => {
+        timers.delete(handle as unknown as number);
+      },
+    };
+    const pool = new RequestMemoryPool(1_000);
+    const server = await start({ resources: { ...defaultConnectionResources(), requestMemory: pool }, partialRequestTimeoutMs: 400, time });
+    const holder = await open(server);
+    holder.write(halfSent(900, 10));
+    await waitFor('the first slow sender to hold memory', () => (pool.usedBytes >= 900 ? true : undefined));
+    const waiters = await Promise.all([1, 2, 3].map(() => open(server)));
+    for (const waiter of waiters) waiter.write(halfSent(900, 10));
+    await waitFor('three slow senders waiting for memory', () => (pool.waitingCount === 3 ? true : undefined));
+    // Each waiter's frame has begun: its timer runs while it waits (before, only the holder's ran,
+    // and each waiter got the pool for a whole timeout of its own once its turn came).
+    expect(timers.size).toBe(4);
+    for (const task of [...timers.values()]) task();
+    await Promise.all([holder.closedPromise, ...waiters.map((waiter) => waiter.closedPromise)]);
+    expect(pool.usedBytes).toBe(0);
+    expect(pool.waitingCount).toBe(0);
+    const wellBehaved = await open(server);
+    const request = frame(1, 'x'.repeat(196));
+    wellBehaved.write(request.subarray(0, 14));
+    wellBehaved.write(request.subarray(14));
+    await waitFor('the well-behaved answer', () => (wellBehaved.answers === 1 ? true : undefined));
   });
 
   it('gives back every byte of queued.max.request.bytes and every max.connections.per.ip place when connections die mid-frame', async () => {
