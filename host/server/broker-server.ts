@@ -434,6 +434,7 @@ export class BrokerServer {
       brokerId: config.nodeId,
       brokerEpoch: () => this.brokerEpoch,
       whenApplied: () => this.publisher?.whenApplied() ?? Promise.resolve(),
+      time: environment.time,
       ...(this.forwarder === null ? {} : { forwarder: this.forwarder }),
     });
     const alterPartitions = this.createAlterPartitionManager(controller);

@@ -18,6 +18,7 @@
  * NOT_LEADER_OR_FOLLOWER from this very broker for a few turns. The wait is bounded by the slices
  * queued when the change committed (a FIFO barrier: later changes do not extend it).
  */
+import type { Time, TimerHandle } from '../io/environment.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ProducerIdManager } from '../controller/producer-id-manager.js';
 import type { QuorumController } from '../controller/quorum-controller.js';
@@ -43,6 +44,8 @@ export interface ControllerClusterMetadataOptions {
    * (BrokerMetadataPublisher.whenApplied); absent: answers once committed.
    */
   whenApplied?: () => Promise<void>;
+  /** The clock bounding that wait (a request's timeoutMs); absent: the wait is not bounded. */
+  time?: Pick<Time, 'setTimeout' | 'clearTimeout'>;
 }
 
 /** The handlers' ClusterMetadata: reads from the cache, writes through the controller. */
@@ -52,10 +55,12 @@ export class ControllerClusterMetadata implements ClusterMetadata {
   private readonly producerIds: ProducerIdManager;
   private readonly forwarder: ControllerForwarder | null;
   private readonly whenApplied: () => Promise<void>;
+  private readonly time: Pick<Time, 'setTimeout' | 'clearTimeout'> | null;
 
   constructor(options: ControllerClusterMetadataOptions) {
     this.controller = options.controller;
     this.whenApplied = options.whenApplied ?? (() => Promise.resolve());
+    this.time = options.time ?? null;
     this.cache = options.cache;
     this.forwarder = options.forwarder ?? null;
     this.producerIds = new ProducerIdManager(async () => {
@@ -169,13 +174,14 @@ export class ControllerClusterMetadata implements ClusterMetadata {
     if (waitMs === undefined) return applied;
     // At most the request's timeoutMs (0: not at all): a topic of thousands of partitions is
     // applied over that many turns, and the client asked to hear back within its timeout.
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const time = this.time;
+    if (time === null) return applied;
+    let timer: TimerHandle | undefined;
     const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, waitMs));
-      timer.unref?.();
+      timer = time.setTimeout(resolve, Math.max(0, waitMs));
     });
     await Promise.race([applied, timedOut]);
-    clearTimeout(timer);
+    if (timer !== undefined) time.clearTimeout(timer);
   }
 
   /** The local controller's answer, or the active controller's when the local one is not active. */

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { SystemTime } from '../../host/io/time.js';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ async function sliceByOne() {
   publisher.start(controller.image, controller.nodeId);
   controller.addListener(publisher);
   publisher.applyAllTopics();
-  const metadata = new ControllerClusterMetadata({ controller, cache, brokerId: 1, brokerEpoch: () => 0, whenApplied: () => publisher.whenApplied() });
+  const metadata = new ControllerClusterMetadata({ controller, cache, brokerId: 1, brokerEpoch: () => 0, whenApplied: () => publisher.whenApplied(), time: new SystemTime() });
   const leaders = (topic: string): number => (cache.topic(topic)?.partitions ?? [])
     .filter((partition) => replicaManager.getPartition(topic, partition.partition)?.isLeader === true).length;
   return { controller, publisher, metadata, leaders, timed };
