@@ -11,10 +11,14 @@
  *   limit and the config in the message.
  * - `max.partitions` (the name KIP-578 proposed; Kafka itself has no such limit): the most
  *   partitions the cluster may hold; a topic or a growth that would pass it answers
- *   INVALID_PARTITIONS (37).
+ *   INVALID_PARTITIONS (37). The internal topics (`__consumer_offsets`, `__transaction_state`,
+ *   bounded by their own configs) are exempt: a cluster filled to the limit by user topics (one
+ *   Metadata request auto-creating thousands, found by a trial) must still form consumer groups
+ *   and run transactions.
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { type ApiError, fail } from './controller-result.js';
+import { INTERNAL_TOPIC_NAMES } from './topic-name.js';
 
 /** Kafka's QuorumController.MAX_RECORDS_PER_USER_OP (= MAX_RECORDS_PER_BATCH). */
 export const DEFAULT_MAX_RECORDS_PER_USER_OP = 10_000;
@@ -55,10 +59,10 @@ export class ControllerLimits {
 
   /**
    * INVALID_PARTITIONS (37) when adding `adding` partitions to a cluster holding `current` would
-   * pass max.partitions (null when within it).
+   * pass max.partitions (null when within it, or for an internal topic).
    */
   checkClusterPartitions(topic: string, current: number, adding: number): ApiError | null {
-    if (current + adding <= this.maxPartitions) return null;
+    if (current + adding <= this.maxPartitions || INTERNAL_TOPIC_NAMES.has(topic)) return null;
     return fail(ErrorCode.INVALID_PARTITIONS,
       `Adding ${adding} partition(s) to topic '${topic}' would bring the cluster to ${current + adding} partitions, ` +
       `more than max.partitions (${this.maxPartitions}).`);

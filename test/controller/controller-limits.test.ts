@@ -60,4 +60,14 @@ describe('Controller limits on one operation (Kafka MAX_RECORDS_PER_USER_OP) and
     expect(fits!.errorCode).toBe(ErrorCode.NONE);
     expect(controller.image.totalPartitionCount).toBe(10);
   });
+
+  it('leaves room for the internal topics: __consumer_offsets and __transaction_state are created in a cluster full of user topics', async () => {
+    const { controller } = await startController({ config: { maxPartitions: 10 } });
+    expect((await controller.createTopics([topic('full', 10)]))[0]!.errorCode).toBe(ErrorCode.NONE);
+    const [offsets, transactions, more] = await controller.createTopics([topic('__consumer_offsets', 50), topic('__transaction_state', 50), topic('more', 1)]);
+    expect(offsets!.errorCode).toBe(ErrorCode.NONE);
+    expect(transactions!.errorCode).toBe(ErrorCode.NONE);
+    expect(more!.errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
+    expect(controller.image.totalPartitionCount).toBe(110);
+  });
 });
