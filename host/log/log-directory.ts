@@ -54,7 +54,7 @@ export class LogDirectory {
 
   /** An fsync of this directory just completed (for another reason): every entry noted so far is durable. */
   noteEntriesSynced(): void {
-    this.durableEntries = this.createdEntries;
+    this.noteEntriesSyncedUpTo(this.createdEntries);
   }
 
   /** The ticket of the last entry noted: an fsync begun now covers the entries up to it. */

@@ -409,7 +409,11 @@ export class LogManager {
    */
   private finishDeletion(moves: readonly LogMove[], syncDirectory: (state: DirectoryState) => void): void {
     const renamed = new Map<DirectoryState, LogMove[]>();
-    for (const move of moves) if (!move.failed) renamed.set(move.state, [...(renamed.get(move.state) ?? []), move]);
+    for (const move of moves) {
+      if (move.failed) continue;
+      if (!renamed.has(move.state)) renamed.set(move.state, []);
+      renamed.get(move.state)!.push(move);
+    }
     const checkpointNow: DirectoryState[] = [];
     for (const [state, done] of renamed) {
       if (state.directory.isOffline) continue;
