@@ -5,7 +5,7 @@ import { ApiRegistry } from '../../host/api/api-registry.js';
 import { createApiVersionsApi } from '../../host/api/api-versions-api.js';
 import type { BrokerServices } from '../../host/api/broker-services.js';
 import { RequestDispatcher } from '../../host/api/request-dispatcher.js';
-import type { ConnectionContext, ResponseBytes } from '../../host/network/network-types.js';
+import type { ResponseBytes } from '../../host/network/network-types.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
@@ -21,17 +21,7 @@ import { decodeListGroupsRequest, encodeListGroupsResponse, type ListGroupsRespo
 import { encodeRequestHeader } from '../../host/protocol/headers.js';
 import { Reader } from '../../host/protocol/reader.js';
 import { Writer } from '../../host/protocol/writer.js';
-
-function fakeConnection(): ConnectionContext & { closedWith: string | null } {
-  const connection = {
-    id: 1, peer: '127.0.0.1:5555', listenerName: 'PLAINTEXT', closed: false, closedWith: null as string | null,
-    close(reason: string) {
-      connection.closedWith = reason;
-      connection.closed = true;
-    },
-  };
-  return connection;
-}
+import { fakeConnection } from '../helpers/fake-connection.js';
 
 function heartbeatFrame(version: number, correlationId: number, body?: Buffer): Buffer {
   const w = new Writer();

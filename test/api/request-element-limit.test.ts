@@ -3,7 +3,7 @@ import { defineApi } from '../../host/api/api-definition.js';
 import { ApiRegistry } from '../../host/api/api-registry.js';
 import type { BrokerServices } from '../../host/api/broker-services.js';
 import { RequestDispatcher } from '../../host/api/request-dispatcher.js';
-import type { ConnectionContext, ResponseBytes } from '../../host/network/network-types.js';
+import type { ResponseBytes } from '../../host/network/network-types.js';
 import { createLogger } from '../../host/observability/logger.js';
 import { ApiKey } from '../../host/protocol/generated/api-keys.js';
 import {
@@ -25,17 +25,7 @@ import {
 import { encodeRequestHeader } from '../../host/protocol/headers.js';
 import { Reader } from '../../host/protocol/reader.js';
 import { Writer } from '../../host/protocol/writer.js';
-
-function fakeConnection(): ConnectionContext & { closedWith: string | null } {
-  const connection = {
-    id: 1, peer: '127.0.0.1:5555', listenerName: 'PLAINTEXT', closed: false, closedWith: null as string | null,
-    close(reason: string) {
-      connection.closedWith = reason;
-      connection.closed = true;
-    },
-  };
-  return connection;
-}
+import { fakeConnection } from '../helpers/fake-connection.js';
 
 function frame<T>(apiKey: number, apiVersion: number, encode: (w: Writer, version: number, m: T) => void, message: T): Buffer {
   const w = new Writer(1024);
