@@ -310,40 +310,10 @@ export class MessageEmitter {
         else this.line(`  } else $${f.name} = ${this.defaultExpr(f)};`);
       }
     }
-    if (flex !== null) {
-      const indent = flex === '' ? '  ' : '    ';
-      if (flex !== '') this.line(`  if (${flex}) {`);
-      if (tagged.length === 0) {
-        this.line(`${indent}r.skipTaggedFields();`);
-      } else {
-        this.line(`${indent}const tagCount = r.uvarint();`);
-        this.line(`${indent}for (let t = 0; t < tagCount && r.error === null; t++) {`);
-        this.line(`${indent}  const tag = r.uvarint();`);
-        this.line(`${indent}  const size = r.uvarint();`);
-        this.line(`${indent}  const end = r.offset + size;`);
-        this.line(`${indent}  switch (tag) {`);
-        for (const f of [...tagged].sort((a, b) => a.tag! - b.tag!)) {
-          const c = this.cond(f.taggedVersions, s.versions)!;
-          const within = intersect(f.taggedVersions, s.versions);
-          this.line(`${indent}    case ${f.tag}:`);
-          if (c === '') {
-            this.emitReadInto(f, `$${f.name}`, `${indent}      `, within);
-            this.line(`${indent}      if (r.offset !== end) r.fail('${s.name}.${f.name}: tagged field size mismatch');`);
-          } else {
-            this.line(`${indent}      if (${c}) {`);
-            this.emitReadInto(f, `$${f.name}`, `${indent}        `, within);
-            this.line(`${indent}        if (r.offset !== end) r.fail('${s.name}.${f.name}: tagged field size mismatch');`);
-            this.line(`${indent}      } else r.skip(size);`);
-          }
-          this.line(`${indent}      break;`);
-        }
-        this.line(`${indent}    default:`);
-        this.line(`${indent}      r.skip(size);`);
-        this.line(`${indent}  }`);
-        this.line(`${indent}}`);
-      }
-      if (flex !== '') this.line(`  }`);
-    }
+    this.emitTaggedFields(s, tagged, flex, (f, indent, within) => {
+      this.emitReadInto(f, `$${f.name}`, indent, within);
+      this.line(`${indent}if (r.offset !== end) r.fail('${s.name}.${f.name}: tagged field size mismatch');`);
+    }, true);
     this.line(`  return {`);
     for (const f of s.fields) this.line(`    ${f.name}: $${f.name},`);
     this.line(`  };`);
@@ -432,39 +402,51 @@ export class MessageEmitter {
     }
     flushRun();
     const flex = this.structFlexCond(s);
-    if (flex !== null) {
-      const indent = flex === '' ? '  ' : '    ';
-      if (flex !== '') this.line(`  if (${flex}) {`);
-      if (tagged.length === 0) {
-        this.line(`${indent}r.skipTaggedFields();`);
-      } else {
-        this.line(`${indent}const tagCount = r.uvarint();`);
-        this.line(`${indent}for (let t = 0; t < tagCount && r.error === null; t++) {`);
-        this.line(`${indent}  const tag = r.uvarint();`);
-        this.line(`${indent}  const size = r.uvarint();`);
-        this.line(`${indent}  switch (tag) {`);
-        for (const f of [...tagged].sort((a, b) => a.tag! - b.tag!)) {
-          const c = this.cond(f.taggedVersions, s.versions)!;
-          const within = intersect(f.taggedVersions, s.versions);
-          this.line(`${indent}    case ${f.tag}:`);
-          if (c === '') {
-            this.emitSkipField(f, `${indent}      `, within);
-          } else {
-            this.line(`${indent}      if (${c}) {`);
-            this.emitSkipField(f, `${indent}        `, within);
-            this.line(`${indent}      } else r.skip(size);`);
-          }
-          this.line(`${indent}      break;`);
-        }
-        this.line(`${indent}    default:`);
-        this.line(`${indent}      r.skip(size);`);
-        this.line(`${indent}  }`);
-        this.line(`${indent}}`);
-      }
-      if (flex !== '') this.line(`  }`);
-    }
+    this.emitTaggedFields(s, tagged, flex, (f, indent, within) => this.emitSkipField(f, indent, within), false);
     this.line(`}`);
     this.line();
+  }
+
+  /**
+   * The tagged-field section of a flexible struct (`flex`: its condition, '' when always
+   * flexible, null when never): known tags handled by `emitCase` (at the indent given, `end`
+   * in scope when `withEnd`), unknown tags and tags outside their versions skipped.
+   */
+  private emitTaggedFields(
+    s: StructModel, tagged: readonly FieldModel[], flex: string | null,
+    emitCase: (f: FieldModel, indent: string, within: VersionRange) => void, withEnd: boolean,
+  ): void {
+    if (flex === null) return;
+    const indent = flex === '' ? '  ' : '    ';
+    if (flex !== '') this.line(`  if (${flex}) {`);
+    if (tagged.length === 0) {
+      this.line(`${indent}r.skipTaggedFields();`);
+    } else {
+      this.line(`${indent}const tagCount = r.uvarint();`);
+      this.line(`${indent}for (let t = 0; t < tagCount && r.error === null; t++) {`);
+      this.line(`${indent}  const tag = r.uvarint();`);
+      this.line(`${indent}  const size = r.uvarint();`);
+      if (withEnd) this.line(`${indent}  const end = r.offset + size;`);
+      this.line(`${indent}  switch (tag) {`);
+      for (const f of [...tagged].sort((a, b) => a.tag! - b.tag!)) {
+        const c = this.cond(f.taggedVersions, s.versions)!;
+        const within = intersect(f.taggedVersions, s.versions);
+        this.line(`${indent}    case ${f.tag}:`);
+        if (c === '') {
+          emitCase(f, `${indent}      `, within);
+        } else {
+          this.line(`${indent}      if (${c}) {`);
+          emitCase(f, `${indent}        `, within);
+          this.line(`${indent}      } else r.skip(size);`);
+        }
+        this.line(`${indent}      break;`);
+      }
+      this.line(`${indent}    default:`);
+      this.line(`${indent}      r.skip(size);`);
+      this.line(`${indent}  }`);
+      this.line(`${indent}}`);
+    }
+    if (flex !== '') this.line(`  }`);
   }
 
   /** Emits statements skipping field `f` (counting the elements of its arrays). */
