@@ -113,7 +113,7 @@ export class LogManager {
   private shutDown = false;
   /** Removals of deleted partitions' directories running on the thread pool (NodeDisk). */
   private readonly removals = new Set<Promise<void>>();
-  /** Partition directories' entries as listed while loading (or [] for one just made empty), until taken or released. */
+  /** Each partition directory's entries as listed while loading, until taken or released. */
   private readonly startupListings = new Map<string, string[]>();
   /** Partition directories made empty on the thread pool ({@link prepareLogDirectories}), not yet taken by a new log: key → where. */
   private readonly preparedDirs = new Map<string, DirectoryState>();
@@ -245,17 +245,15 @@ export class LogManager {
   }
 
   private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync): void {
-    // Directories made by prepareLogDirectories: empty, nothing to stat or list (for the loader
-    // here, and for the producer state's snapshot listing, log-storage.ts).
-    const fresh = new Set<string>();
+    // Directories made by prepareLogDirectories: empty, nothing to stat or list.
+    const fresh = new Map<string, readonly string[]>();
     for (const [key, entry] of missing) {
       const prepared = this.preparedDirs.get(key);
       if (prepared === undefined) continue;
       this.preparedDirs.delete(key);
       if (prepared.directory.isOffline) continue;
       entry.state = prepared;
-      fresh.add(path.join(prepared.directory.path, key));
-      this.startupListings.set(path.join(prepared.directory.path, key), []);
+      fresh.set(path.join(prepared.directory.path, key), []);
     }
     const unplaced = [...missing].filter(([, entry]) => entry.state === undefined).map(([key]) => key);
     const chosen = this.chooseDirectories(unplaced);
@@ -277,6 +275,8 @@ export class LogManager {
         if (fresh.has(dir)) {
           parents.add(state);
           made.add(key);
+          // The producer state's snapshot listing (log-storage.ts) need not look either.
+          this.startupListings.set(dir, []);
         } else if (!disk.isDirectory(dir)) {
           disk.mkdir(dir);
           parents.add(state);
@@ -295,7 +295,7 @@ export class LogManager {
       }
     }
     // 2. The logs (segment files are made by their first append or flush).
-    withKnownListings(this.context, this.startupListings, () => this.openNewLogs(missing, directorySync, made, fail));
+    withKnownListings(this.context, fresh, () => this.openNewLogs(missing, directorySync, made, fail));
   }
 
   private openNewLogs(
@@ -494,8 +494,8 @@ export class LogManager {
   }
 
   /**
-   * The entries of a partition directory as listed when the log was loaded at start-up (or []
-   * for one prepareLogDirectories just made), once (the entry is forgotten), or undefined. Only the names of files loading does not create or
+   * The entries of a partition directory as listed when the log was loaded at start-up, once
+   * (the entry is forgotten), or undefined. Only the names of files loading does not create or
    * delete (e.g. producer-state `.snapshot` files) can be relied on; it spares a start-up with
    * thousands of partitions a second listing of each directory.
    */
