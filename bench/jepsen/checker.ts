@@ -7,7 +7,11 @@
  *   it knows were persisted only because later ones were acknowledged): checked for presence only;
  * - `offsetChanged`: acknowledged at offset o, but o now holds another value (or nothing) — an
  *   offset that changed meaning (a lost value usually counts here too);
- * - `duplicated`: values present at more than one offset (idempotence must prevent it);
+ * - `duplicated`: values present at more than one offset (idempotence must prevent it), except
+ * - `resent`: duplicates whose copies the stored batch headers show under different producer ids
+ *   or epochs (batch-provenance.ts): the client sent the value again after an epoch bump, which
+ *   Kafka's idempotence does not cover (librdkafka#4953) — reported, allowed. Without a
+ *   provenance every duplicate counts as `duplicated`;
  * - `reordered`: acknowledged writes of one partition whose offsets do not grow with the order the
  *   client wrote them (Kafka keeps per-partition order for an idempotent producer);
  * - `indeterminate` / `indeterminatePresent`: writes with an unknown outcome, and how many of them
@@ -24,6 +28,7 @@
  * reported, never a failure. The live consumer must see no changed offset, and no client may
  * report a fatal error.
  */
+import { type BatchProvenance, describeOrigin } from './batch-provenance.js';
 import { type ClientSpec, type History, parseValue, type ReadRecord } from './history.js';
 
 export interface ClientReport {
@@ -36,11 +41,15 @@ export interface ClientReport {
   readonly lost: number;
   readonly offsetChanged: number;
   readonly duplicated: number;
+  /** Duplicates the client itself re-sent under another producer id or epoch (allowed). */
+  readonly resent: number;
   readonly reordered: number;
   /** Client-side errors by message (count), most frequent first. */
   readonly errors: readonly [string, number][];
   /** Up to 10 examples of violations, human-readable. */
   readonly examples: readonly string[];
+  /** Up to 10 examples of re-sent duplicates, with each copy's batch header. */
+  readonly resentExamples: readonly string[];
 }
 
 export interface CheckReport {
@@ -64,8 +73,11 @@ export type ReadBack = ReadonlyMap<string, ReadonlyMap<number, readonly ReadReco
 
 const MAX_EXAMPLES = 10;
 
-/** Compares `history` with `readBack` (see the file header). */
-export function checkHistory(history: History, readBack: ReadBack): CheckReport {
+/**
+ * Compares `history` with `readBack` (see the file header). `provenance` tells the batch header
+ * behind a stored offset; without it no duplicate can count as re-sent.
+ */
+export function checkHistory(history: History, readBack: ReadBack, provenance?: BatchProvenance): CheckReport {
   // value → every (partition, offset) holding it, per topic; offset → value per topic-partition.
   const where = new Map<string, Map<string, { partition: number; offset: number }[]>>();
   const atOffset = new Map<string, Map<number, string>>();
@@ -99,7 +111,7 @@ export function checkHistory(history: History, readBack: ReadBack): CheckReport 
   const clients: ClientReport[] = [];
   const violations: string[] = [...unexpectedExamples];
   for (const spec of history.specs.values()) {
-    const report = checkClient(history, spec, where.get(spec.topic) ?? new Map(), atOffset);
+    const report = checkClient(history, spec, where.get(spec.topic) ?? new Map(), atOffset, provenance);
     clients.push(report);
     const strict = spec.acks === 'all';
     const failures: [string, number][] = strict
@@ -136,8 +148,10 @@ function checkClient(
   spec: ClientSpec,
   where: ReadonlyMap<string, { partition: number; offset: number }[]>,
   atOffset: ReadonlyMap<string, ReadonlyMap<number, string>>,
+  provenance: BatchProvenance | undefined,
 ): ClientReport {
   const examples: string[] = [];
+  const resentExamples: string[] = [];
   const example = (text: string): void => {
     if (examples.length < MAX_EXAMPLES) examples.push(text);
   };
@@ -174,10 +188,18 @@ function checkClient(
     lastAckedByPartition.set(write.partition, { seq: write.seq, offset: write.offset, value: write.value });
   }
   let duplicated = 0;
+  let resent = 0;
   for (const [value, places] of where) {
     if (places.length > 1 && parseValue(value)?.client === spec.client) {
-      duplicated++;
-      example(`${value} at ${places.map((p) => `${p.partition}@${p.offset}`).join(' and ')}`);
+      const origins = places.map((p) => provenance?.(spec.topic, p.partition, p.offset));
+      const described = places.map((p, i) => `${p.partition}@${p.offset}${provenance === undefined ? '' : ` [${describeOrigin(origins[i])}]`}`).join(' and ');
+      if (underDistinctProducerEpochs(origins)) {
+        resent++;
+        if (resentExamples.length < MAX_EXAMPLES) resentExamples.push(`${value} at ${described}`);
+      } else {
+        duplicated++;
+        example(`${value} at ${described}`);
+      }
     }
   }
   const indeterminate = history.indeterminate.get(spec.client) ?? new Set<string>();
@@ -186,17 +208,32 @@ function checkClient(
   const errors = [...(history.errors.get(spec.client) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
   return {
     spec, attempted: history.attempted.get(spec.client) ?? 0, acked, ackedWithoutOffset, indeterminate: indeterminate.size, indeterminatePresent,
-    lost, offsetChanged, duplicated, reordered, errors, examples,
+    lost, offsetChanged, duplicated, resent, reordered, errors, examples, resentExamples,
   };
+}
+
+/**
+ * True when every copy's batch is known, idempotent, and no two share a (producerId,
+ * producerEpoch): sequence numbers restart with each epoch, so only the client can have sent them.
+ */
+function underDistinctProducerEpochs(origins: readonly ({ producerId: number; producerEpoch: number } | undefined)[]): boolean {
+  const seen = new Set<string>();
+  for (const origin of origins) {
+    if (origin === undefined || origin.producerId < 0) return false;
+    const key = `${origin.producerId}/${origin.producerEpoch}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return true;
 }
 
 /** The report as text: one row per client, then the live consumer and the violations. */
 export function formatCheckReport(report: CheckReport): string {
   const lines: string[] = [];
-  const header = ['client', 'acks', 'idem', 'attempted', 'acked (no offset)', 'indeterminate (present)', 'lost', 'offset changed', 'dup', 'reordered'];
+  const header = ['client', 'acks', 'idem', 'attempted', 'acked (no offset)', 'indeterminate (present)', 'lost', 'offset changed', 'dup (re-sent)', 'reordered'];
   const rows = report.clients.map((c) => [
     c.spec.client, c.spec.acks, c.spec.idempotent ? 'yes' : 'no', String(c.attempted), `${c.acked} (${c.ackedWithoutOffset})`,
-    `${c.indeterminate} (${c.indeterminatePresent})`, String(c.lost), String(c.offsetChanged), String(c.duplicated), String(c.reordered),
+    `${c.indeterminate} (${c.indeterminatePresent})`, String(c.lost), String(c.offsetChanged), `${c.duplicated} (${c.resent})`, String(c.reordered),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const format = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
@@ -206,6 +243,7 @@ export function formatCheckReport(report: CheckReport): string {
   for (const c of report.clients) {
     if (c.errors.length > 0) lines.push(`${c.spec.client} errors: ${c.errors.slice(0, 4).map(([message, count]) => `${count}× ${message}`).join('; ')}`);
     if (c.spec.acks === '1' && c.examples.length > 0) lines.push(...c.examples.slice(0, 3).map((e) => `  ${c.spec.client} (acks=1, allowed): ${e}`));
+    lines.push(...c.resentExamples.slice(0, 3).map((e) => `  ${c.spec.client} (re-sent by the client under a new producer epoch, allowed): ${e}`));
   }
   lines.push(`fatal client errors: ${report.fatalErrors.length}`);
   lines.push(report.violations.length === 0 ? 'VERDICT: pass (0 acknowledged acks=all writes lost, changed, reordered or duplicated; no fatal client error)' : `VERDICT: FAIL\n${report.violations.join('\n')}`);

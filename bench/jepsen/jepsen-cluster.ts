@@ -66,6 +66,11 @@ export class JepsenCluster {
     private readonly links: ReadonlyMap<string, LinkProxy>,
   ) {}
 
+  /** The `log.dirs` of node `id`. */
+  logDir(id: number): string {
+    return nodeLogDir(this.workDir, id);
+  }
+
   /** Starts every node and waits until each answers Metadata. @throws Error with the failing node's log tail */
   static async start(options: JepsenClusterOptions): Promise<JepsenCluster> {
     const count = options.nodes ?? 3;
@@ -114,7 +119,7 @@ export class JepsenCluster {
         ...ids.map((from) => `FROM${from}://${HOST}:${own.from.get(from)!}`)];
       const advertised = [`PLAINTEXT://${HOST}:${clientProxies.get(id)!.port}`,
         ...ids.map((from) => `FROM${from}://${HOST}:${from === id ? own.from.get(from)! : links.get(`replication:${from}->${id}`)!.port}`)];
-      const dataDir = path.join(workDir, `node-${id}`);
+      const dataDir = nodeLogDir(workDir, id);
       mkdirSync(dataDir, { recursive: true });
       return new NodeProcess(id, {
         cliPath: options.cliPath,
@@ -200,4 +205,8 @@ export class JepsenCluster {
     if (link === undefined) throw new Error(`no ${kind} link ${from} -> ${to}`);
     return link;
   }
+}
+
+function nodeLogDir(workDir: string, id: number): string {
+  return path.join(workDir, `node-${id}`);
 }

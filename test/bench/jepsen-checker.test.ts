@@ -2,12 +2,18 @@
  * The Jepsen-style checker's own logic (bench/jepsen/), without processes: the fault schedule is
  * a function of the seed, and the checker finds each kind of violation it claims to find (lost,
  * offset changed, duplicated, reordered, unexpected, a live read that changed, a fatal client
- * error) while it passes a clean history and lets acks=1 writers lose writes.
+ * error) while it passes a clean history and lets acks=1 writers lose writes; a duplicate the
+ * stored batch headers show the client re-sent under a new producer epoch is reported, not failed.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkHistory, type ReadBack } from '../../bench/jepsen/checker.js';
+import { type BatchOrigin, batchProvenance, readBatchOrigins } from '../../bench/jepsen/batch-provenance.js';
+import { checkHistory, formatCheckReport, type ReadBack } from '../../bench/jepsen/checker.js';
 import { FAULT_KINDS, faultSchedule } from '../../bench/jepsen/fault-schedule.js';
 import { History, parseValue, type ReadRecord } from '../../bench/jepsen/history.js';
+import { encodeTestBatch } from '../helpers/independent-batch-encoder.js';
 
 function readBack(topic: string, partitions: Record<number, string[]>): ReadBack {
   return new Map([[topic, new Map(Object.entries(partitions).map(([partition, values]) => [
@@ -62,6 +68,49 @@ describe('the Jepsen-style checker', () => {
     const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-3'] }));
     expect(report.clients[0]).toMatchObject({ duplicated: 1, lost: 0 });
     expect(report.violations).not.toEqual([]);
+  });
+
+  it('fails a duplicate whose copies share a producer id and epoch (a retry the broker did not recognise)', () => {
+    const origins = [origin(0, 3, 7, 0, 0), origin(4, 4, 7, 0, 3)];
+    const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-3'] }), (_t, _p, offset) =>
+      origins.find((o) => o.baseOffset <= offset && offset <= o.lastOffset));
+    expect(report.clients[0]).toMatchObject({ duplicated: 1, resent: 0 });
+    expect(report.violations.join('\n')).toContain('c-3 at 0@3 [pid 7 epoch 0 seq 0 (batch 0..3)] and 0@4 [pid 7 epoch 0 seq 3 (batch 4..4)]');
+  });
+
+  it('reports, without failing, a duplicate the client re-sent under a new producer epoch', () => {
+    const origins = [origin(0, 3, 7, 0, 0), origin(4, 4, 7, 1, 0)];
+    const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-3'] }), (_t, _p, offset) =>
+      origins.find((o) => o.baseOffset <= offset && offset <= o.lastOffset));
+    expect(report.clients[0]).toMatchObject({ duplicated: 0, resent: 1 });
+    expect(report.violations).toEqual([]);
+    expect(formatCheckReport(report)).toContain('c (re-sent by the client under a new producer epoch, allowed): c-3 at 0@3');
+  });
+
+  it('fails a duplicate whose batch headers cannot be found', () => {
+    const report = checkHistory(cleanHistory(), readBack('t', { 0: ['c-0', 'c-1', 'c-2', 'c-3', 'c-3'] }), () => undefined);
+    expect(report.clients[0]).toMatchObject({ duplicated: 1, resent: 0 });
+    expect(report.violations.join('\n')).toContain('batch not found');
+  });
+
+  it('reads the producer fields of the batches in a partition directory\'s segment files', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'jepsen-provenance-'));
+    try {
+      const dir = path.join(root, 'node-1', 't-0');
+      mkdirSync(dir, { recursive: true });
+      const first = encodeTestBatch({ baseOffset: 0, producerId: 7, producerEpoch: 0, baseSequence: 0, records: [{ value: Buffer.from('a') }, { value: Buffer.from('b') }] });
+      const second = encodeTestBatch({ baseOffset: 2, producerId: 7, producerEpoch: 1, baseSequence: 0, records: [{ value: Buffer.from('b') }] });
+      writeFileSync(path.join(dir, '00000000000000000000.log'), first);
+      // A torn tail (half a batch) ends the walk without an error.
+      writeFileSync(path.join(dir, '00000000000000000002.log'), Buffer.concat([second, second.subarray(0, 30)]));
+      expect(readBatchOrigins(dir)).toEqual([origin(0, 1, 7, 0, 0), origin(2, 2, 7, 1, 0)]);
+      const provenance = batchProvenance([path.join(root, 'node-2'), path.join(root, 'node-1')]);
+      expect(provenance('t', 0, 1)).toEqual(origin(0, 1, 7, 0, 0));
+      expect(provenance('t', 0, 2)).toEqual(origin(2, 2, 7, 1, 0));
+      expect(provenance('t', 0, 3)).toBeUndefined();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('reports acknowledgements whose offsets do not follow the write order as reordered', () => {
@@ -120,3 +169,7 @@ describe('the Jepsen-style checker', () => {
     expect(parseValue('nope')).toBeUndefined();
   });
 });
+
+function origin(baseOffset: number, lastOffset: number, producerId: number, producerEpoch: number, baseSequence: number): BatchOrigin {
+  return { baseOffset, lastOffset, producerId, producerEpoch, baseSequence };
+}
