@@ -31,7 +31,7 @@ import type {
   AlterPartitionReassignmentsResponseInit, ReassignableTopic,
 } from '../protocol/generated/alter-partition-reassignments.js';
 import type {
-  ListPartitionReassignmentsResponseInit, ListPartitionReassignmentsTopics, OngoingTopicReassignmentInit,
+  ListPartitionReassignmentsResponseInit, ListPartitionReassignmentsTopics, OngoingPartitionReassignmentInit, OngoingTopicReassignmentInit,
 } from '../protocol/generated/list-partition-reassignments.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { ControllerLimits } from './controller-limits.js';
@@ -132,20 +132,28 @@ function invalidAssignment(image: MetadataImage, replicas: readonly number[]): s
 /**
  * ListPartitionReassignments against `image` (the committed one): the partitions with a
  * reassignment in flight, of every topic (`topics` null) or of those named (unknown topics and
- * partitions, and those not being reassigned, are left out, as Kafka does).
+ * partitions, and those not being reassigned, are left out, as Kafka does). Every topic is
+ * answered from the image's index of reassigning partitions, in O(answer), topics in name order
+ * and partitions ascending; named ones in the order named.
  */
 export function listPartitionReassignments(
   image: MetadataImage, topics: readonly ListPartitionReassignmentsTopics[] | null,
 ): ListPartitionReassignmentsResponseInit {
-  const wanted = topics ?? image.topics().map((t) => ({ name: t.name, partitionIndexes: t.partitions.map((p) => p.partitionId) }));
+  const ongoing = (p: PartitionRegistration): OngoingPartitionReassignmentInit =>
+    ({ partitionIndex: p.partitionId, replicas: [...p.replicas], addingReplicas: [...p.addingReplicas], removingReplicas: [...p.removingReplicas] });
   const answered: OngoingTopicReassignmentInit[] = [];
-  for (const { name, partitionIndexes } of wanted) {
+  if (topics === null) {
+    // The image's index of reassigning partitions: O(answer), not a walk of the cluster (issue 15).
+    for (const { topic, partitions } of image.reassigningPartitions()) answered.push({ name: topic.name, partitions: partitions.map(ongoing) });
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics: answered };
+  }
+  for (const { name, partitionIndexes } of topics) {
     const topic = image.topic(name);
     if (topic === undefined) continue;
     const partitions = partitionIndexes
       .map((id) => topic.partitions[id])
       .filter((p): p is PartitionRegistration => p !== undefined && isReassignmentInProgress(p))
-      .map((p) => ({ partitionIndex: p.partitionId, replicas: [...p.replicas], addingReplicas: [...p.addingReplicas], removingReplicas: [...p.removingReplicas] }));
+      .map(ongoing);
     if (partitions.length > 0) answered.push({ name, partitions });
   }
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, topics: answered };
