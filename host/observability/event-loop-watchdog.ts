@@ -177,7 +177,7 @@ export class EventLoopWatchdog implements MetadataApplyTiming {
 
 /**
  * Partitions a decoded request names, for the stall line: its `topics` (or `topicData`) entries'
- * `partitions` / `partitionIndexes` lengths, or their `numPartitions` / `count` (CreateTopics,
+ * `partitions` / `partitionData` (Produce) / `partitionIndexes` lengths, or their `numPartitions` / `count` (CreateTopics,
  * CreatePartitions); 0 when it has none of these.
  */
 export function requestPartitionCount(request: unknown): number {
@@ -190,6 +190,7 @@ export function requestPartitionCount(request: unknown): number {
     if (typeof topic !== 'object' || topic === null) continue;
     const t = topic as Record<string, unknown>;
     if (Array.isArray(t.partitions)) total += t.partitions.length;
+    else if (Array.isArray(t.partitionData)) total += t.partitionData.length;
     else if (Array.isArray(t.partitionIndexes)) total += t.partitionIndexes.length;
     else if (typeof t.numPartitions === 'number') total += Math.max(0, t.numPartitions);
     else if (typeof t.count === 'number') total += Math.max(0, t.count);

@@ -86,6 +86,8 @@ describe('EventLoopWatchdog (event.loop.stall.threshold.ms)', () => {
     expect(requestPartitionCount({ topics: [{ name: 't', numPartitions: 65_536 }] })).toBe(65_536);
     expect(requestPartitionCount({ topics: [{ name: 't', count: 100 }] })).toBe(100);
     expect(requestPartitionCount({ topicData: [{ partitionData: [] , partitions: [0, 1] }] })).toBe(2);
+    // Produce names its partitions topicData[].partitionData[].
+    expect(requestPartitionCount({ topicData: [{ name: 'a', partitionData: [{ index: 0 }, { index: 1 }] }, { name: 'b', partitionData: [{ index: 0 }] }] })).toBe(3);
     expect(requestPartitionCount({ groupId: 'g' })).toBe(0);
   });
 });
