@@ -2,6 +2,7 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import type { Time, TimerHandle } from '../io/environment.js';
 import { createTcpListener } from '../io/node-network.js';
 import { SystemTime } from '../io/time.js';
+import { LogThrottle } from '../observability/log-throttle.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
 import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, type PartialRequestGuard, TcpConnection } from './tcp-connection.js';
@@ -34,8 +35,8 @@ export const DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
 export interface SocketServerOptions {
-  /** The clock of the graceful-stop timeout; default the system clock. */
-  time?: Pick<Time, 'setTimeout' | 'clearTimeout'>;
+  /** The clock of the graceful-stop timeout and of the refusal log's throttle; default the system clock. */
+  time?: Pick<Time, 'setTimeout' | 'clearTimeout' | 'monotonicMs'>;
   /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
   host: string;
   /** TCP port; 0 picks a free port (read it back from `address()`). */
@@ -106,6 +107,9 @@ export class SocketServer {
   private stopPromise: Promise<void> | null = null;
   private readonly resources: ConnectionResources;
   private readonly guard: PartialRequestGuard;
+  /** One refusal line per reason per 10 s: a reconnect loop against a full listener must not flood the log. */
+  private readonly refusalLog = new LogThrottle();
+  private readonly clock: Pick<Time, 'monotonicMs'>;
 
   constructor(private readonly options: SocketServerOptions) {
     const resources = options.resources ?? defaultConnectionResources();
@@ -117,6 +121,7 @@ export class SocketServer {
       partialRequestTimeoutMs: nonNegativeInteger(options.partialRequestTimeoutMs, DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS, 'partialRequestTimeoutMs'),
       time: options.time ?? new SystemTime(),
     };
+    this.clock = options.time ?? new SystemTime();
     this.listenerName = options.listenerName ?? 'PLAINTEXT';
     this.logger = options.logger ?? componentLogger(createLogger(), 'socket-server');
     this.limits = {
@@ -218,6 +223,17 @@ export class SocketServer {
 
   private onAllClosed: (() => void) | null = null;
 
+  /** A refused connection at warn, throttled per reason; the line says how many went unlogged since the last. */
+  private logRefusal(peer: string, reason: string, fields: Record<string, number>, why: string): void {
+    const decision = this.refusalLog.check(reason, this.clock.monotonicMs());
+    if (!decision.log) return;
+    const more = decision.suppressed > 0 ? ` (${decision.suppressed} more refused for this reason since the last line)` : '';
+    this.logger.warn(
+      { event: LogEvent.ConnectionRefused, peer, reason, ...fields, ...(decision.suppressed > 0 ? { suppressed: decision.suppressed } : {}) },
+      `refusing connection from ${peer}: ${why}${more}`,
+    );
+  }
+
   private accept(socket: Socket): void {
     const remoteAddress = socket.remoteAddress ?? 'unknown';
     const peer = formatPeer(remoteAddress, socket.remotePort);
@@ -226,19 +242,13 @@ export class SocketServer {
       return;
     }
     if (this.connections.size >= this.maxConnections) {
-      this.logger.warn(
-        { event: LogEvent.ConnectionRefused, peer, reason: 'max.connections', maxConnections: this.maxConnections },
-        `refusing connection from ${peer}: max.connections (${this.maxConnections}) reached`,
-      );
+      this.logRefusal(peer, 'max.connections', { maxConnections: this.maxConnections }, `max.connections (${this.maxConnections}) reached`);
       socket.destroy();
       return;
     }
     const perIp = this.connectionsPerIp.get(remoteAddress) ?? 0;
     if (perIp >= this.maxConnectionsPerIp) {
-      this.logger.warn(
-        { event: LogEvent.ConnectionRefused, peer, reason: 'max.connections.per.ip', maxConnectionsPerIp: this.maxConnectionsPerIp },
-        `refusing connection from ${peer}: max.connections.per.ip (${this.maxConnectionsPerIp}) reached`,
-      );
+      this.logRefusal(peer, 'max.connections.per.ip', { maxConnectionsPerIp: this.maxConnectionsPerIp }, `max.connections.per.ip (${this.maxConnectionsPerIp}) reached`);
       socket.destroy();
       return;
     }

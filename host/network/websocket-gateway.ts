@@ -33,6 +33,7 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import type { Time, TimerHandle } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
+import { LogThrottle } from '../observability/log-throttle.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { guardHttpHandler, type MetricsRoute, type NotReadyReason, registerHttpRoutes } from './http-server.js';
 import { type HttpApplicationMount, registerHttpApplications } from './http-applications.js';
@@ -177,6 +178,8 @@ export class WebSocketGateway {
   private stopPromise: Promise<void> | null = null;
   private timer: TimerHandle | null = null;
   private readonly time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
+  /** One refusal line per reason per 10 s (a reconnect loop must not flood the log). */
+  private readonly refusalLog = new LogThrottle();
   private onAllClosed: (() => void) | null = null;
   private readonly jsonEnabled: boolean;
   private readonly originPolicy: OriginPolicy;
@@ -419,18 +422,24 @@ export class WebSocketGateway {
     }
     const origin = this.originPolicy.check(req.getHeader('origin'));
     if (!origin.allowed) {
-      this.logger.warn(
-        { event: LogEvent.ConnectionRefused, peer: remoteAddress, route, reason: 'origin', origin: req.getHeader('origin').slice(0, 200) },
-        `refusing WebSocket from ${remoteAddress}: ${origin.reason}`,
-      );
+      const decision = this.refusalLog.check('origin', this.time.nowMs());
+      if (decision.log) {
+        this.logger.warn(
+          { event: LogEvent.ConnectionRefused, peer: remoteAddress, route, reason: 'origin', origin: req.getHeader('origin').slice(0, 200), suppressed: decision.suppressed },
+          `refusing WebSocket from ${remoteAddress}: ${origin.reason}${decision.suppressed > 0 ? ` (${decision.suppressed} more refused for this reason since the last line)` : ''}`,
+        );
+      }
       refuseUpgrade(res, '403 Forbidden', 'FORBIDDEN', origin.reason);
       return;
     }
     if (this.connectionCount >= this.maxConnections) {
-      this.logger.warn(
-        { event: LogEvent.ConnectionRefused, peer: remoteAddress, reason: 'max.connections', maxConnections: this.maxConnections },
-        `refusing WebSocket from ${remoteAddress}: max.connections (${this.maxConnections}) reached`,
-      );
+      const decision = this.refusalLog.check('max.connections', this.time.nowMs());
+      if (decision.log) {
+        this.logger.warn(
+          { event: LogEvent.ConnectionRefused, peer: remoteAddress, reason: 'max.connections', maxConnections: this.maxConnections, suppressed: decision.suppressed },
+          `refusing WebSocket from ${remoteAddress}: max.connections (${this.maxConnections}) reached${decision.suppressed > 0 ? ` (${decision.suppressed} more refused for this reason since the last line)` : ''}`,
+        );
+      }
       refuseUpgrade(res, '503 Service Unavailable', 'UNAVAILABLE', `max.connections (${this.maxConnections}) reached`);
       return;
     }

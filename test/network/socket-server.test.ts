@@ -407,6 +407,15 @@ describe('SocketServer', () => {
     await fourth.waitForFrames(1);
   });
 
+  it('logs refused connections once per reason per interval, not once per attempt', async () => {
+    const { server, port, logs } = await startServer(echo, { maxConnections: 1 });
+    await openClient(port);
+    await waitUntil(() => server.connectionCount === 1);
+    for (let i = 0; i < 20; i++) await (await openClient(port)).closedPromise;
+    // A reconnect loop against a full listener: 20 refusals, one warn line (the next one, 10 s on, would carry suppressed: 19).
+    expect(logs.filter((l) => l.message.includes('refusing connection'))).toHaveLength(1);
+  });
+
   it('enforces max.connections.per.ip', async () => {
     const { server, port } = await startServer(echo, { maxConnectionsPerIp: 1 });
     await openClient(port);
