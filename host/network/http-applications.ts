@@ -72,7 +72,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 };
 
 /**
- * Registers every mount (`prefix` and `prefix/*`, any method) on `app`, and `GET /` answering a
+ * Registers every mount (`prefix` and `prefix/*`, any method) on `app`, and `GET /` (and HEAD) answering a
  * 302 to `rootRedirect` when given. Call before the 404 fallback.
  */
 export function registerHttpApplications(
@@ -87,11 +87,13 @@ export function registerHttpApplications(
   }
   const rootRedirect = options.rootRedirect;
   if (rootRedirect !== undefined) {
-    app.get('/', guardHttpHandler((res: HttpResponse) => {
+    const redirect = guardHttpHandler((res: HttpResponse) => {
       res.cork(() => {
         res.writeStatus('302 Found').writeHeader('Location', rootRedirect).writeHeader('Cache-Control', 'no-store').end();
       });
-    }, options.logger));
+    }, options.logger);
+    // HEAD too: monitoring probes and `curl -I` ask the root with it.
+    app.get('/', redirect).head('/', redirect);
   }
 }
 

@@ -53,6 +53,7 @@ describe('HTTP applications on the gateway', () => {
     expect((await send(port, { method: 'POST', path: '/app', headers: { 'Content-Type': 'application/json' }, body })).body).toBe(`post /app  ${body}`);
     expect(seen[1]!.contentType).toBe('application/json');
     expect(await send(port, { path: '/' })).toMatchObject({ status: 302, location: '/app/' });
+    expect(await send(port, { method: 'HEAD', path: '/' })).toMatchObject({ status: 302, location: '/app/' });
     expect((await send(port, { path: '/elsewhere' })).status).toBe(404);
   });
 
