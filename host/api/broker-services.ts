@@ -3,6 +3,7 @@
  * (host/broker.ts) and handed to every request through its context. Handlers depend on these
  * narrow shapes, not on how the broker wires them, so handler tests can pass small fakes.
  */
+import type { AutoCreateRefusalLog } from './auto-topic-creation.js';
 import type { ControllerMutationQuotaManager } from './controller-mutation-quota.js';
 import type { BrokerConfig } from '../config/broker-config.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
@@ -78,8 +79,13 @@ export interface BrokerServices {
   ensureTransactionStateTopic?(): Promise<number>;
   /** Wall clock, ms since the epoch. */
   nowMs(): number;
-  /** KIP-599 controller mutation quotas (CreateTopics, CreatePartitions, DeleteTopics); none: unbounded. */
+  /** KIP-599 controller mutation quotas (CreateTopics, CreatePartitions, DeleteTopics, auto-creation); none: unbounded. */
   readonly controllerMutationQuota?: ControllerMutationQuotaManager;
+  /**
+   * Throttle of the `auto_create.refused` warn lines (auto-topic-creation.ts), one per broker;
+   * none: one line per request that had refusals.
+   */
+  readonly autoCreateRefusalLog?: AutoCreateRefusalLog;
   /** The metadata quorum, from its leader (DescribeQuorum). */
   describeQuorum(): Promise<QuorumDescription>;
   /**

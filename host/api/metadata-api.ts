@@ -20,10 +20,14 @@
  *   (v5+), leader_epoch (v7+), authorized operations (v8+, -2^31 when not asked for).
  * - v4+ allow_auto_topic_creation: honoured (false from librdkafka consumer handles); below v4
  *   auto-creation is implied (kafka-python's Metadata v1). Either way only when
- *   auto.create.topics.enable is true. Auto-creation is never applied to "all topics" requests.
+ *   auto.create.topics.enable is true. Auto-creation is never applied to "all topics" requests,
+ *   and creates at most auto.create.topics.max.per.request topics per request, within the client's
+ *   controller mutation quota (auto-topic-creation.ts, issue 15); the unknown topics past that are
+ *   answered LEADER_NOT_AVAILABLE (5), retried by clients, and nothing is created for them.
  * - Brokers are answered with the advertised endpoint of the listener the request came in on.
  * - Errors per topic: INVALID_TOPIC_EXCEPTION (17) for illegal names, UNKNOWN_TOPIC_OR_PARTITION
- *   (3) for unknown topics not created, LEADER_NOT_AVAILABLE (5) while a topic has no partitions yet.
+ *   (3) for unknown topics not created, LEADER_NOT_AVAILABLE (5) while a topic has no partitions yet
+ *   or its auto-creation was deferred to a later request.
  * - Per partition: LEADER_NOT_AVAILABLE (5) with leader_id -1 while no live in-sync replica can
  *   lead (offline); offline_replicas lists the replicas on brokers that are fenced or unregistered.
  */
@@ -39,7 +43,8 @@ import {
 import { defineApi } from './api-definition.js';
 import type { BrokerServices } from './broker-services.js';
 import type { TopicState } from './cluster-metadata.js';
-import { autoCreateTopic, topicNameProblem } from './topic-names.js';
+import { RequestAutoTopicCreation } from './auto-topic-creation.js';
+import { topicNameProblem } from './topic-names.js';
 
 /** Kafka's "authorized operations not requested" value. */
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
@@ -71,7 +76,9 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
     if (allTopics) {
       for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations, alive));
     } else {
-      const allowAutoCreation = apiVersion < 4 || request.allowAutoTopicCreation;
+      const autoCreation = (apiVersion < 4 || request.allowAutoTopicCreation) && broker.config.autoCreateTopicsEnable
+        ? new RequestAutoTopicCreation(context)
+        : null;
       const seen = new Set<string>();
       for (const { name } of requested) {
         if (seen.has(name)) continue;
@@ -80,8 +87,8 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
         if (topic === undefined) {
           let errorCode: number = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           if (topicNameProblem(name) !== null) errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
-          else if (allowAutoCreation && broker.config.autoCreateTopicsEnable) {
-            const created = await autoCreateTopic(broker, name, context);
+          else if (autoCreation !== null) {
+            const created = await autoCreation.create(name);
             topic = broker.metadata.topic(name);
             errorCode = created === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : created;
           }
@@ -92,6 +99,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
         }
         topics.push(describeTopic(topic, topicOperations, alive));
       }
+      autoCreation?.logRefusals();
     }
     return {
       throttleTimeMs: 0,

@@ -36,7 +36,12 @@
  *   a compacted topic; INVALID_TIMESTAMP 32: a timestamp out of range) lists each refused record's
  *   index in its batch with a message (record_errors), and every error carries error_message, as
  *   Kafka's LogValidator / ReplicaManager answer (host/log/record-validation.ts).
- * - Unknown topics are auto-created (auto.create.topics.enable, num.partitions) before the append.
+ * - A partition of an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION (3) and nothing is created,
+ *   as Kafka's KafkaApis.handleProduceRequest (`metadataCache.contains` fails): clients learn
+ *   partitions from Metadata, which is where auto-creation happens (auto-topic-creation.ts).
+ * - The partitions refused before the log are logged as one `request.refused` warn line per
+ *   request (the first refusal and the count), not one per partition (issue 15: a request may name
+ *   100,000 partitions).
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
@@ -51,7 +56,6 @@ import { logRefusedRequest } from '../observability/logger.js';
 import type { ProducePartitionData } from '../replication/replica-manager.js';
 import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import { defineApi, type ApiRequestContext } from './api-definition.js';
-import { INTERNAL_TOPIC_NAMES, autoCreateTopic } from './topic-names.js';
 
 const { BATCH_LENGTH: LENGTH_OFFSET, MAGIC: MAGIC_OFFSET, ATTRIBUTES: ATTRIBUTES_OFFSET, LOG_OVERHEAD } = BatchLayout;
 
@@ -63,6 +67,8 @@ interface Slot {
   reason: string | null;
   /** Index into the entries handed to the replica manager. */
   entryIndex: number;
+  /** The topic is not in this broker's metadata. */
+  unknownTopic: boolean;
 }
 
 export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
@@ -78,16 +84,12 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
     const entries: ProducePartitionData[] = [];
     for (const topicData of request.topicData) {
       const topic = topicData.name;
-      let topicError: number = ErrorCode.NONE;
-      // Internal topics are never created by a client's Produce (the broker would refuse the append anyway).
-      if (broker.metadata.topic(topic) === undefined) {
-        topicError = INTERNAL_TOPIC_NAMES.has(topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : await autoCreateTopic(broker, topic, context);
-      }
+      const known = broker.metadata.topic(topic) !== undefined;
       for (const partitionData of topicData.partitionData) {
-        const slot: Slot = { topic, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1 };
+        const slot: Slot = { topic, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1, unknownTopic: !known };
         slots.push(slot);
-        if (topicError !== ErrorCode.NONE) {
-          slot.errorCode = topicError === ErrorCode.INVALID_TOPIC_EXCEPTION ? topicError : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+        if (!known) {
+          slot.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           slot.reason = `topic ${topic} does not exist`;
           continue;
         }
@@ -107,12 +109,15 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
 
     const byTopic = new Map<string, PartitionProduceResponseInit[]>();
     const { topicMetrics, requestMetrics } = broker;
+    const refusals = new PartitionRefusals();
     for (const slot of slots) {
       let partitionResponse: PartitionProduceResponseInit;
       if (slot.errorCode !== null) {
         partitionResponse = { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: slot.reason };
-        logPartitionError(context, slot.topic, slot.partition, slot.errorCode, slot.reason);
-        topicMetrics?.recordProduce(slot.topic, slot.errorCode, 0, 0);
+        refusals.add(slot.topic, slot.partition, slot.errorCode, slot.reason);
+        // An unknown topic gets no per-topic counters (as in Kafka, whose topic meters only see
+        // partitions that reach the log): a client naming made-up topics must not take their places.
+        if (!slot.unknownTopic) topicMetrics?.recordProduce(slot.topic, slot.errorCode, 0, 0);
         requestMetrics?.recordError(ApiKey.Produce, slot.errorCode);
       } else {
         const result = results[slot.entryIndex]!;
@@ -130,7 +135,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
         if (result.errorCode !== ErrorCode.NONE) {
           partitionResponse.errorMessage = result.errorMessage;
           if (result.recordErrors !== undefined) partitionResponse.recordErrors = result.recordErrors.map(toBatchIndexAndErrorMessage);
-          logPartitionError(context, slot.topic, slot.partition, result.errorCode, result.errorMessage);
+          refusals.add(slot.topic, slot.partition, result.errorCode, result.errorMessage);
         }
       }
       let list = byTopic.get(slot.topic);
@@ -140,6 +145,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
       }
       list.push(partitionResponse);
     }
+    refusals.log(context);
     if (request.acks === 0) return null;
     return {
       responses: [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses })),
@@ -201,15 +207,33 @@ function toBatchIndexAndErrorMessage(error: { batchIndex: number; message: strin
   return { batchIndex: error.batchIndex, batchIndexErrorMessage: error.message };
 }
 
-function logPartitionError(context: ApiRequestContext, topic: string, partition: number, errorCode: number, reason: string | null): void {
-  logRefusedRequest(context.logger, {
-    peer: context.peer,
-    api: 'Produce',
-    apiKey: context.apiKey,
-    apiVersion: context.apiVersion,
-    correlationId: context.correlationId,
-    clientId: context.clientId,
-    errorCode,
-    error: errorName(errorCode) ?? String(errorCode),
-  }, `${topic}-${partition}: ${reason ?? errorName(errorCode) ?? errorCode}`);
+/**
+ * The partitions of one request answered with an error, logged as one `request.refused` warn line
+ * (the first refusal, named, and how many partitions in all): a request naming 100,000 unknown
+ * topics gives one line, not 100,000 (issue 15).
+ */
+class PartitionRefusals {
+  private count = 0;
+  private first: { topic: string; partition: number; errorCode: number; reason: string | null } | null = null;
+
+  add(topic: string, partition: number, errorCode: number, reason: string | null): void {
+    this.count++;
+    this.first ??= { topic, partition, errorCode, reason };
+  }
+
+  log(context: ApiRequestContext): void {
+    const first = this.first;
+    if (first === null) return;
+    const error = errorName(first.errorCode) ?? String(first.errorCode);
+    logRefusedRequest(context.logger, {
+      peer: context.peer,
+      api: 'Produce',
+      apiKey: context.apiKey,
+      apiVersion: context.apiVersion,
+      correlationId: context.correlationId,
+      clientId: context.clientId,
+      errorCode: first.errorCode,
+      error,
+    }, `${first.topic}-${first.partition}: ${first.reason ?? error}` + (this.count > 1 ? ` (and ${this.count - 1} other partition(s) refused in this request)` : ''));
+  }
 }

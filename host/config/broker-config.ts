@@ -157,7 +157,7 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'min.insync.replicas', type: 'INT', defaultValue: '1', min: 1,
     doc: 'Minimum in-sync replicas for acks=all produce (the topic-level default).' },
   { name: 'auto.create.topics.enable', type: 'BOOLEAN', defaultValue: 'true',
-    doc: 'Create a topic when Metadata or Produce names one that does not exist.' },
+    doc: 'Create a topic (num.partitions, default.replication.factor) when a Metadata request that allows it names one that does not exist, at most auto.create.topics.max.per.request per request; a Produce to an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION and creates nothing, as in Kafka (clients ask Metadata first).' },
   { name: 'delete.topic.enable', type: 'BOOLEAN', defaultValue: 'true',
     doc: 'Allow DeleteTopics; when false it answers TOPIC_DELETION_DISABLED.' },
   { name: 'unclean.leader.election.enable', type: 'BOOLEAN', defaultValue: 'false',

@@ -1,8 +1,8 @@
 /**
  * The broker configs that bound what one client can make the broker do (issue 15): the size of
  * one metadata operation, the cluster's partition count and the controller mutation quota
- * (KIP-599); the request memory across connections, connections per address and slow senders;
- * the array elements one request may make the broker decode. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
+ * (KIP-599), the topics one request may auto-create; the request memory across connections,
+ * connections per address and slow senders; the array elements one request may make the broker decode. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
  * Each doc says what a client sees when the limit is hit. Part of brokerConfigDefs().
  */
 import type { ConfigDef, ConfigValue } from './config-def.js';
@@ -18,6 +18,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Number of samples kept for controller mutation quotas (KIP-599); with the window size it sets the burst a client may spend at once.' },
   { name: 'controller.quota.window.size.seconds', type: 'INT', defaultValue: '1', min: 1,
     doc: 'Time span of each sample of controller mutation quotas, in seconds (KIP-599).' },
+  { name: 'auto.create.topics.max.per.request', type: 'INT', defaultValue: '100', min: 1,
+    doc: 'Tributary-only (Kafka has no such bound): the most topics one Metadata request may auto-create (auto.create.topics.enable; Produce never creates topics, as in Kafka). Further unknown topics it names are answered LEADER_NOT_AVAILABLE, which clients retry, and nothing is created for them: a client naming 150 new topics gets 100 now and the other 50 when it asks again. Auto-created partitions also count against the client\'s controller.mutation.rate quota: while it is exhausted, unknown topics are answered LEADER_NOT_AVAILABLE the same way. At most one warn line (auto_create.refused) per 10 seconds names the refusals. To turn auto-creation off, set auto.create.topics.enable=false.' },
   { name: 'queued.max.request.bytes', type: 'LONG', defaultValue: '104857600', min: 1,
     doc: 'Bytes of requests being received, across the connections of a listener, before they stop reading (the peer waits on TCP backpressure); a frame reserves its whole size once its size prefix is read (Tributary default 100 MiB; Kafka -1, unbounded).' },
   { name: 'max.connections.per.ip', type: 'INT', defaultValue: '1000', min: 1,
@@ -40,6 +42,8 @@ export interface LimitConfigs {
   readonly controllerMutationRate: number;
   readonly controllerQuotaWindowNum: number;
   readonly controllerQuotaWindowSizeSeconds: number;
+  /** auto.create.topics.max.per.request: topics one Metadata request may auto-create (>= 1). */
+  readonly autoCreateTopicsMaxPerRequest: number;
   readonly queuedMaxRequestBytes: number;
   readonly maxConnectionsPerIp: number;
   readonly socketPartialRequestTimeoutMs: number;
@@ -58,6 +62,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     controllerMutationRate: get('controller.mutation.rate'),
     controllerQuotaWindowNum: get('controller.quota.window.num'),
     controllerQuotaWindowSizeSeconds: get('controller.quota.window.size.seconds'),
+    autoCreateTopicsMaxPerRequest: get('auto.create.topics.max.per.request'),
     queuedMaxRequestBytes: get('queued.max.request.bytes'),
     maxConnectionsPerIp: get('max.connections.per.ip'),
     socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),

@@ -23,6 +23,7 @@ import { hostname } from 'node:os';
 import { bindFailure } from '../network/bind-failure.js';
 import { createApiRegistry } from '../api/api-handlers.js';
 import { ControllerMutationQuotaManager } from '../api/controller-mutation-quota.js';
+import { autoCreateRefusalLog } from '../api/auto-topic-creation.js';
 import type { BrokerServices } from '../api/broker-services.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type EventLoopDelayMonitor, systemEventLoopDelayMonitor } from '../io/event-loop-delay.js';
@@ -495,12 +496,10 @@ export class BrokerServer {
       ensureOffsetsTopic: () => groups.ensureOffsetsTopic(),
       get transactionCoordinator() { return server.transactions?.transactionCoordinator; },
       loadTransactionCoordinator: async () => (await server.loadTransactions())?.transactionCoordinator,
-      ensureTransactionStateTopic: async () => {
-        const transactions = await server.loadTransactions();
-        return transactions === null ? ErrorCode.COORDINATOR_NOT_AVAILABLE : transactions.ensureTransactionStateTopic();
-      },
+      ensureTransactionStateTopic: async () => (await server.loadTransactions())?.ensureTransactionStateTopic() ?? ErrorCode.COORDINATOR_NOT_AVAILABLE,
       nowMs: () => environment.time.nowMs(),
       controllerMutationQuota: new ControllerMutationQuotaManager(config, environment.time),
+      autoCreateRefusalLog: autoCreateRefusalLog(environment.time),
       describeQuorum: () => this.quorum?.describeQuorum() ?? Promise.resolve(describeEmbeddedQuorum(controller, environment.time.nowMs())),
       topicMetrics: this.metrics.topicMetrics,
       requestMetrics: this.metrics.requestMetrics,

@@ -60,6 +60,8 @@ describe('loadBrokerConfig defaults', () => {
   it('bounds what Kafka leaves unbounded or sizes for a cluster, and holds Long.MAX as MAX_SAFE_INTEGER', () => {
     const config = loadBrokerConfig();
     expect(config.maxConnections).toBe(10000);
+    expect(config.autoCreateTopicsMaxPerRequest).toBe(100);
+    expect(loadBrokerConfig({ overrides: { 'auto.create.topics.max.per.request': '5000' } }).autoCreateTopicsMaxPerRequest).toBe(5000);
     expect(config.offsetsTopicReplicationFactor).toBe(3);
     expect(config.logFlushIntervalMessages).toBe(Number.MAX_SAFE_INTEGER);
     expect(config.logFlushIntervalMs).toBe(Number.MAX_SAFE_INTEGER);
@@ -203,6 +205,9 @@ describe('loadBrokerConfig errors', () => {
     expect(reason('auto.create.topics.enable', 'yes')).toContain(': not a boolean. Accepted: true or false.');
     expect(reason('num.partitions', '0')).toContain(': below the minimum 1. Accepted: an integer >= 1.');
     expect(reason('num.partitions', '2147483648')).toContain('out of the 32-bit integer range');
+    // No 0 or negative "unbounded" or "off": auto.create.topics.enable=false turns auto-creation off.
+    expect(reason('auto.create.topics.max.per.request', '0')).toContain(': below the minimum 1. Accepted: an integer >= 1.');
+    expect(reason('auto.create.topics.max.per.request', '-1')).toContain(': below the minimum 1.');
     expect(reason('offsets.topic.replication.factor', '40000')).toContain('out of the 16-bit integer range');
     expect(reason('log.retention.ms', '9223372036854775808')).toContain('out of the 64-bit integer range');
     expect(reason('log.cleaner.min.cleanable.ratio', '1.5')).toContain('above the maximum 1. Accepted: a number between 0 and 1.');

@@ -178,11 +178,11 @@ describe('Produce, Fetch and ListOffsets', () => {
     expect(values(fetched.responses[0]!.partitions[0]!.records)).toEqual(['a', 'b', 'c']);
   });
 
-  it('auto-creates an unknown topic on Produce', async () => {
+  it('answers a Produce to an unknown topic UNKNOWN_TOPIC_OR_PARTITION and creates nothing, as Kafka (Metadata auto-creates)', async () => {
     const response = await produce(client, 7, [{ topic: 'born-on-produce', partition: 0, records: batch(['first']) }]);
-    expect(response.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.NONE, baseOffset: 0 });
-    const meta = await metadata(client, 1, { topics: [{ name: 'born-on-produce' }] });
-    expect(meta.topics[0]).toMatchObject({ name: 'born-on-produce', errorCode: ErrorCode.NONE });
+    expect(response.responses[0]!.partitionResponses[0]).toMatchObject({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, baseOffset: -1 });
+    const meta = await metadata(client, 4, { topics: [{ name: 'born-on-produce' }], allowAutoTopicCreation: false });
+    expect(meta.topics[0]).toMatchObject({ name: 'born-on-produce', errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
   });
 
   it('answers UNKNOWN_TOPIC_OR_PARTITION for a partition beyond the topic', async () => {
