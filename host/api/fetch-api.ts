@@ -112,7 +112,10 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
     const topicMetrics = request.replicaId < 0 ? broker.topicMetrics : undefined;
     const requestMetrics = broker.requestMetrics;
     for (const result of results) {
-      topicMetrics?.recordFetch(result.topic, result.errorCode, result.records.length);
+      // An unknown topic gets no per-topic counters: a client naming made-up topics must not take their places.
+      if (result.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || broker.metadata.topic(result.topic) !== undefined) {
+        topicMetrics?.recordFetch(result.topic, result.errorCode, result.records.length);
+      }
       if (result.errorCode !== ErrorCode.NONE) requestMetrics?.recordError(ApiKey.Fetch, result.errorCode);
       // Results come back in request order; consecutive partitions of one topic share an entry.
       if (current === null || current.topic !== result.topic) {

@@ -11,7 +11,7 @@ import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 import { decodeMetadataResponse, encodeMetadataRequest, type MetadataResponse } from '../../host/protocol/generated/metadata.js';
 import { startTestBroker, type TestBroker } from './in-process-broker.js';
 import { RawKafkaClient } from './raw-kafka-client.js';
-import { batch, metadata, produce } from './requests.js';
+import { batch, fetch, fetchRequest, metadata, produce } from './requests.js';
 
 const BOUND = 100;
 
@@ -101,6 +101,16 @@ describe('Auto-creation is bounded per request, and Produce never creates topics
     expect(lines[0]).toMatchObject({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, error: 'UNKNOWN_TOPIC_OR_PARTITION' });
     expect(String(lines[0]!.reason)).toContain('ghost-0-0: topic ghost-0 does not exist (and 999 other partition(s) refused in this request)');
     expect((await existing()).filter((name) => name.startsWith('ghost-'))).toEqual([]);
+    // Made-up names take no per-topic metric labels (their budget is metrics.topic.labels.max).
+    expect(broker.broker.metrics.topicMetrics.topic('ghost-0')).toBeUndefined();
+    expect(broker.broker.metrics.topicMetrics.unlabelledTopics).toBe(0);
+  });
+
+  it('gives a Fetch of unknown topics UNKNOWN_TOPIC_OR_PARTITION and no per-topic metric labels', async () => {
+    const response = await fetch(client, 11, fetchRequest(Array.from({ length: 50 }, (_, i) => ({ topic: `phantom-${i}`, partition: 0, fetchOffset: 0 }))));
+    for (const topic of response.responses) expect(topic.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(broker.broker.metrics.topicMetrics.topic('phantom-0')).toBeUndefined();
+    expect(broker.broker.metrics.topicMetrics.unlabelledTopics).toBe(0);
   });
 
   it('lets a producer go through Metadata first, as real clients do: the topic is created there and the Produce succeeds', async () => {
