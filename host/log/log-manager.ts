@@ -39,7 +39,9 @@ import { createStorageContext, type StorageContext } from './storage-context.js'
 import { UnifiedLog } from './unified-log.js';
 import { withKnownListings } from './log-loader.js';
 import { loadPartitionLogs, removeDirectory } from './log-directory-loading.js';
-import { checkpointContents, type ChangedCheckpoint, type DirectoryState, noteNonZero } from './log-directory-state.js';
+import {
+  addDirectoryLog, checkpointContents, type ChangedCheckpoint, type DirectoryState, emptyDirectoryLogs, noteNonZero, removeDirectoryLog,
+} from './log-directory-state.js';
 import { cappedDirName, DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
 
 export { cappedDirName, DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
@@ -155,7 +157,7 @@ export class LogManager {
         syncWrites: new Map(),
         backgroundWrite: null,
         nonZeroKeys: new Set(),
-        logCount: 0,
+        ...emptyDirectoryLogs(),
       };
     });
     const manager = new LogManager(context, options.defaults, directories, options.random ?? new CryptoRandom());
@@ -233,7 +235,7 @@ export class LogManager {
   private chooseDirectories(keys: Iterable<string>): Map<string, DirectoryState> | null {
     const candidates = this.directories.filter((state) => !state.directory.isOffline);
     if (candidates.length === 0) return null;
-    const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, state.logCount]));
+    const counts = new Map<DirectoryState, number>(candidates.map((state) => [state, state.logs.size]));
     const chosen = new Map<string, DirectoryState>();
     for (const key of keys) {
       let best = candidates[0]!;
@@ -311,7 +313,7 @@ export class LogManager {
         });
         this.logs.set(key, log);
         this.logDirOf.set(key, state!);
-        state!.logCount++;
+        addDirectoryLog(state!, log);
       } catch (error) {
         fail(state!, key, error);
       }
@@ -461,7 +463,7 @@ export class LogManager {
     if (log === undefined || state === undefined) return undefined;
     this.logs.delete(key);
     this.logDirOf.delete(key);
-    state.logCount--;
+    removeDirectoryLog(state, log);
     this.cleaner.forget(log);
     log.closeWithoutFlush();
     this.context.files.releaseDirectory(log.dir);
@@ -663,7 +665,7 @@ export class LogManager {
         if (cleanerOffset !== undefined) this.cleaner.setFirstDirtyOffset(log, cleanerOffset);
         this.logs.set(key, log);
         this.logDirOf.set(key, state);
-        state.logCount++;
+        addDirectoryLog(state, log);
       }
       if (hadCleanShutdown) {
         disk.delete(markerPath);
@@ -676,15 +678,9 @@ export class LogManager {
     }
   }
 
-  private logsIn(state: DirectoryState): UnifiedLog[] {
-    const result: UnifiedLog[] = [];
-    for (const [key, log] of this.logs) if (this.logDirOf.get(key) === state) result.push(log);
-    return result;
-  }
-
   /** Writes the four checkpoint files of a directory (unchanged ones skipped unless `force`). */
   private writeCheckpoints(state: DirectoryState, force = false): void {
-    for (const { file, text, entries } of checkpointContents(state, this.logsIn(state), this.cleaner)) {
+    for (const { file, text, entries } of checkpointContents(state, this.cleaner)) {
       if (!force && state.lastWritten.get(file.filePath) === text) continue;
       noteNonZero(state, entries);
       file.write(entries);
@@ -695,6 +691,6 @@ export class LogManager {
 
   /** The checkpoints of a directory whose content differs from what was last written. */
   private changedCheckpoints(state: DirectoryState): ChangedCheckpoint[] {
-    return checkpointContents(state, this.logsIn(state), this.cleaner).filter(({ file, text }) => state.lastWritten.get(file.filePath) !== text);
+    return checkpointContents(state, this.cleaner).filter(({ file, text }) => state.lastWritten.get(file.filePath) !== text);
   }
 }
