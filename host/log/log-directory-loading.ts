@@ -12,6 +12,7 @@ import { withKnownListings } from './log-loader.js';
 import { topicPartitionKey } from './offset-checkpoint-file.js';
 import { DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
 import type { StorageContext } from './storage-context.js';
+import { LEADER_EPOCH_CHECKPOINT_FILE } from './leader-epoch-file-cache.js';
 import { UnifiedLog } from './unified-log.js';
 
 /** One partition log found in a log directory. */
@@ -77,9 +78,11 @@ export function loadPartitionLogs(options: LoadPartitionLogsOptions): LoadedLog[
         if (isDiskError(error) && error.code === 'ENOTDIR') continue;
         throw error;
       }
-      // A non-empty directory holding no segment file is not a partition log (e.g. `backup-2024`):
-      // opening it would write a segment into someone else's directory.
-      if (entries.length > 0 && !entries.some((entry) => entry.endsWith('.log'))) continue;
+      // A non-empty directory holding no segment file and none of a log's own files is not a
+      // partition log (e.g. `backup-2024`): opening it would write a segment into someone else's
+      // directory. A log never appended to has no segment file (they are made by the first
+      // append), but may have its leader-epoch-checkpoint (a replicated partition's epoch).
+      if (entries.length > 0 && !entries.some(isPartitionLogFile)) continue;
       listings.set(full, entries);
       const key = topicPartitionKey(parsed.topic, parsed.partition);
       const log = UnifiedLog.open({
@@ -102,4 +105,9 @@ export function removeDirectory(disk: { list(dir: string): string[]; delete(file
   for (const name of disk.list(dir)) disk.delete(path.join(dir, name));
   disk.delete(dir);
   if (durable) disk.fsyncDir(path.dirname(dir));
+}
+
+/** A file only a partition log holds: a segment, or the leader-epoch checkpoint. */
+function isPartitionLogFile(name: string): boolean {
+  return name.endsWith('.log') || name === LEADER_EPOCH_CHECKPOINT_FILE;
 }

@@ -14,14 +14,18 @@ export class PartitionDirectorySync {
   /** The ticket of the partition directory's entry while not durable (LogDirectory.noteEntryCreated), else 0. */
   private pendingEntry: number;
 
-  /** `deferred`: the directory was just made and nothing of it is durable yet. */
+  /**
+   * `deferred`: the directory was just made and its entry in the log directory is not durable
+   * yet. Its own entries are: it holds no file until one is made, and every file made in it
+   * marks it dirty ({@link markDirty}), so an empty directory costs no fsync of its own.
+   */
   constructor(
     private readonly disk: Pick<Disk, 'fsyncDir'>,
     private readonly dir: string,
     private readonly logDirectory: LogDirectory,
     deferred: boolean,
   ) {
-    this.dirty = deferred;
+    this.dirty = false;
     this.pendingEntry = deferred ? logDirectory.noteEntryCreated() : 0;
   }
 

@@ -74,7 +74,7 @@ describe('LogManager', () => {
       expect(fs.readdirSync(dir).filter((name) => name.startsWith('wide-'))).toHaveLength(30);
     }
     // The new partition directories are empty: their files are made (and each directory
-    // fsynced once) by the first flush, here the clean shutdown's.
+    // fsynced once) by the first flush after an append, here the clean shutdown's.
     for (const log of logs) expect(fs.readdirSync(log.dir)).toEqual([]);
     for (const log of logs) expect(disk.dirFsyncs.get(log.dir)).toBeUndefined();
     // Asking again returns the same logs and creates nothing.
@@ -84,7 +84,11 @@ describe('LogManager', () => {
       log.updateHighWatermark(log.logEndOffset);
     }
     manager.shutdown();
-    for (const log of logs) expect(disk.dirFsyncs.get(log.dir)).toBe(1);
+    for (const log of logs) {
+      // A log never appended to makes no file even at the clean stop: its directory costs no fsync.
+      expect(disk.dirFsyncs.get(log.dir)).toBe(log.partition % 4 === 0 ? undefined : 1);
+      if (log.partition % 4 === 0) expect(fs.readdirSync(log.dir)).toEqual([]);
+    }
     const reopened = openManager(dirs);
     for (const { partition } of requests) {
       const log = reopened.getLog('wide', partition)!;
@@ -144,6 +148,10 @@ describe('LogManager', () => {
     const manager = openManager([dir]);
     const log = manager.getOrCreateLog('stale', 0, testConfig());
     manager.shutdown();
+    // A never-written log leaves no file at a clean stop; an empty log with files (one truncated
+    // to empty, or made by an earlier version) has an empty .log beside its indexes.
+    expect(fs.readdirSync(log.dir)).toEqual([]);
+    fs.writeFileSync(log.activeSegment.logPath, Buffer.alloc(0));
     const indexPath = log.activeSegment.logPath.replace(/\.log$/, '.index');
     fs.writeFileSync(indexPath, Buffer.from([0, 0, 0, 5, 0, 0, 16, 0]));
     fs.rmSync(path.join(dir, CLEAN_SHUTDOWN_FILE));
@@ -239,6 +247,15 @@ describe('LogManager', () => {
     expect(parseTopicPartitionDir('bad name-0')).toBeNull();
     expect(manager.logDirectories[0]!.isOffline).toBe(false);
     expect(fs.readFileSync(path.join(dir, 'notes-3'), 'utf8')).toBe('x');
+    manager.shutdown();
+  });
+
+  it('loads a never-written log that left only its leader-epoch-checkpoint (no segment file yet), in its own directory', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'replicated-0'));
+    fs.writeFileSync(path.join(dir, 'replicated-0', 'leader-epoch-checkpoint'), '0\n1\n3 0\n');
+    const manager = openManager([dir]);
+    expect(manager.allLogs().map((log) => [log.topic, log.partition, log.logEndOffset, log.dir])).toEqual([['replicated', 0, 0, path.join(dir, 'replicated-0')]]);
     manager.shutdown();
   });
 
