@@ -489,12 +489,7 @@ export class LogSegment {
     return buildIndexEntries(batches, this.baseOffset, indexIntervalBytes, this.offsetIndex.maxEntries, this.timeIndex.maxEntries);
   }
 
-  /**
-   * Makes files still pending, fsyncs the log (when dirty) and writes + fsyncs both indexes.
-   * A segment whose .log is still pending and that holds nothing makes no file: the directory
-   * without files loads as this same empty segment (log-loader.ts), so a clean stop of 50,000
-   * partitions never written creates and fsyncs no 150,000 empty files. Throws DiskError.
-   */
+  /** Makes pending files, fsyncs a dirty log, writes + fsyncs both indexes; no file while the .log is pending and empty (its empty directory loads as this segment). Throws DiskError. */
   flush(): void {
     if (this.logFilePending && this.sizeBytes === 0) return;
     if (this.logFilePending) this.fd();
