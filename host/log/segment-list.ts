@@ -46,6 +46,20 @@ export function leadingDeletableSegments(
 }
 
 /**
+ * retention.bytes' predicate for {@link leadingDeletableSegments} (Kafka's shouldDelete in
+ * deleteRetentionSizeBreachedSegments): oldest segments first while deleting them removes at most
+ * `excessBytes` (the log's size above retention.bytes). Stateful: one use per pass.
+ */
+export function oldestWithin(excessBytes: number): (segment: LogSegment) => boolean {
+  let excess = excessBytes;
+  return (segment) => {
+    if (excess - segment.size < 0) return false;
+    excess -= segment.size;
+    return true;
+  };
+}
+
+/**
  * Kafka's shouldRoll for the `active` segment before an append of `appendBytes` bytes whose
  * largest timestamp is `maxTimestamp` and last offset `lastOffset`: segment.bytes, segment.ms (by
  * message timestamps, else by the segment's age at `nowMs`), a full index, or relative offsets out

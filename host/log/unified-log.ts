@@ -38,7 +38,7 @@ import { withEndTxnMarkers } from './end-txn-marker.js';
 import { checkProducerAppend, type ProducerAppendState } from './producer-append.js';
 import type { AppendOrigin } from './producer-state-manager.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
-import { floorSegmentIndex, leadingDeletableSegments, shouldRollSegment } from './segment-list.js';
+import { floorSegmentIndex, leadingDeletableSegments, oldestWithin, shouldRollSegment } from './segment-list.js';
 import type { StorageContext } from './storage-context.js';
 
 export { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, MAX_TIMESTAMP, type ReadResult } from './log-results.js';
@@ -466,14 +466,7 @@ export class UnifiedLog implements GroupFlushTarget {
       deleted += this.deleteSegments(this.deletableSegments((segment) => nowMs - segment.largestTimestamp > retentionMs));
     }
     const retentionBytes = this.config.retentionBytes;
-    if (retentionBytes >= 0) {
-      let excess = this.size - retentionBytes;
-      deleted += this.deleteSegments(this.deletableSegments((segment) => {
-        if (excess - segment.size < 0) return false;
-        excess -= segment.size;
-        return true;
-      }));
-    }
+    if (retentionBytes >= 0) deleted += this.deleteSegments(this.deletableSegments(oldestWithin(this.size - retentionBytes)));
     return deleted;
   }
 
