@@ -246,9 +246,10 @@ export function readWholeFile(disk: Disk, filePath: string): Buffer {
  * Replaces a file atomically and durably: writes `<path>.tmp`, fsyncs it, renames it over
  * `filePath`, fsyncs the directory. A crash at any point leaves either the old or the new
  * content (and perhaps a stale `.tmp`, which readers ignore). This is how Kafka writes its
- * checkpoint files.
+ * checkpoint files. With `syncDirectory` false the caller fsyncs the directory (one fsync for
+ * several files); until it does, a crash may leave the old content.
  */
-export function writeFileAtomically(disk: Disk, filePath: string, data: Uint8Array): void {
+export function writeFileAtomically(disk: Disk, filePath: string, data: Uint8Array, syncDirectory = true): void {
   const temporary = `${filePath}.tmp`;
   const fd = disk.open(temporary, 'create');
   try {
@@ -259,5 +260,5 @@ export function writeFileAtomically(disk: Disk, filePath: string, data: Uint8Arr
     disk.close(fd);
   }
   disk.rename(temporary, filePath);
-  disk.fsyncDir(path.dirname(filePath));
+  if (syncDirectory) disk.fsyncDir(path.dirname(filePath));
 }

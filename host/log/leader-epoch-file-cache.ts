@@ -11,11 +11,19 @@
  * 1 0          <- epoch startOffset
  * 3 120
  * ```
- * Every change rewrites the file atomically and durably (temp file, fsync, rename, directory
- * fsync) before the call returns, so the file always holds a state the cache had. A log writer
- * assigns an epoch before appending its first batch and truncates the cache after truncating the
- * log: after a crash the cache may run ahead of the log (never behind), which
- * {@link LeaderEpochFileCache.truncateFromEnd} at the recovered log end offset repairs.
+ * Every write replaces the file atomically and durably (temp file, fsync, rename, directory
+ * fsync), so the file always holds a state the cache had. Truncations and the metadata log's
+ * assignments write before the call returns. A data partition's assignments on append and at
+ * makeLeader may be `deferred` (issue 15, Kafka's KAFKA-15046: 9,814 fsyncs and seconds of
+ * stalled event loop for the first produce to 5,000 new partitions): the entry is kept in
+ * memory and written by {@link LeaderEpochFileCache.flush}, which the log calls before its
+ * recovery point moves past it (every flush, roll and clean close:
+ * partition-directory-sync.ts). After a crash the file may then lack the epochs of batches above
+ * the last flush, all in the active segment, which the partition reads back from the batches'
+ * partitionLeaderEpoch (PartitionLeaderEpochs.repair, Kafka's LogLoader rebuilding the cache
+ * from the recovered segments). A writer assigns an epoch before appending its first batch and
+ * truncates the cache after truncating the log, so the cache may also run ahead of the log,
+ * which {@link LeaderEpochFileCache.truncateFromEnd} at the recovered log end offset repairs.
  *
  * Invariants (asserted): epochs strictly increasing, start offsets non-decreasing, both >= 0.
  */
@@ -42,6 +50,12 @@ export interface EpochEndOffset {
   readonly epoch: number;
   readonly endOffset: number;
 }
+
+/**
+ * When a change reaches the file: `durable` before the call returns; `deferred` at the next
+ * {@link LeaderEpochFileCache.flush} (see the file header for who may defer).
+ */
+export type CheckpointWrite = 'durable' | 'deferred';
 
 function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`LeaderEpochFileCache: ${message}`);
@@ -88,6 +102,8 @@ export class LeaderEpochFileCache {
   /** The checkpoint file; null for a cache kept in memory only ({@link inMemory}). */
   readonly filePath: string | null;
   private entriesValue: EpochEntry[];
+  /** A deferred change is not in the file yet. */
+  private pendingWrite = false;
 
   private constructor(private readonly disk: Disk | null, filePath: string | null, entries: EpochEntry[]) {
     this.filePath = filePath;
@@ -144,20 +160,21 @@ export class LeaderEpochFileCache {
 
   /**
    * Records that `epoch` starts at `startOffset`; returns true when the cache changed (and the
-   * file was rewritten). Kafka's rule (LeaderEpochFileCache.assign): an entry for the latest epoch
-   * at or after its known start changes nothing (every append of a leader calls this); otherwise
-   * the entries that the new one contradicts, those with an epoch >= `epoch` or a start offset >=
-   * `startOffset`, are dropped first (a replica that saw a stale epoch), so epochs stay increasing.
+   * file was rewritten, or will be at the next {@link flush} when `write` is 'deferred'). Kafka's
+   * rule (LeaderEpochFileCache.assign): an entry for the latest epoch at or after its known start
+   * changes nothing (every append of a leader calls this); otherwise the entries that the new one
+   * contradicts, those with an epoch >= `epoch` or a start offset >= `startOffset`, are dropped
+   * first (a replica that saw a stale epoch), so epochs stay increasing.
    * @throws Error for a negative epoch or offset (a bug); DiskError when the file write fails
    */
-  assign(epoch: number, startOffset: number): boolean {
+  assign(epoch: number, startOffset: number, write: CheckpointWrite = 'durable'): boolean {
     assert(Number.isInteger(epoch) && epoch >= 0 && epoch <= 0x7fffffff, `epoch ${epoch}`);
     assert(Number.isSafeInteger(startOffset) && startOffset >= 0, `start offset ${startOffset}`);
     const latest = this.latestEntry();
     if (latest !== undefined && latest.epoch === epoch && startOffset >= latest.startOffset) return false;
     const kept = this.entriesValue.filter((entry) => entry.epoch < epoch && entry.startOffset < startOffset);
     kept.push({ epoch, startOffset });
-    this.replace(kept);
+    this.replace(kept, write);
     return true;
   }
 
@@ -245,9 +262,32 @@ export class LeaderEpochFileCache {
     if (this.entriesValue.length > 0) this.replace([]);
   }
 
-  /** Writes `entries` to the file (atomically, durably), then adopts them. */
-  private replace(entries: EpochEntry[]): void {
-    if (this.disk !== null && this.filePath !== null) writeFileAtomically(this.disk, this.filePath, leaderEpochCheckpointBytes(entries));
+  /** True while a deferred change is not in the file (always false without a file). */
+  get hasPendingWrite(): boolean {
+    return this.pendingWrite;
+  }
+
+  /**
+   * Writes a deferred change to the file, atomically and durably (temp file, fsync, rename);
+   * returns true when it wrote. With `syncDirectory` false the caller fsyncs the partition
+   * directory for the rename (the log's flush does it once for its own files too).
+   * @throws DiskError when the write fails (the change stays pending)
+   */
+  flush(syncDirectory = true): boolean {
+    if (!this.pendingWrite) return false;
+    this.write(this.entriesValue, syncDirectory);
+    return true;
+  }
+
+  /** Adopts `entries`, writing them to the file now (every pending change with them) unless `deferred`. */
+  private replace(entries: EpochEntry[], write: CheckpointWrite = 'durable'): void {
+    if (write === 'durable') this.write(entries, true);
+    else this.pendingWrite = this.filePath !== null;
     this.entriesValue = entries;
+  }
+
+  private write(entries: readonly EpochEntry[], syncDirectory: boolean): void {
+    if (this.disk !== null && this.filePath !== null) writeFileAtomically(this.disk, this.filePath, leaderEpochCheckpointBytes(entries), syncDirectory);
+    this.pendingWrite = false;
   }
 }

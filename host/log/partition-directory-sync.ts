@@ -3,16 +3,30 @@
  * (a flush, a roll or a truncation to a new start moving the recovery point): the directory's own
  * entries (segment files made or removed since the last fsync), and, for a log created with its
  * sync deferred (LogManager.getOrCreateLogs 'first-flush'), the partition directory's entry in its
- * log directory, where one fsync serves every log created before it (LogDirectory.syncEntriesUpTo).
+ * log directory, where one fsync serves every log created before it (LogDirectory.syncEntriesUpTo);
+ * and the partition's leader epoch checkpoint when it holds a deferred change (its epochs of
+ * offsets below the recovery point must be on disk: recovery reads back only the active
+ * segment's, leader-epoch-file-cache.ts).
  */
 import type { Disk } from '../io/disk.js';
 import type { LogDirectory } from './log-directory.js';
+
+/** A file of the partition directory written late (LeaderEpochFileCache's deferred writes). */
+export interface DeferredCheckpoint {
+  /**
+   * Writes what is pending, file fsynced and renamed into place, leaving the directory fsync to
+   * the caller when `syncDirectory` is false; true when it wrote. Throws DiskError.
+   */
+  flush(syncDirectory: boolean): boolean;
+}
 
 export class PartitionDirectorySync {
   /** Entries of the partition directory not fsynced yet. */
   private dirty: boolean;
   /** The ticket of the partition directory's entry while not durable (LogDirectory.noteEntryCreated), else 0. */
   private pendingEntry: number;
+  /** The leader epoch checkpoint flushed with the directory (UnifiedLog.setLeaderEpochCheckpoint). */
+  checkpoint: DeferredCheckpoint | null = null;
 
   /**
    * `deferred`: the directory was just made and its entry in the log directory is not durable
@@ -36,6 +50,7 @@ export class PartitionDirectorySync {
 
   /** Makes what is pending durable (at most one fsync of each directory). Throws DiskError. */
   sync(): void {
+    if (this.checkpoint?.flush(false) === true) this.dirty = true;
     if (this.dirty) {
       this.disk.fsyncDir(this.dir);
       this.dirty = false;

@@ -29,7 +29,7 @@ import { prepareFollowerAppend } from './follower-append.js';
 import { defaultGroupFlusher, type GroupFlusher, type GroupFlushTarget } from './group-flush.js';
 import { hasDeletePolicy, type LogConfig } from './log-config.js';
 import { LogDirectory } from './log-directory.js';
-import { PartitionDirectorySync } from './partition-directory-sync.js';
+import { type DeferredCheckpoint, PartitionDirectorySync } from './partition-directory-sync.js';
 import { loadSegments } from './log-loader.js';
 import { type AppendResult, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, LogErrorCode, type ReadResult } from './log-results.js';
 import { type BatchPlacement, LogSegment, MAX_RELATIVE_OFFSET } from './log-segment.js';
@@ -511,6 +511,15 @@ export class UnifiedLog implements GroupFlushTarget {
       segment.close();
       return replacement;
     });
+  }
+
+  /**
+   * The partition's leader epoch checkpoint (Kafka's UnifiedLog.leaderEpochCache; ours is the
+   * Partition's): its deferred writes are made durable by every flush, roll and clean close,
+   * before the recovery point moves past them. Replaces an earlier one; null detaches.
+   */
+  setLeaderEpochCheckpoint(checkpoint: DeferredCheckpoint | null): void {
+    this.directorySync.checkpoint = checkpoint;
   }
 
   /** Takes the directory offline for `error` when it is a DiskError (rethrows anything else). */

@@ -13,17 +13,24 @@
  *   truncateTo(o) / full truncation      truncateFromEnd(LEO) / clear
  *   log start offset moved               truncateFromStart(logStartOffset)
  *   open                                 repair(): the cache may run ahead of the log after a crash
- *                                        (truncateFromEnd) or miss the tail's epochs (at most the
- *                                        active segment read again), or miss the head's epochs
+ *                                        (truncateFromEnd) or miss the tail's epochs (the active
+ *                                        segment read again), or miss the head's epochs
  *                                        (truncated from a log start lost in a crash: read again)
  * ```
- * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts),
- * rewritten atomically on every change. A disk failure takes the log directory offline (when the
- * log can: UnifiedLog.storageFailure) and the DiskError propagates (the ReplicaManager answers
- * KAFKA_STORAGE_ERROR, 56).
+ * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts).
+ * Truncations rewrite it at once. Assignments (the three first rows) are deferred when the log
+ * takes the checkpoint (UnifiedLog.setLeaderEpochCheckpoint): written at the log's next flush,
+ * roll or clean close, before its recovery point passes them (issue 15: the first produce to
+ * 5,000 new partitions cost 9,814 fsyncs on the event loop). A crash then loses at most the
+ * epochs that start in the active segment, which repair() reads back from its batches (Kafka's
+ * LogLoader rebuilds the epochs of the recovered segments the same way); an epoch assigned at
+ * makeLeader before any batch of it is lost with nothing to rebuild, and needs nothing: an entry
+ * starting at the log end answers as its absence does. A disk failure takes the log directory
+ * offline (when the log can: UnifiedLog.storageFailure) and the DiskError propagates (the
+ * ReplicaManager answers KAFKA_STORAGE_ERROR, 56).
  */
 import { isDiskError } from '../io/disk.js';
-import { type EpochEndOffset, type EpochEntry, LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
+import { type CheckpointWrite, type EpochEndOffset, type EpochEntry, LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import { BatchLayout } from '../wasm/batch-layout.js';
 import type { PartitionLog } from './partition-log.js';
 
@@ -31,13 +38,21 @@ import type { PartitionLog } from './partition-log.js';
 const REPAIR_READ_BYTES = 1 << 20;
 
 /** The log calls the epochs need (UnifiedLog; storageFailure is optional for test logs). */
-type EpochLog = Pick<PartitionLog, 'logStartOffset' | 'logEndOffset' | 'read'> & {
+type EpochLog = Pick<PartitionLog, 'logStartOffset' | 'logEndOffset' | 'read' | 'setLeaderEpochCheckpoint'> & {
   readonly activeSegment?: { readonly baseOffset: number };
   storageFailure?(error: unknown): number;
 };
 
 export class PartitionLeaderEpochs {
-  constructor(private readonly log: EpochLog, private readonly cache: LeaderEpochFileCache) {}
+  /** How assignments reach the file: deferred to the log's flushes when the log takes the checkpoint. */
+  private readonly assignWrite: CheckpointWrite;
+
+  /** Hands a file-backed `cache` to `log`, which then flushes it (replacing an earlier Partition's). */
+  constructor(private readonly log: EpochLog, private readonly cache: LeaderEpochFileCache) {
+    const flushedByLog = cache.filePath !== null && log.setLeaderEpochCheckpoint !== undefined;
+    if (flushedByLog) log.setLeaderEpochCheckpoint!(cache);
+    this.assignWrite = flushedByLog ? 'deferred' : 'durable';
+  }
 
   /** The latest epoch known, or -1 (UNDEFINED_EPOCH) when none. */
   latestEpoch(): number {
@@ -69,7 +84,7 @@ export class PartitionLeaderEpochs {
   assignAtLogEnd(epoch: number): void {
     const latest = this.cache.latestEpoch();
     if (latest !== undefined && latest >= epoch) return;
-    this.guard(() => this.cache.assign(epoch, this.log.logEndOffset));
+    this.guard(() => this.cache.assign(epoch, this.log.logEndOffset, this.assignWrite));
   }
 
   /** After a follower append: each batch's partition leader epoch from its base offset on. */
@@ -79,7 +94,7 @@ export class PartitionLeaderEpochs {
       // Kafka assigns only magic-2 batches with an epoch; a newer epoch opens an entry.
       if (batch.partitionLeaderEpoch < 0 || batch.partitionLeaderEpoch <= latest) continue;
       const { partitionLeaderEpoch, baseOffset } = batch;
-      this.guard(() => this.cache.assign(partitionLeaderEpoch, baseOffset));
+      this.guard(() => this.cache.assign(partitionLeaderEpoch, baseOffset, this.assignWrite));
       latest = partitionLeaderEpoch;
     }
   }
@@ -102,13 +117,18 @@ export class PartitionLeaderEpochs {
   /**
    * At open (Kafka's LogLoader + recovery): drops epochs starting at or past the log end (the
    * cache ran ahead: an epoch assigned before a write lost in a crash) or before the log start,
-   * then makes sure the latest epoch is the last batch's. When it is not (a crash between a
-   * follower's write and its epoch assignment, or no checkpoint file at all), at most the active
-   * segment is read again: from the latest entry's start when that lies in it, assigning each
-   * batch's epoch; otherwise the last batch's epoch is taken to start at the latest entry's start
-   * (or the log start, without entries). An epoch claimed for older offsets than it really covers
-   * only makes a follower truncate (and fetch again) more than needed, never keep records the
-   * leader does not have; one claimed later could, so the repair never does that.
+   * then makes sure the latest epoch is the last batch's. When it is not (deferred assignments
+   * lost in a crash, a crash between a follower's write and its epoch assignment, or no
+   * checkpoint file yet), the active segment is read again from its base (or from the latest
+   * entry's start when that lies in it), assigning each batch's epoch: the log flushes deferred
+   * assignments at every roll, so the missing ones all start there (batch epochs never decrease,
+   * so a last batch of the latest epoch means none is missing). Only when that does not end at
+   * the last batch's epoch (entries but none before the active segment, an unreadable log) is
+   * the last batch's epoch taken to start at the latest entry's start (or the log start, without
+   * entries). An epoch claimed for older offsets than it really covers only makes a follower
+   * truncate (and fetch again) more than needed, never keep records the leader does not have;
+   * one claimed later could, so the repair never does that. What it assigns is written once,
+   * durably, at the end.
    */
   repair(): void {
     const { logStartOffset, logEndOffset } = this.log;
@@ -125,12 +145,14 @@ export class PartitionLeaderEpochs {
     if (latest !== undefined && latest.epoch > lastEpoch) this.guard(() => this.cache.clear());
     const kept = this.cache.latestEntry();
     const activeSegmentBaseOffset = this.log.activeSegment?.baseOffset ?? logStartOffset;
-    if (kept !== undefined && kept.startOffset >= activeSegmentBaseOffset) {
-      this.reassignFrom(kept.startOffset);
-    } else {
-      const startOffset = kept?.startOffset ?? logStartOffset;
-      this.guard(() => this.cache.assign(lastEpoch, startOffset));
+    if (kept !== undefined || activeSegmentBaseOffset <= logStartOffset) {
+      this.reassignFrom(Math.max(kept?.startOffset ?? logStartOffset, activeSegmentBaseOffset));
     }
+    if (this.cache.latestEpoch() !== lastEpoch) {
+      const startOffset = kept?.startOffset ?? logStartOffset;
+      this.guard(() => this.cache.assign(lastEpoch, startOffset, 'deferred'));
+    }
+    this.guard(() => this.cache.flush());
   }
 
   /**
@@ -200,7 +222,7 @@ export class PartitionLeaderEpochs {
   /** Assigns the epochs of every batch from `fromOffset` to the log end (see {@link repair}). */
   private reassignFrom(fromOffset: number): void {
     this.forEachBatch(fromOffset, (baseOffset, epoch) => {
-      if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) this.guard(() => this.cache.assign(epoch, baseOffset));
+      if (epoch >= 0 && epoch > (this.cache.latestEpoch() ?? -1)) this.guard(() => this.cache.assign(epoch, baseOffset, 'deferred'));
       return true;
     });
   }

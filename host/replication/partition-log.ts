@@ -11,6 +11,7 @@
  * small fakes of tests) must not be given a producerState.
  */
 
+import type { DeferredCheckpoint } from '../log/partition-directory-sync.js';
 import type { ProducerAppendState } from '../log/producer-append.js';
 import type { AppendOrigin, ProducerBatchInfo } from '../log/producer-state-manager.js';
 import type { ReadBuffers } from '../log/read-buffer-pool.js';
@@ -83,6 +84,11 @@ export interface PartitionLog {
   readonly config: PartitionLogConfig;
   /** Optional: lets the partition notice segment rolls (producer-state snapshots are taken there). */
   readonly activeSegment?: { readonly baseOffset: number };
+  /**
+   * Optional: the log flushes the partition's leader epoch checkpoint with its own files
+   * (UnifiedLog.setLeaderEpochCheckpoint); a log without it gets every epoch written at once.
+   */
+  setLeaderEpochCheckpoint?(checkpoint: DeferredCheckpoint | null): void;
   /** Optional: the segments, oldest first (which segment's `.txnindex` an ABORT marker goes to). */
   readonly logSegments?: readonly { readonly baseOffset: number }[];
   /**

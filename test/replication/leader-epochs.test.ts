@@ -16,7 +16,9 @@ afterEach(() => {
 
 const disk = new NodeDisk();
 
+/** The checkpoint file after the log's flush (assignments are written there, truncations at once). */
 function checkpointText(log: UnifiedLog): string {
+  log.flush();
   return fs.readFileSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE), 'utf8');
 }
 
@@ -137,14 +139,29 @@ describe('leader-epoch-checkpoint of a data partition', () => {
     partition = partitionOver(log, { leaderEpoch: 3 });
     expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
 
-    // No checkpoint at all (a log written before epochs were kept): the last batch's epoch is
-    // claimed from the log start (a follower of an older epoch truncates to the start: safe).
+    // No checkpoint at all (a crash before the log's first flush took the deferred assignments):
+    // a log of one segment is read again from its start.
     log = reopen(log);
     fs.rmSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE));
     partition = partitionOver(log, { leaderEpoch: 3 });
-    expect(checkpointText(log)).toBe('0\n1\n3 0\n');
-    expect(partition.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 0 });
+    expect(checkpointText(log)).toBe('0\n2\n1 0\n3 2\n');
+    expect(partition.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 2 });
     expect(partition.endOffsetForEpoch(3)).toEqual({ leaderEpoch: 3, endOffset: 4 });
+  });
+
+  it('without a checkpoint, a log of several segments (written before epochs were kept) claims the last batch\'s epoch from the log start', () => {
+    const log = openReplicaLog({ segmentBytes: 100 });
+    const leader = partitionOver(log, { leaderEpoch: 1 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    leader.makeLeader({ leaderEpoch: 3 });
+    leader.appendRecordsToLeader(recordsBatch(2), 1);
+    expect(log.numberOfSegments).toBeGreaterThan(1);
+    const reopened = reopen(log);
+    fs.rmSync(path.join(reopened.dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    const partition = partitionOver(reopened, { leaderEpoch: 3 });
+    // A follower of an older epoch truncates to the start: safe.
+    expect(checkpointText(reopened)).toBe('0\n1\n3 0\n');
+    expect(partition.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 1, endOffset: 0 });
   });
 
   it('drops the epochs below a log start offset moved by DeleteRecords, keeping the one that covers it', () => {
@@ -191,12 +208,13 @@ describe('leader-epoch-checkpoint of a data partition', () => {
     expect(checkpointText(reopened)).toBe('0\n1\n5 0\n');
   });
 
-  it('an empty single-replica log writes no checkpoint until its first append', () => {
+  it('an empty single-replica log writes no checkpoint until its log is flushed after its first append', () => {
     const log = openReplicaLog();
     const leader = partitionOver(log, { leaderEpoch: 0, replicas: [1] });
     expect(fs.existsSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE))).toBe(false);
     expect(leader.lastOffsetForLeaderEpoch(-1, 0)).toEqual({ errorCode: 0, leaderEpoch: -1, endOffset: -1 });
     leader.appendRecordsToLeader(recordsBatch(1), 1);
+    expect(fs.existsSync(path.join(log.dir, LEADER_EPOCH_CHECKPOINT_FILE))).toBe(false);
     expect(checkpointText(log)).toBe('0\n1\n0 0\n');
   });
 });

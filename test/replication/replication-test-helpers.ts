@@ -22,13 +22,13 @@ export function closeReplicaLogs(): void {
 }
 
 /** A UnifiedLog for topic `t` partition 0 in `dir` (default: a new temp dir). */
-export function openReplicaLog(options: { dir?: string; minInsyncReplicas?: number; clock?: ManualClock } = {}): UnifiedLog {
+export function openReplicaLog(options: { dir?: string; minInsyncReplicas?: number; clock?: ManualClock; segmentBytes?: number } = {}): UnifiedLog {
   const dir = options.dir ?? path.join(tempDir('tributary-repl-'), 't-0');
   const log = UnifiedLog.open({
     dir,
     topic: 't',
     partition: 0,
-    config: testConfig({ segmentBytes: 1 << 20, minInsyncReplicas: options.minInsyncReplicas ?? 1 }),
+    config: testConfig({ segmentBytes: options.segmentBytes ?? 1 << 20, minInsyncReplicas: options.minInsyncReplicas ?? 1 }),
     context: createStorageContext({ clock: options.clock ?? new ManualClock() }),
   });
   openLogs.push(log);
