@@ -11,7 +11,11 @@
  *    may have read: committed);
  * 5. replicas agree on every batch below min(HW) of the ISR members;
  * 6. every batch a replica holds below its own HW is the current leader's batch at that offset
- *    (after its truncations a follower keeps nothing the leader does not have).
+ *    (after its truncations a follower keeps nothing the leader does not have);
+ * 7. a Partition's leader epochs, as its broker read them back at the Partition's creation (the
+ *    checkpoint, whose assignments are written only at the log's flushes, repaired from the
+ *    batches after a crash), answer OffsetForLeaderEpoch exactly for every epoch of its batches:
+ *    that epoch, ending where the next epoch's first batch starts (the log end for the last).
  *
  * Batches below a log start offset (DeleteRecords) are out of every comparison.
  *
@@ -76,6 +80,8 @@ export class ReplicationInvariants {
   private readonly excused = new WeakSet<AckedWrite>();
   /** Per partition, after an excused loss: batches from `fromOffset` on with an epoch below `epoch` may differ. */
   private readonly powerLossCuts = new Map<string, { fromOffset: number; epoch: number }>();
+  /** Partitions whose epochs were checked against their batches (invariant 7, once per Partition). */
+  private readonly epochsChecked = new WeakSet<Partition>();
 
   constructor(
     private readonly brokers: readonly SimBroker[],
@@ -183,6 +189,11 @@ export class ReplicationInvariants {
   private checkReplica(brokerId: number, partition: Partition): string | undefined {
     const where = `${partition.key} on broker ${brokerId}`;
     if (partition.logEndOffset < partition.highWatermark) return `${where}: LEO ${partition.logEndOffset} < HW ${partition.highWatermark}`;
+    if (!this.epochsChecked.has(partition)) {
+      this.epochsChecked.add(partition);
+      const violation = epochsAgainstBatches(partition);
+      if (violation !== undefined) return `${where}: ${violation}`;
+    }
     if (!partition.isLeader) return undefined;
     const epochKey = `${partition.key}@${partition.leaderEpoch}`;
     const leader = this.leaders.get(epochKey);
@@ -312,6 +323,23 @@ function firstEndingAtOrAfter(batches: readonly BatchEntry[], offset: number): n
     else high = middle;
   }
   return low;
+}
+
+/** Invariant 7 on one replica: undefined, or what its epochs answer wrong. */
+function epochsAgainstBatches(partition: Partition): string | undefined {
+  const batches = batchesOf(partition.log);
+  for (let first = 0; first < batches.length; first++) {
+    const epoch = batches[first]!.epoch;
+    let last = first;
+    while (batches[last + 1]?.epoch === epoch) last++;
+    const endOffset = batches[last + 1]?.baseOffset ?? partition.logEndOffset;
+    const answer = partition.endOffsetForEpoch(epoch);
+    if (epoch >= 0 && (answer?.leaderEpoch !== epoch || answer.endOffset !== endOffset)) {
+      return `epoch ${epoch} of batches ${describe(batches[first]!)}..${describe(batches[last]!)} answers ${JSON.stringify(answer)}, not ending at ${endOffset}`;
+    }
+    first = last;
+  }
+  return undefined;
 }
 
 function sameBatch(a: BatchEntry, b: BatchEntry | undefined): boolean {
