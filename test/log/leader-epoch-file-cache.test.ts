@@ -128,6 +128,53 @@ describe('LeaderEpochFileCache', () => {
     }
   });
 
+  it('keeps a deferred assign in memory until flush, which writes it once; a truncation writes it too', () => {
+    const disk = freshDisk();
+    const calls: string[] = [];
+    disk.faultRule = (op) => {
+      if (op.kind === 'fsync' || op.kind === 'fsyncDir' || op.kind === 'rename') calls.push(op.kind);
+      return undefined;
+    };
+    const cache = LeaderEpochFileCache.open(disk, DIR);
+    expect(cache.assign(1, 0, 'deferred')).toBe(true);
+    expect(cache.assign(3, 120, 'deferred')).toBe(true);
+    expect(cache.latestEpoch()).toBe(3);
+    expect(cache.hasPendingWrite).toBe(true);
+    expect(calls).toEqual([]);
+    expect(disk.exists(FILE)).toBe(false);
+
+    // The log's flush: file fsynced and renamed, the directory fsync left to the log.
+    expect(cache.flush(false)).toBe(true);
+    expect(calls).toEqual(['fsync', 'rename']);
+    expect(cache.hasPendingWrite).toBe(false);
+    expect(cache.flush()).toBe(false);
+    expect(readWholeFile(disk, FILE).toString('utf8')).toBe('0\n2\n1 0\n3 120\n');
+
+    cache.assign(4, 200, 'deferred');
+    cache.assign(5, 300, 'deferred');
+    calls.length = 0;
+    cache.truncateFromEnd(250);
+    expect(calls).toEqual(['fsync', 'rename', 'fsyncDir']);
+    expect(cache.hasPendingWrite).toBe(false);
+    disk.powerLoss('strict');
+    expect(LeaderEpochFileCache.open(disk, DIR).entries().map((entry) => entry.epoch)).toEqual([1, 3, 4]);
+  });
+
+  it('loses a deferred assign not flushed before a power loss (the partition reads it back from the batches)', () => {
+    const disk = freshDisk();
+    const cache = cacheWith(disk, [[1, 0]]);
+    cache.assign(2, 7, 'deferred');
+    disk.powerLoss('strict');
+    expect(LeaderEpochFileCache.open(disk, DIR).entries()).toEqual([{ epoch: 1, startOffset: 0 }]);
+  });
+
+  it('a cache in memory has nothing to flush', () => {
+    const cache = LeaderEpochFileCache.inMemory();
+    cache.assign(1, 0, 'deferred');
+    expect(cache.hasPendingWrite).toBe(false);
+    expect(cache.flush()).toBe(false);
+  });
+
   it('refuses a malformed file with an error naming it', () => {
     const disk = freshDisk();
     for (const text of ['', '1\n0\n', '0\n2\n1 0\n', '0\n1\n1 x\n', '0\n2\n3 0\n2 5\n', '0\n2\n1 9\n2 5\n']) {
