@@ -4,8 +4,8 @@
  * that revision, alternating run by run in the same invocation), a fresh broker process with
  * default configs receives one request on a fresh connection naming `--topics` unknown topics:
  * a Metadata v1 (auto-creation implied, as kafka-python sends it), then, on another fresh broker,
- * a Produce v7 with one small batch per topic. Meanwhile another client sends Metadata (no topics)
- * every 20 ms.
+ * a Produce v7 with one small batch per topic (at most 49,999 topics: request.max.array.elements).
+ * Meanwhile another client sends Metadata (no topics) every 20 ms. `--cases` picks the requests.
  *
  * Printed per build and request, the median over the runs of: the time to the answer, the broker's
  * CPU seconds and peak resident set (VmHWM) while it ran, the topics that exist afterwards, and the
@@ -52,14 +52,23 @@ function frame<T>(apiKey: number, apiVersion: number, encode: (w: Writer, versio
   return Buffer.from(w.toBuffer());
 }
 
-function cases(n: number): Case[] {
+/**
+ * The Produce names at most {@link PRODUCE_MAX_TOPICS} topics: one topic and one partition element
+ * each, so that it stays under request.max.array.elements (100,000), which closes the connection
+ * of a larger request before it is decoded.
+ */
+const PRODUCE_MAX_TOPICS = 49_999;
+
+function cases(n: number, wanted: readonly string[]): Case[] {
   const names = Array.from({ length: n }, (_, i) => `unknown-${i}`);
+  const produceNames = names.slice(0, PRODUCE_MAX_TOPICS);
   const records = buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] });
-  return [
-    { name: `Metadata v1, ${n} unknown topics`, bytes: frame(ApiKey.Metadata, 1, encodeMetadataRequest, { topics: names.map((name) => ({ name })) }) },
-    { name: `Produce v7, ${n} unknown topics`, bytes: frame(ApiKey.Produce, 7, encodeProduceRequest, {
-      transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: names.map((name) => ({ name, partitionData: [{ index: 0, records }] })) }) },
+  const all = [
+    { key: 'metadata', name: `Metadata v1, ${n} unknown topics`, bytes: frame(ApiKey.Metadata, 1, encodeMetadataRequest, { topics: names.map((name) => ({ name })) }) },
+    { key: 'produce', name: `Produce v7, ${produceNames.length} unknown topics`, bytes: frame(ApiKey.Produce, 7, encodeProduceRequest, {
+      transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: produceNames.map((name) => ({ name, partitionData: [{ index: 0, records }] })) }) },
   ];
+  return all.filter((one) => wanted.includes(one.key));
 }
 
 /** Writes `bytes` on a fresh connection; resolves when the whole response frame arrived, the broker closed, or after the timeout. */
@@ -135,9 +144,10 @@ async function main(): Promise<void> {
   const options = new Command('auto-create')
     .option('--baseline <revision>', 'also measure a build of this revision, alternating with this build')
     .option('--runs <n>', 'runs per build', '1')
-    .option('--topics <n>', 'unknown topics per request', '99999')
+    .option('--topics <n>', 'unknown topics per request (the Produce names at most 49,999)', '99999')
+    .option('--cases <list>', 'which requests, comma-separated: metadata, produce', 'metadata,produce')
     .parse()
-    .opts<{ baseline?: string; runs: string; topics: string }>();
+    .opts<{ baseline?: string; runs: string; topics: string; cases: string }>();
   const builds: { label: string; snapshot: BuildSnapshot }[] = [];
   try {
     if (options.baseline !== undefined) {
@@ -146,7 +156,7 @@ async function main(): Promise<void> {
     }
     const current = takeBuildSnapshot();
     builds.push({ label: `this build ${current.gitCommit}`, snapshot: current });
-    const requests = cases(Number(options.topics));
+    const requests = cases(Number(options.topics), options.cases.split(','));
     const results = new Map<string, Map<string, Outcome[]>>(builds.map((b) => [b.label, new Map()]));
     for (let run = 0; run < Number(options.runs); run++) {
       const order = run % 2 === 0 ? builds : [...builds].reverse();
