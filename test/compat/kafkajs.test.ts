@@ -204,6 +204,16 @@ describe('kafkajs 2.2.4', { timeout: 120_000 }, () => {
     expect(offsets?.high).toBe('50');
   });
 
+  it('a producer sending to 250 new topics at once gets them all: the broker auto-creates 100 per Metadata request, kafkajs retries LEADER_NOT_AVAILABLE', async () => {
+    const prefix = uniqueName('kjs-many');
+    const topics = Array.from({ length: 250 }, (_, i) => `${prefix}-${i}`);
+    const producer = await connected(kafka.producer());
+    const results = await producer.sendBatch({ topicMessages: topics.map((topic) => ({ topic, messages: [{ value: topic }] })) });
+    expect(results.map((result) => [result.topicName, result.errorCode]).sort()).toEqual(topics.map((topic) => [topic, 0]).sort());
+    const admin = await connected(kafka.admin());
+    expect(await admin.listTopics()).toEqual(expect.arrayContaining(topics));
+  });
+
   it('admin describes and alters topic configs, deletes records below an offset, and lists and deletes an empty group', async () => {
     const admin = await connected(kafka.admin());
     const topic = uniqueName('kjs-ops');
