@@ -107,7 +107,7 @@ export class RequestAutoTopicCreation {
       : `past ${broker.config.autoCreateTopicsMaxPerRequest} per request`;
     logger.warn({
       event: 'auto_create.refused', peer, api: 'Metadata', apiVersion, correlationId, clientId,
-      refusedTopics: this.refused, createdTopics: this.attempted, firstRefusedTopic: this.firstRefused, config: this.reason, suppressed,
+      refusedTopics: this.refused, attemptedTopics: this.attempted, firstRefusedTopic: this.firstRefused, config: this.reason, suppressed,
     }, `did not auto-create ${this.refused} topic(s) named by Metadata from ${peer} (first: ${this.firstRefused}), answered LEADER_NOT_AVAILABLE: ` +
       `${why} (${this.reason})` + (suppressed > 0 ? `; ${suppressed} such request(s) not logged since the last line` : ''));
   }

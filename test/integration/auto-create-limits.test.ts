@@ -51,7 +51,7 @@ describe('Auto-creation is bounded per request, and Produce never creates topics
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: 'warn', api: 'Metadata', apiVersion: 1, clientId: 'raw-test',
-      refusedTopics: 400, createdTopics: BOUND, firstRefusedTopic: `wave-${BOUND}`, config: 'auto.create.topics.max.per.request', suppressed: 0,
+      refusedTopics: 400, attemptedTopics: BOUND, firstRefusedTopic: `wave-${BOUND}`, config: 'auto.create.topics.max.per.request', suppressed: 0,
     });
   });
 
@@ -149,7 +149,7 @@ describe('Auto-creation stops while the client\'s controller mutation quota is e
     expect(names).not.toContain('q-4');
     expect(names).not.toContain('q-5');
     expect(broker.logLines.filter((line) => line.event === 'auto_create.refused')).toEqual([
-      expect.objectContaining({ clientId: 'spender', refusedTopics: 2, createdTopics: 3, firstRefusedTopic: 'q-4', config: 'controller.mutation.rate' }),
+      expect.objectContaining({ clientId: 'spender', refusedTopics: 2, attemptedTopics: 3, firstRefusedTopic: 'q-4', config: 'controller.mutation.rate' }),
     ]);
   });
 
