@@ -244,7 +244,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
         `the ISR of ${this.key} has ${inSyncReplicas} replica(s), below min.insync.replicas=${minInsyncReplicas}`,
       );
     }
-    // Kafka assigns the epoch before writing: after a crash the cache may be ahead, never behind.
+    // Before writing, as Kafka; written to the checkpoint at the log's flush (partition-leader-epochs.ts).
     this.epochs.assignAtLogEnd(this.leaderEpochValue);
     // The log checks the producer state on the core's batch summaries and records the append.
     const result: LogAppendResult = this.log.appendAsLeader(records, this.leaderEpochValue, this.producers.manager ?? undefined, origin);
