@@ -463,6 +463,8 @@ export class LogManager {
     if (log === undefined || state === undefined) return undefined;
     this.logs.delete(key);
     this.logDirOf.delete(key);
+    // A listing of the old directory must not describe the one a recreated partition makes there.
+    this.startupListings.delete(log.dir);
     removeDirectoryLog(state, log);
     this.cleaner.forget(log);
     log.closeWithoutFlush();

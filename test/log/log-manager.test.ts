@@ -259,6 +259,19 @@ describe('LogManager', () => {
     manager.shutdown();
   });
 
+  it('forgets the start-up listing of a deleted log, so a recreated partition is not described by its old directory', () => {
+    const dir = tempDir();
+    const manager = openManager([dir]);
+    const log = manager.getOrCreateLog('gone', 0, testConfig());
+    log.appendAsLeader(makeBatch(1), 0);
+    manager.shutdown();
+    const reopened = openManager([dir]);
+    const loaded = reopened.getLog('gone', 0)!;
+    reopened.deleteLog('gone', 0);
+    expect(reopened.takeStartupListing(loaded.dir)).toBeUndefined();
+    reopened.shutdown();
+  });
+
   it('applies retention and compaction on tick', () => {
     const dir = tempDir();
     const clock = new ManualClock(0);
