@@ -28,6 +28,10 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: a request frame not complete this many milliseconds after its first byte arrived closes its connection, time spent waiting for queued.max.request.bytes included (slow senders can neither hold request memory nor take it in turns); 0 disables.' },
   { name: 'metadata.apply.max.partitions.per.turn', type: 'INT', defaultValue: '8', min: 1,
     doc: 'Tributary-only: the most partitions of one committed metadata change (a topic created or deleted, partitions added or reassigned) the broker applies to its storage (directories, logs, leadership) in one event-loop turn; a larger change is applied in slices of this many, between which other clients are served; until its slice ran a new partition answers NOT_LEADER_OR_FOLLOWER (retriable), and CreateTopics / CreatePartitions answered by the broker whose controller committed them wait for the last slice (Tributary default 8).' },
+  { name: 'request.max.partitions.per.turn', type: 'INT', defaultValue: '1000', min: 1,
+    doc: 'Tributary-only: the most partitions of one Produce or Fetch the broker works through in one event-loop turn; a request naming more is read or appended in slices of this many, between which other clients are served (Kafka works on its own request threads). The answer is the same as in one turn, in request order; a Produce appended in slices, and any append that arrives meanwhile, reach the logs in the order they came (Tributary default 1000).' },
+  { name: 'housekeeping.max.partitions.per.turn', type: 'INT', defaultValue: '2000', min: 1,
+    doc: 'Tributary-only: the most partitions the broker\'s periodic housekeeping (flush.ms, retention, producer-id expiry, ISR expiration, every min(log.retention.check.interval.ms, 5 s)) works through in one event-loop turn; a broker holding more does each pass in slices of this many, between which clients are served, and writes the checkpoint files after the last (Tributary default 2000).' },
   { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,
     doc: 'Tributary-only (Kafka has no such bound): the most array elements one request may hold, counted over all its arrays (topics, partitions, assignments, broker ids and so on, nested ones included). A larger request is refused before it is decoded, in a few milliseconds whatever its size: with INVALID_REQUEST where the API has a top-level error code, else by closing the connection, as for a malformed request; the log line names this config. The default lets one request name every partition of a cluster at the max.partitions default twice over; raise both together.' },
   { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
@@ -49,6 +53,10 @@ export interface LimitConfigs {
   readonly socketPartialRequestTimeoutMs: number;
   /** metadata.apply.max.partitions.per.turn: partitions of a metadata change applied to storage per event-loop turn. */
   readonly metadataApplyMaxPartitionsPerTurn: number;
+  /** request.max.partitions.per.turn: partitions of one Produce or Fetch worked through per event-loop turn. */
+  readonly requestMaxPartitionsPerTurn: number;
+  /** housekeeping.max.partitions.per.turn: partitions one housekeeping slice works through per event-loop turn. */
+  readonly housekeepingMaxPartitionsPerTurn: number;
   readonly eventLoopStallThresholdMs: number;
   /** request.max.array.elements: array elements (all arrays, nested included) one request may hold. */
   readonly requestMaxArrayElements: number;
@@ -67,6 +75,8 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     maxConnectionsPerIp: get('max.connections.per.ip'),
     socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),
     metadataApplyMaxPartitionsPerTurn: get('metadata.apply.max.partitions.per.turn'),
+    requestMaxPartitionsPerTurn: get('request.max.partitions.per.turn'),
+    housekeepingMaxPartitionsPerTurn: get('housekeeping.max.partitions.per.turn'),
     eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
     requestMaxArrayElements: get('request.max.array.elements'),
   };

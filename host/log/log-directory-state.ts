@@ -4,8 +4,12 @@
  * built from the directory's logs.
  */
 import type { LogCleaner } from './log-cleaner.js';
-import type { LogDirectory } from './log-directory.js';
-import { type CheckpointEntry, type OffsetCheckpointFile, topicPartitionKey } from './offset-checkpoint-file.js';
+import type { Disk } from '../io/disk.js';
+import { LogDirectory } from './log-directory.js';
+import {
+  CLEANER_OFFSET_CHECKPOINT_FILE, type CheckpointEntry, LOG_START_OFFSET_CHECKPOINT_FILE, OffsetCheckpointFile,
+  RECOVERY_POINT_CHECKPOINT_FILE, REPLICATION_OFFSET_CHECKPOINT_FILE, topicPartitionKey,
+} from './offset-checkpoint-file.js';
 import type { UnifiedLog } from './unified-log.js';
 
 /** One checkpoint file's content: its entries and their text (for the unchanged-skip). */
@@ -51,6 +55,22 @@ const CHECKPOINT_FILE_COUNT = 4;
 /** Empty {@link DirectoryState.logs} and {@link DirectoryState.built}, for a new DirectoryState. */
 export function emptyDirectoryLogs(): Pick<DirectoryState, 'logs' | 'built'> {
   return { logs: new Map(), built: new Array<ChangedCheckpoint | null>(CHECKPOINT_FILE_COUNT).fill(null) };
+}
+
+/** The state of log directory `resolved` (an absolute path) before it is loaded: no logs, nothing written. */
+export function newDirectoryState(disk: Disk, resolved: string): DirectoryState {
+  return {
+    directory: new LogDirectory(resolved),
+    recoveryPoints: new OffsetCheckpointFile(disk, resolved, RECOVERY_POINT_CHECKPOINT_FILE),
+    logStartOffsets: new OffsetCheckpointFile(disk, resolved, LOG_START_OFFSET_CHECKPOINT_FILE),
+    highWatermarks: new OffsetCheckpointFile(disk, resolved, REPLICATION_OFFSET_CHECKPOINT_FILE),
+    cleanerOffsets: new OffsetCheckpointFile(disk, resolved, CLEANER_OFFSET_CHECKPOINT_FILE),
+    lastWritten: new Map(),
+    syncWrites: new Map(),
+    backgroundWrite: null,
+    nonZeroKeys: new Set(),
+    ...emptyDirectoryLogs(),
+  };
 }
 
 /** `log` is now held in `state`'s directory: every checkpoint file is built again at the next write. */

@@ -23,24 +23,15 @@ import {
 import type { Core } from '../wasm/core.js';
 import { LogCleaner } from './log-cleaner.js';
 import { hasCompactPolicy, type LogConfig } from './log-config.js';
-import { LogDirectory } from './log-directory.js';
-import {
-  CLEANER_OFFSET_CHECKPOINT_FILE,
-  type CheckpointEntry,
-  checkpointFileBytes,
-  LOG_START_OFFSET_CHECKPOINT_FILE,
-  OffsetCheckpointFile,
-  RECOVERY_POINT_CHECKPOINT_FILE,
-  REPLICATION_OFFSET_CHECKPOINT_FILE,
-  topicPartitionKey,
-} from './offset-checkpoint-file.js';
+import type { LogDirectory } from './log-directory.js';
+import { type CheckpointEntry, checkpointFileBytes, OffsetCheckpointFile, topicPartitionKey } from './offset-checkpoint-file.js';
 import type { GroupFlusher } from './group-flush.js';
 import { createStorageContext, type StorageContext } from './storage-context.js';
 import { UnifiedLog } from './unified-log.js';
 import { withKnownListings } from './log-loader.js';
 import { loadPartitionLogs, removeDirectory } from './log-directory-loading.js';
 import {
-  addDirectoryLog, checkpointContents, type ChangedCheckpoint, type DirectoryState, emptyDirectoryLogs, noteNonZero, removeDirectoryLog,
+  addDirectoryLog, checkpointContents, type ChangedCheckpoint, type DirectoryState, newDirectoryState, noteNonZero, removeDirectoryLog,
 } from './log-directory-state.js';
 import { cappedDirName, DELETE_DIR_SUFFIX, parseTopicPartitionDir, STRAY_DIR_SUFFIX } from './partition-dir-names.js';
 
@@ -145,21 +136,7 @@ export class LogManager {
       ...(options.maxEvictableIndexBytes === undefined ? {} : { maxEvictableIndexBytes: options.maxEvictableIndexBytes }),
     });
     const disk = context.disk;
-    const directories = options.logDirs.map((dir): DirectoryState => {
-      const resolved = path.resolve(dir);
-      return {
-        directory: new LogDirectory(resolved),
-        recoveryPoints: new OffsetCheckpointFile(disk, resolved, RECOVERY_POINT_CHECKPOINT_FILE),
-        logStartOffsets: new OffsetCheckpointFile(disk, resolved, LOG_START_OFFSET_CHECKPOINT_FILE),
-        highWatermarks: new OffsetCheckpointFile(disk, resolved, REPLICATION_OFFSET_CHECKPOINT_FILE),
-        cleanerOffsets: new OffsetCheckpointFile(disk, resolved, CLEANER_OFFSET_CHECKPOINT_FILE),
-        lastWritten: new Map(),
-        syncWrites: new Map(),
-        backgroundWrite: null,
-        nonZeroKeys: new Set(),
-        ...emptyDirectoryLogs(),
-      };
-    });
+    const directories = options.logDirs.map((dir) => newDirectoryState(disk, path.resolve(dir)));
     const manager = new LogManager(context, options.defaults, directories, options.random ?? new CryptoRandom());
     for (const state of directories) manager.loadDirectory(state, options);
     return manager;
@@ -540,10 +517,14 @@ export class LogManager {
   tickInBackground(nowMs: number, due: MaintenanceDue = EVERYTHING_DUE): number {
     if (this.shutDown) return 0;
     const cleaned = this.maintainLogs(nowMs, due);
-    if (!(this.context.disk instanceof NodeDisk)) {
-      this.writeOnlineCheckpoints();
-      return cleaned;
-    }
+    this.writeCheckpointsInBackground();
+    return cleaned;
+  }
+
+  /** The checkpoint half of {@link tickInBackground}, for a caller that maintained the logs itself ({@link maintainLogs}). */
+  writeCheckpointsInBackground(): void {
+    if (this.shutDown) return;
+    if (!(this.context.disk instanceof NodeDisk)) return this.writeOnlineCheckpoints();
     for (const state of this.directories) {
       if (state.directory.isOffline || state.backgroundWrite !== null) continue;
       const changed = this.changedCheckpoints(state);
@@ -553,7 +534,6 @@ export class LogManager {
       });
       state.backgroundWrite = write;
     }
-    return cleaned;
   }
 
   /** Resolves once no background checkpoint write or directory removal is running (e.g. before shutdown). */
@@ -572,11 +552,15 @@ export class LogManager {
     return Buffer.from(bytes).toString('hex');
   }
 
-  /** Flush, and when due retention and compaction, of every online log; returns the logs cleaned. */
-  private maintainLogs(nowMs: number, due: MaintenanceDue): number {
+  /**
+   * Flush, and when due retention and compaction, of the online logs among `logs` this manager
+   * still holds (default every log; the housekeeping passes slices of allLogs()); returns the logs cleaned.
+   */
+  maintainLogs(nowMs: number, due: MaintenanceDue, logs?: Iterable<UnifiedLog>): number {
+    if (this.shutDown) return 0;
     let cleaned = 0;
-    for (const log of this.logs.values()) {
-      if (log.isOffline) continue;
+    for (const log of logs ?? this.logs.values()) {
+      if (log.isOffline || (logs !== undefined && !this.directories.some((state) => state.logs.has(log)))) continue;
       log.maintain(nowMs, due.retention);
       if (due.cleaning && !log.isOffline && hasCompactPolicy(log.config) && this.cleaner.maybeClean(log, nowMs) !== null) cleaned++;
     }

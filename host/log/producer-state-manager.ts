@@ -39,7 +39,7 @@
  * and makes these calls, except the two of each leader append, which UnifiedLog.appendAsLeader
  * makes on the WebAssembly core's batch summaries when the Partition hands it the state
  * (producer-append.ts: no host walk of the Produce bytes of its own); retention in LogManager.tick
- * reaches truncateHead through the broker's tick (ReplicaManager.onLogStartOffsetsMaybeIncremented):
+ * reaches truncateHead through the broker's housekeeping (Partition.onLogStartOffsetMaybeIncremented, same turn):
  * ```
  *   recover(logStartOffset, logEndOffset, readBatches)  at open and after truncation: load() the
  *                                                       newest snapshot, then replay the log tail

@@ -42,6 +42,8 @@ import {
   type PartitionReadResult,
 } from './partition.js';
 import type { PartitionLog } from './partition-log.js';
+import { LocalLogRead, type LocalLogReadContext, readError } from './local-log-read.js';
+import { inSlices, type RequestSlicing } from './request-slicing.js';
 import { DEFAULT_MAX_DELAYED_OPERATIONS, Purgatory } from './purgatory.js';
 import type { FetchParams, FetchPartitionResult, ProduceParams, ProducePartitionData, ProducePartitionResult } from './replication-types.js';
 
@@ -102,6 +104,12 @@ export interface ReplicaManagerOptions<L extends PartitionLog = PartitionLog> {
    * caught up, metadata-currency.ts); default always. See appendToPartition for its one use.
    */
   isMetadataCurrent?: () => boolean;
+  /**
+   * request.max.partitions.per.turn and the event-loop turn (request-slicing.ts): a Produce or
+   * Fetch naming more partitions is worked through in slices, one per turn; appends stay in call
+   * order (an append that arrives meanwhile waits for the sliced one). Absent: one turn each.
+   */
+  requestSlicing?: RequestSlicing;
 }
 
 /** `L` is the log type of the partitions (UnifiedLog in the broker; fakes in tests). */
@@ -124,6 +132,12 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   private readonly isReplicaIsrEligible: ((brokerId: number) => boolean) | undefined;
   private readonly brokerEpochOf: ((brokerId: number) => number) | undefined;
   private readonly isMetadataCurrent: () => boolean;
+  private readonly requestSlicing: RequestSlicing | undefined;
+  /** What a LocalLogRead needs of this ReplicaManager. */
+  private readonly localLogReadContext: LocalLogReadContext<L>;
+  /** The last append in the FIFO of sliced appends and those queued behind them; null when it is empty. */
+  private slicedAppends: Promise<void> | null = null;
+  private pendingSlicedAppends = 0;
 
   constructor(options: ReplicaManagerOptions<L>) {
     this.localBrokerId = options.localBrokerId;
@@ -141,6 +155,13 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
     this.isReplicaIsrEligible = options.isReplicaIsrEligible;
     this.brokerEpochOf = options.brokerEpochOf;
     this.isMetadataCurrent = options.isMetadataCurrent ?? (() => true);
+    this.requestSlicing = options.requestSlicing;
+    this.localLogReadContext = {
+      getPartition: (topic, partition) => this.getPartition(topic, partition),
+      readBuffers: this.readBuffers,
+      errorCodeFor: (error, topic, partition, operation) => this.errorCodeFor(error, topic, partition, operation),
+      onHighWatermarkAdvanced: (partition) => this.onHighWatermarkMaybeAdvanced(partition.topic, partition.partition, partition.lastHighWatermarkAdvanceBytes),
+    };
   }
 
   /** Long-poll fetches waiting now. */
@@ -308,28 +329,62 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         params.entries.map((e) => produceError(e, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${requiredAcks}`)),
       );
     }
+    const slicing = this.requestSlicing;
+    if (slicing !== undefined && (this.slicedAppends !== null || params.entries.length > slicing.maxPartitionsPerTurn)) {
+      return this.appendAfterSlices(params, slicing);
+    }
+    const append = this.produceAppend(params);
+    append.appendThrough(params.entries.length);
+    return append.answer();
+  }
+
+  /**
+   * A Produce appended in slices (request-slicing.ts), or one arriving while such a one is under
+   * way: appends run in call order through one FIFO, so a producer's pipelined requests reach
+   * each partition in the order sent (its sequence numbers), as in one turn each. The FIFO waits
+   * for the appends only, never for acks=all.
+   */
+  private appendAfterSlices(params: ProduceParams, slicing: RequestSlicing): Promise<ProducePartitionResult[]> {
+    this.pendingSlicedAppends++;
+    const appended = (this.slicedAppends ?? Promise.resolve()).then(async () => {
+      const append = this.produceAppend(params);
+      await inSlices(params.entries.length, slicing, (end) => append.appendThrough(end));
+      // Wrapped: the FIFO must not wait for the answer (acks=all waits for followers).
+      return { answer: append.answer() };
+    });
+    this.slicedAppends = appended.then(() => undefined, () => undefined).then(() => {
+      if (--this.pendingSlicedAppends === 0) this.slicedAppends = null;
+    });
+    return appended.then(({ answer }) => answer);
+  }
+
+  /** One Produce's appends, entry by entry in order up to `end` (exclusive), then its answer. */
+  private produceAppend(params: ProduceParams): { appendThrough(end: number): void; answer(): Promise<ProducePartitionResult[]> } {
+    const { requiredAcks } = params;
     // The broker's own writes (internal topics allowed) are the coordinators' (Kafka's AppendOrigin.COORDINATOR).
     const origin = params.origin ?? (params.internalTopicsAllowed === true ? 'coordinator' : 'client');
     const results: ProducePartitionResult[] = [];
     const waiting: ProduceAcksPending[] = [];
     let flushes: { index: number; flush: Promise<number> }[] | undefined;
-    for (let index = 0; index < params.entries.length; index++) {
-      const entry = params.entries[index]!;
-      const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false, origin);
-      results.push(result);
-      if (result.errorCode === ErrorCode.NONE) {
-        // Also a retried duplicate: its original may be in the same unflushed turn.
-        const flush = this.pendingFlushFor(entry);
-        if (flush !== null) (flushes ??= []).push({ index, flush });
-        else if (result.appendedBytes > 0) this.onLeaderAppended(entry.topic, entry.partition, result);
-        // A retried duplicate waits too: its original records must be covered by the HW.
-        if (requiredAcks === -1 && result.lastOffset >= 0) {
-          waiting.push({ topic: entry.topic, partition: entry.partition, requiredOffset: result.lastOffset + 1, result });
+    return {
+      appendThrough: (end) => {
+        for (let index = results.length; index < end; index++) {
+          const entry = params.entries[index]!;
+          const result = this.appendToPartition(entry, requiredAcks, params.internalTopicsAllowed ?? false, origin);
+          results.push(result);
+          if (result.errorCode !== ErrorCode.NONE) continue;
+          // Also a retried duplicate: its original may be in the same unflushed turn.
+          const flush = this.pendingFlushFor(entry);
+          if (flush !== null) (flushes ??= []).push({ index, flush });
+          else if (result.appendedBytes > 0) this.onLeaderAppended(entry.topic, entry.partition, result);
+          // A retried duplicate waits too: its original records must be covered by the HW.
+          if (requiredAcks === -1 && result.lastOffset >= 0) {
+            waiting.push({ topic: entry.topic, partition: entry.partition, requiredOffset: result.lastOffset + 1, result });
+          }
         }
-      }
-    }
-    if (flushes !== undefined) return this.answerAfterGroupFlush(params, results, waiting, flushes);
-    return this.answerProduce(params.timeoutMs, results, waiting);
+      },
+      answer: () => (flushes !== undefined ? this.answerAfterGroupFlush(params, results, waiting, flushes) : this.answerProduce(params.timeoutMs, results, waiting)),
+    };
   }
 
   /**
@@ -390,7 +445,16 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
 
   /** Answers a Fetch now or after a long poll; one result per requested partition, in order. */
   fetchMessages(params: FetchParams): Promise<FetchPartitionResult[]> {
-    const results = this.readFromLocalLog(params);
+    const slicing = this.requestSlicing;
+    if (slicing !== undefined && params.partitions.length > slicing.maxPartitionsPerTurn) {
+      const read = new LocalLogRead(this.localLogReadContext, params, true);
+      return inSlices(params.partitions.length, slicing, (end) => read.readThrough(end)).then(() => this.answerFetch(params, read.finish()));
+    }
+    return this.answerFetch(params, this.readFromLocalLog(params));
+  }
+
+  /** Answers a Fetch from its first read: now, or through a DelayedFetch (long poll). */
+  private answerFetch(params: FetchParams, results: FetchPartitionResult[]): Promise<FetchPartitionResult[]> {
     let bytesReadable = 0;
     let anyError = false;
     for (const r of results) {
@@ -431,57 +495,9 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
    * reading again); a high watermark moved by it wakes what waits on the partition.
    */
   readFromLocalLog(params: FetchParams, updateFetchState = true): FetchPartitionResult[] {
-    let remainingBytes = Math.max(0, params.maxBytes);
-    let minOneMessage = params.minOneMessage;
-    const replicaId = params.replicaId ?? -1;
-    const results: FetchPartitionResult[] = [];
-    let advanced: Partition<L>[] | undefined;
-    for (const request of params.partitions) {
-      const { topic, partition: index } = request;
-      const partition = this.getPartition(topic, index);
-      if (partition === undefined) {
-        results.push({ topic, partition: index, ...readError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
-        continue;
-      }
-      let read: PartitionReadResult;
-      const highWatermarkBefore = replicaId >= 0 ? partition.highWatermark : 0;
-      try {
-        read = partition.readRecords({
-          fetchOffset: request.fetchOffset,
-          maxBytes: Math.min(Math.max(0, request.partitionMaxBytes), remainingBytes),
-          isolationLevel: params.isolationLevel,
-          minOneMessage,
-          currentLeaderEpoch: request.currentLeaderEpoch,
-          lastFetchedEpoch: request.lastFetchedEpoch,
-          replicaId,
-          followerLogStartOffset: request.logStartOffset,
-          updateFetchState,
-          buffers: this.readBuffers,
-        });
-      } catch (error) {
-        read = readError(this.errorCodeFor(error, topic, index, 'read'));
-      }
-      if (replicaId >= 0 && partition.highWatermark > highWatermarkBefore) (advanced ??= []).push(partition);
-      if (read.records.length > 0) minOneMessage = false;
-      remainingBytes = Math.max(0, remainingBytes - read.records.length);
-      // Fields copied by name: cheaper than an object spread on every read.
-      results.push({
-        topic,
-        partition: index,
-        errorCode: read.errorCode,
-        highWatermark: read.highWatermark,
-        lastStableOffset: read.lastStableOffset,
-        logStartOffset: read.logStartOffset,
-        records: read.records,
-        divergingEpoch: read.divergingEpoch,
-        abortedTransactions: read.abortedTransactions,
-      });
-    }
-    // After the loop: completing waiting operations may read partitions again.
-    if (advanced !== undefined) {
-      for (const partition of advanced) this.onHighWatermarkMaybeAdvanced(partition.topic, partition.partition, partition.lastHighWatermarkAdvanceBytes);
-    }
-    return results;
+    const read = new LocalLogRead(this.localLogReadContext, params, updateFetchState);
+    read.readThrough(params.partitions.length);
+    return read.finish();
   }
 
   /**
@@ -533,35 +549,6 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
       if ((partition.log as { isOffline?: boolean }).isOffline === true) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, leaderEpoch: -1, endOffset: -1 };
       return partition.lastOffsetForLeaderEpoch(currentLeaderEpoch, leaderEpoch);
     });
-  }
-
-  /**
-   * Call after log housekeeping (LogManager.tick: retention may have moved log start offsets):
-   * trims each partition's producer state to its log start offset (see
-   * Partition.onLogStartOffsetMaybeIncremented). A disk error deleting a snapshot is logged and
-   * retried at the next call. Returns how many partitions were trimmed.
-   */
-  onLogStartOffsetsMaybeIncremented(): number {
-    let trimmed = 0;
-    for (const partition of this.allPartitions()) {
-      try {
-        if (partition.onLogStartOffsetMaybeIncremented()) trimmed++;
-      } catch (error) {
-        this.errorCodeFor(error, partition.topic, partition.partition, 'producer-state truncateHead');
-      }
-    }
-    return trimmed;
-  }
-
-  /**
-   * Producer-id expiry over every partition (Kafka's periodic removeExpiredProducers, driven by
-   * the broker's housekeeping tick): see Partition.removeExpiredProducers. `nowMs` is wall-clock
-   * time, compared with batch timestamps. Returns how many producer entries were removed.
-   */
-  removeExpiredProducers(nowMs: number): number {
-    let removed = 0;
-    for (const partition of this.allPartitions()) removed += partition.removeExpiredProducers(nowMs);
-    return removed;
   }
 
   /**
@@ -683,8 +670,4 @@ function produceError(entry: { topic: string; partition: number }, errorCode: nu
     logStartOffset: -1,
     appendedBytes: 0,
   };
-}
-
-function readError(errorCode: number): PartitionReadResult {
-  return { errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: Buffer.alloc(0) };
 }

@@ -313,13 +313,9 @@ export class BrokerServer {
     this.started = true;
     this.gate.ready();
     this.housekeeping = new Housekeeping({
-      time: environment.time,
-      logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
-      logInitialTaskDelayMs: config.logInitialTaskDelayMs,
-      logCleanerBackoffMs: () => this.config.logCleanerBackoffMs,
-      logManager: storage.logManager,
-      replicaManager: this.replicaManager!,
-      logger,
+      time: environment.time, logRetentionCheckIntervalMs: config.logRetentionCheckIntervalMs, logInitialTaskDelayMs: config.logInitialTaskDelayMs,
+      logCleanerBackoffMs: () => this.config.logCleanerBackoffMs, maxPartitionsPerTurn: config.housekeepingMaxPartitionsPerTurn,
+      logManager: storage.logManager, replicaManager: this.replicaManager!, logger,
     });
     this.housekeeping.start();
     if (config.processRoles.includes('broker')) this.metrics.consumerLag.start();
@@ -459,6 +455,8 @@ export class BrokerServer {
       replicaLagTimeMaxMs: config.replicaLagTimeMaxMs,
       // Issue 11: a leader cut off from the quorum answers a sequence gap NOT_LEADER_OR_FOLLOWER.
       isMetadataCurrent: metadataCurrency(this.quorum?.raft ?? null, () => controller.lastCommittedOffset, () => (this.publisher?.pendingSlices ?? 0) > 0),
+      // Issue 15: a Produce or Fetch naming more partitions is worked through in slices, one per turn.
+      requestSlicing: { maxPartitionsPerTurn: config.requestMaxPartitionsPerTurn, defer: (task) => environment.time.defer(task) },
     });
     const groups = new LazyGroupCoordinator({
       config, metadata, logManager: storage.logManager, replicaManager, environment, rootLogger,

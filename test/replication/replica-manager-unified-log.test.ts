@@ -254,9 +254,9 @@ describe('idempotent produce through Partition-held producer state over a real U
     replicaManager.becomeLeader({ topic: 'idem', partition: 0, log, leaderEpoch: 0, producerState });
     await produce(replicaManager, idempotentBatch(0, ['a']));
     const lastBatchMs = 1_700_000_000_000;
-    expect(replicaManager.removeExpiredProducers(lastBatchMs + 59_999)).toBe(0);
+    expect(replicaManager.getPartition('idem', 0)!.removeExpiredProducers(lastBatchMs + 59_999)).toBe(0);
     expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(45);
-    expect(replicaManager.removeExpiredProducers(lastBatchMs + 60_000)).toBe(1);
+    expect(replicaManager.getPartition('idem', 0)!.removeExpiredProducers(lastBatchMs + 60_000)).toBe(1);
     expect(producerState.producerCount).toBe(0);
     expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(0);
   });
@@ -271,7 +271,7 @@ describe('idempotent produce through Partition-held producer state over a real U
       expect((await produce(replicaManager, plain)).errorCode).toBe(0);
     }
     const partition = replicaManager.getPartition('idem', 0)!;
-    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
+    expect(partition.onLogStartOffsetMaybeIncremented()).toBe(false);
     // LogManager.tick's retention, which knows nothing of producer state.
     expect(log.maintain(Date.now())).toBeGreaterThan(0);
     expect(log.logStartOffset).toBeGreaterThan(0);
@@ -279,8 +279,8 @@ describe('idempotent produce through Partition-held producer state over a real U
     const snapshotOffsets = (): number[] =>
       readdirSync(dir).filter((name) => name.endsWith('.snapshot')).map((name) => Number(name.slice(0, 20)));
     expect(snapshotOffsets().some((offset) => offset < partition.logStartOffset)).toBe(true);
-    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(1);
-    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
+    expect(partition.onLogStartOffsetMaybeIncremented()).toBe(true);
+    expect(partition.onLogStartOffsetMaybeIncremented()).toBe(false);
     expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(0); // KIP-360: no state, any sequence
     expect(snapshotOffsets().every((offset) => offset >= partition.logStartOffset)).toBe(true);
   });
@@ -295,7 +295,7 @@ describe('idempotent produce through Partition-held producer state over a real U
       { topic: 'idem', partition: 0, errorCode: 0, lowWatermark: 1 },
     ]);
     expect((await produce(replicaManager, idempotentBatch(5, ['gap']))).errorCode).toBe(0); // KIP-360: no state, any sequence
-    expect(replicaManager.onLogStartOffsetsMaybeIncremented()).toBe(0);
+    expect(replicaManager.getPartition('idem', 0)!.onLogStartOffsetMaybeIncremented()).toBe(false);
   });
 
   it('snapshots producer state when an append rolls the segment', async () => {
