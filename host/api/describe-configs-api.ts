@@ -26,6 +26,11 @@
  * - Configs Tributary does not implement are described with Kafka's default and documentation
  *   that starts "No effect in Tributary".
  * - Unknown config names asked for are left out, as in Kafka.
+ * - A resource named a second time in one request answers INVALID_REQUEST (42) (librdkafka and the
+ *   Java admin client never send one twice): each resource is described at most once, so the
+ *   work and the answer are bounded by the topics and brokers there are (issue 15).
+ * - Many resources are described describe.configs.max.resources.per.turn per event-loop turn
+ *   (request-slices.ts), in request order.
  */
 import {
   describeBrokerConfigs,
@@ -39,10 +44,13 @@ import {
   decodeDescribeConfigsRequest,
   encodeDescribeConfigsResponse,
   type DescribeConfigsRequest,
+  type DescribeConfigsResource,
   type DescribeConfigsResourceResultInit,
+  type DescribeConfigsResultInit,
   type DescribeConfigsResponseInit,
 } from '../protocol/generated/describe-configs.js';
 import { defineApi } from './api-definition.js';
+import { mapInSlices } from './request-slices.js';
 
 /** Kafka's ConfigResource.Type codes. */
 export const ConfigResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
@@ -54,36 +62,41 @@ export const describeConfigsApi = defineApi<DescribeConfigsRequest, DescribeConf
   maxVersion: 4,
   decode: decodeDescribeConfigsRequest,
   encode: encodeDescribeConfigsResponse,
-  handle(request, context) {
+  async handle(request, context) {
     const { broker } = context;
     const includeSynonyms = context.apiVersion >= 1 && request.includeSynonyms;
     const includeDocumentation = context.apiVersion >= 3 && request.includeDocumentation;
-    return {
-      throttleTimeMs: 0,
-      results: request.resources.map((resource) => {
-        const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
-        const options = { names: resource.configurationKeys, includeSynonyms, includeDocumentation };
-        if (resource.resourceType === ConfigResourceType.TOPIC) {
-          const topic = broker.metadata.topic(resource.resourceName);
-          if (topic === undefined) {
-            return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${resource.resourceName} does not exist.`, configs: [] };
-          }
-          return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeTopicConfigs(topic.configs, broker.config, options).map(toWire) };
+    const seen = new Set<string>();
+    const describe = (resource: DescribeConfigsResource): DescribeConfigsResultInit => {
+      const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+      const key = `${resource.resourceType}:${resource.resourceName}`;
+      if (seen.has(key)) {
+        return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The request names this resource more than once.', configs: [] };
+      }
+      seen.add(key);
+      const options = { names: resource.configurationKeys, includeSynonyms, includeDocumentation };
+      if (resource.resourceType === ConfigResourceType.TOPIC) {
+        const topic = broker.metadata.topic(resource.resourceName);
+        if (topic === undefined) {
+          return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${resource.resourceName} does not exist.`, configs: [] };
         }
-        if (resource.resourceType === ConfigResourceType.BROKER) {
-          if (resource.resourceName === '') {
-            return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeClusterDefaultBrokerConfigs(broker.config, options).map(toWire) };
-          }
-          if (resource.resourceName !== String(broker.nodeId)) {
-            return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
-              errorMessage: `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`, configs: [] };
-          }
-          return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeBrokerConfigs(broker.config, options).map(toWire) };
+        return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeTopicConfigs(topic.configs, broker.config, options).map(toWire) };
+      }
+      if (resource.resourceType === ConfigResourceType.BROKER) {
+        if (resource.resourceName === '') {
+          return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeClusterDefaultBrokerConfigs(broker.config, options).map(toWire) };
         }
-        return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
-          errorMessage: `Resource type ${resource.resourceType} is not supported (TOPIC 2 and BROKER 4 are).`, configs: [] };
-      }),
+        if (resource.resourceName !== String(broker.nodeId)) {
+          return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
+            errorMessage: `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`, configs: [] };
+        }
+        return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: describeBrokerConfigs(broker.config, options).map(toWire) };
+      }
+      return { ...base, errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: `Resource type ${resource.resourceType} is not supported (TOPIC 2 and BROKER 4 are).`, configs: [] };
     };
+    const results = await mapInSlices(request.resources, broker.config.describeConfigsMaxResourcesPerTurn, (slice) => slice.map(describe), broker.defer);
+    return { throttleTimeMs: 0, results };
   },
 });
 

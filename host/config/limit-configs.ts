@@ -32,6 +32,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the most partitions of one Produce or Fetch the broker works through in one event-loop turn; a request naming more is read or appended in slices of this many, between which other clients are served (Kafka works on its own request threads). The answer is the same as in one turn, in request order; a Produce appended in slices, and any append that arrives meanwhile, reach the logs in the order they came (Tributary default 1000).' },
   { name: 'housekeeping.max.partitions.per.turn', type: 'INT', defaultValue: '2000', min: 1,
     doc: 'Tributary-only: the most partitions the broker\'s periodic housekeeping (flush.ms, retention, producer-id expiry, ISR expiration, every min(log.retention.check.interval.ms, 5 s)) works through in one event-loop turn; a broker holding more does each pass in slices of this many, between which clients are served, and writes the checkpoint files after the last (Tributary default 2000).' },
+  { name: 'describe.configs.max.resources.per.turn', type: 'INT', defaultValue: '100', min: 1,
+    doc: 'Tributary-only: the most resources of one DescribeConfigs the broker describes in one event-loop turn (a broker resource is about 350 configs); a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 100).' },
   { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,
     doc: 'Tributary-only (Kafka has no such bound): the most array elements one request may hold, counted over all its arrays (topics, partitions, assignments, broker ids and so on, nested ones included). A larger request is refused before it is decoded, in a few milliseconds whatever its size: with INVALID_REQUEST where the API has a top-level error code, else by closing the connection, as for a malformed request; the log line names this config. The default lets one request name every partition of a cluster at the max.partitions default twice over; raise both together.' },
   { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
@@ -57,6 +59,8 @@ export interface LimitConfigs {
   readonly requestMaxPartitionsPerTurn: number;
   /** housekeeping.max.partitions.per.turn: partitions one housekeeping slice works through per event-loop turn. */
   readonly housekeepingMaxPartitionsPerTurn: number;
+  /** describe.configs.max.resources.per.turn: DescribeConfigs resources described per event-loop turn. */
+  readonly describeConfigsMaxResourcesPerTurn: number;
   readonly eventLoopStallThresholdMs: number;
   /** request.max.array.elements: array elements (all arrays, nested included) one request may hold. */
   readonly requestMaxArrayElements: number;
@@ -77,6 +81,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     metadataApplyMaxPartitionsPerTurn: get('metadata.apply.max.partitions.per.turn'),
     requestMaxPartitionsPerTurn: get('request.max.partitions.per.turn'),
     housekeepingMaxPartitionsPerTurn: get('housekeeping.max.partitions.per.turn'),
+    describeConfigsMaxResourcesPerTurn: get('describe.configs.max.resources.per.turn'),
     eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
     requestMaxArrayElements: get('request.max.array.elements'),
   };
