@@ -155,7 +155,10 @@ async function runBuild(snapshot: BuildSnapshot, partitions: number, idleMs: num
       created += count;
     }
     admin.close();
-    while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX)).length < partitions) await sleep(500);
+    while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX)).length < partitions) {
+      if (!broker.process.running) throw new Error(`the broker exited while creating partitions:\n${broker.process.outputTail()}`);
+      await sleep(500);
+    }
     await sleep(6_000); // the first housekeeping ticks after the creates (checkpoints of every new partition)
     out.set(`idle ${idleMs} ms`, await probed(broker, stalls, async () => {
       await sleep(idleMs);
