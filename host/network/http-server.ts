@@ -15,7 +15,8 @@
  *   fails answers 500 (and is logged: it is a bug).
  * - `GET /consumer-lag` (`?group=ID` for one group): `200 {"groups":[...]}`, the consumer lag
  *   and status of the groups this broker coordinates (host/metrics/consumer-lag-monitor.ts's
- *   GroupLagReport), when a `consumerLag` callback is given, else 404.
+ *   GroupLagReport), when a `consumerLag` callback is given, else 404. A named group without a
+ *   report here adds a `note`: this broker is not its coordinator, or has not sampled it yet.
  * - anything else that is not a WebSocket upgrade: `404 {"error":"NOT_FOUND","path":...}`.
  *
  * Responses are JSON (but `/metrics`), `Cache-Control: no-store` (probes must never see a cached
@@ -82,8 +83,11 @@ export function registerHttpRoutes(app: TemplatedApp, options: HttpRoutesOptions
   const consumerLag = options.consumerLag;
   if (consumerLag !== undefined) {
     app.get('/consumer-lag', guardHttpHandler((res, req) => {
-      const group = req.getQuery('group');
-      answer(res, req, '200 OK', { groups: consumerLag(group === undefined || group === '' ? null : group) });
+      const query = req.getQuery('group');
+      const group = query === undefined || query === '' ? null : query;
+      const groups = consumerLag(group);
+      // An empty answer for a named group says why, so a script asking the wrong broker is not left guessing.
+      answer(res, req, '200 OK', group !== null && groups.length === 0 ? { groups, note: noLagReportNote(group) } : { groups });
     }, options.logger));
   }
   app.any('/*', guardHttpHandler(notFound, options.logger));
@@ -145,4 +149,10 @@ function answer(res: HttpResponse, req: HttpRequest, status: string, body: objec
     // endWithoutBody() does not mark the response as answered and aborts the process.
     res.end(isHead ? undefined : text);
   });
+}
+
+/** Why `GET /consumer-lag?group=` found no report for `group` on this broker. */
+export function noLagReportNote(group: string): string {
+  return `no lag report for group "${group}" on this broker: lag is computed by the group's coordinator `
+    + '(FindCoordinator names it; ask its http.listeners), and a new group appears after its first sample (consumer.lag.sample.interval.ms)';
 }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from '../../host/network/network-types.js';
+import { noLagReportNote } from '../../host/network/http-server.js';
 import { OVERSIZE_GRACE_BYTES, WebSocketCloseCode, WebSocketGateway, type WebSocketGatewayOptions } from '../../host/network/websocket-gateway.js';
 import { httpGet, OPCODE_BINARY, TestWebSocket, UpgradeRefused, waitUntil } from './websocket-test-client.js';
 
@@ -143,6 +144,18 @@ async function roundTrip(socket: TestWebSocket, correlationId: number, command: 
   socket.sendBinary(request(correlationId, command));
   return parse(await socket.next());
 }
+
+describe('WebSocketGateway GET /consumer-lag', () => {
+  it('answers the reports of the groups it coordinates, and for a named group it has none of, a note saying where to ask', async () => {
+    const report = { groupId: 'mine', status: 'OK' };
+    const { port } = await startGateway({ consumerLag: (group) => (group === null || group === 'mine' ? [report] : []) });
+    const ask = async (query: string): Promise<unknown> => (await fetch(`http://127.0.0.1:${port}/consumer-lag${query}`)).json();
+    expect(await ask('')).toEqual({ groups: [report] });
+    expect(await ask('?group=mine')).toEqual({ groups: [report] });
+    expect(await ask('?group=elsewhere')).toEqual({ groups: [], note: noLagReportNote('elsewhere') });
+    expect(noLagReportNote('elsewhere')).toContain('FindCoordinator');
+  });
+});
 
 describe('WebSocketGateway /kafka', () => {
   it('binds a free port when asked for port 0 and answers one request frame per binary message', async () => {
