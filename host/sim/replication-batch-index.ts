@@ -1,6 +1,6 @@
 /**
  * The simulator's view of one replica's log as a list of batch headers (base offset, last offset,
- * partition leader epoch, CRC), read from the log itself and kept per log object, extended as the
+ * partition leader epoch, CRC, producer id, epoch and base sequence), read from the log itself and kept per log object, extended as the
  * log grows and rebuilt when it shrank or was truncated ({@link invalidateBatchIndex}).
  *
  * The invariants compare replicas batch by batch with it (same base offset, last offset, epoch
@@ -15,6 +15,10 @@ export interface BatchEntry {
   readonly lastOffset: number;
   readonly epoch: number;
   readonly crc: number;
+  /** -1 for a batch of a non-idempotent producer. */
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
 }
 
 interface IndexState {
@@ -59,7 +63,10 @@ export function batchesOf(log: PartitionLog): readonly BatchEntry[] {
       const size = 12 + records.readInt32BE(at + 8);
       if (at + size > records.length) break;
       const baseOffset = Number(records.readBigInt64BE(at));
-      const entry = { baseOffset, lastOffset: baseOffset + records.readInt32BE(at + 23), epoch: records.readInt32BE(at + 12), crc: records.readUInt32BE(at + 17) };
+      const entry: BatchEntry = {
+        baseOffset, lastOffset: baseOffset + records.readInt32BE(at + 23), epoch: records.readInt32BE(at + 12), crc: records.readUInt32BE(at + 17),
+        producerId: Number(records.readBigInt64BE(at + 43)), producerEpoch: records.readInt16BE(at + 51), baseSequence: records.readInt32BE(at + 53),
+      };
       if (entry.lastOffset >= state.scannedTo) state.batches.push(entry);
       state.scannedTo = Math.max(state.scannedTo, entry.lastOffset + 1);
       at += size;

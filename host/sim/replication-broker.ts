@@ -20,6 +20,7 @@ import type { SeededRandom } from '../io/random.js';
 import { groupFlusherOn } from '../log/group-flush.js';
 import { defaultLogConfig, type LogConfig } from '../log/log-config.js';
 import { LogManager } from '../log/log-manager.js';
+import { ProducerStateManager } from '../log/producer-state-manager.js';
 import type { UnifiedLog } from '../log/unified-log.js';
 import type { PartitionRegistration } from '../controller/metadata-image.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -341,6 +342,9 @@ export class SimBroker {
     const state = {
       topic, partition: index, log, leaderEpoch: registration.leaderEpoch, partitionEpoch: registration.partitionEpoch,
       replicas: registration.replicas, isr: registration.isr, topicId: life.topicIds.get(topic) ?? '',
+      // As the broker's publisher: a new Partition recovers its producer state from the snapshots
+      // and the log tail on this disk, so idempotent retries are recognised across lives.
+      ...(existing?.log === log ? {} : { producerState: new ProducerStateManager({ dir: log.dir, disk: this.disk }) }),
     };
     if (registration.leader === this.id && existing?.isLeader !== true) this.events.becameLeader = (this.events.becameLeader ?? 0) + 1;
     if (registration.leader === this.id) {

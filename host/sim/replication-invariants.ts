@@ -15,7 +15,10 @@
  * 7. a Partition's leader epochs, as its broker read them back at the Partition's creation (the
  *    checkpoint, whose assignments are written only at the log's flushes, repaired from the
  *    batches after a crash), answer OffsetForLeaderEpoch exactly for every epoch of its batches:
- *    that epoch, ending where the next epoch's first batch starts (the log end for the last).
+ *    that epoch, ending where the next epoch's first batch starts (the log end for the last);
+ * 8. no leader holds below its high watermark two batches of one idempotent producer with the
+ *    same producer epoch and base sequence while both are there: a retried batch is recognised
+ *    (KIP-98), across leader changes, crashes and truncations (sim-idempotent-producer.ts).
  *
  * Batches below a log start offset (DeleteRecords) are out of every comparison.
  *
@@ -80,6 +83,8 @@ export class ReplicationInvariants {
   private readonly excused = new WeakSet<AckedWrite>();
   /** Per partition, after an excused loss: batches from `fromOffset` on with an epoch below `epoch` may differ. */
   private readonly powerLossCuts = new Map<string, { fromOffset: number; epoch: number }>();
+  /** Per partition: each committed idempotent batch (`producerId/epoch/sequence`) and its base offset (invariant 8). */
+  private readonly committedSequences = new Map<string, Map<string, number>>();
   /** Partitions whose epochs were checked against their batches (invariant 7, once per Partition). */
   private readonly epochsChecked = new WeakSet<Partition>();
 
@@ -147,10 +152,10 @@ export class ReplicationInvariants {
   }
 
   /** Records the batches of a leader below its high watermark not recorded yet (committed). */
-  private recordCommitted(partition: Partition, step: number): void {
+  private recordCommitted(partition: Partition, step: number): string | undefined {
     const key = partition.key;
     const from = this.committedTo.get(key) ?? 0;
-    if (partition.highWatermark <= from) return;
+    if (partition.highWatermark <= from) return undefined;
     const list = this.ackedListOf(key);
     const batches = batchesOf(partition.log);
     for (let i = firstEndingAtOrAfter(batches, from); i < batches.length; i++) {
@@ -161,7 +166,28 @@ export class ReplicationInvariants {
       list.push(write);
       this.heldBy(write, partition.localBrokerId);
       this.committedTo.set(key, batch.lastOffset + 1);
+      const duplicate = this.checkSequenceOnce(partition, batch);
+      if (duplicate !== undefined) return duplicate;
     }
+    return undefined;
+  }
+
+  /** Invariant 8 for one newly committed batch of `partition`'s leader. */
+  private checkSequenceOnce(partition: Partition, batch: BatchEntry): string | undefined {
+    if (batch.producerId < 0) return undefined;
+    let seen = this.committedSequences.get(partition.key);
+    if (seen === undefined) {
+      seen = new Map();
+      this.committedSequences.set(partition.key, seen);
+    }
+    const id = `${batch.producerId}/${batch.producerEpoch}/${batch.baseSequence}`;
+    const earlier = seen.get(id);
+    seen.set(id, batch.baseOffset);
+    if (earlier === undefined || earlier === batch.baseOffset) return undefined;
+    // Gone since (DeleteRecords, an excused power loss): the retry legitimately wrote it again.
+    const there = earlier >= partition.logStartOffset ? batchAt(partition.log, earlier) : undefined;
+    if (there === undefined || there.producerId !== batch.producerId || there.producerEpoch !== batch.producerEpoch || there.baseSequence !== batch.baseSequence) return undefined;
+    return `${partition.key} on broker ${partition.localBrokerId}: idempotent batch of producer ${id} (producer/epoch/sequence) committed twice, at ${earlier} and ${batch.baseOffset}`;
   }
 
   /** The first violation found at `step`, or undefined. */
@@ -171,7 +197,10 @@ export class ReplicationInvariants {
       for (const partition of broker.replicaManager!.allPartitions()) {
         const violation = this.checkReplica(broker.id, partition);
         if (violation !== undefined) return violation;
-        if (partition.isLeader) this.recordCommitted(partition, step);
+        if (partition.isLeader) {
+          const duplicate = this.recordCommitted(partition, step);
+          if (duplicate !== undefined) return duplicate;
+        }
       }
     }
     for (const topic of this.controller.controller.image.topics()) {

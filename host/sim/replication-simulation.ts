@@ -16,11 +16,13 @@
  */
 import { ManualTime } from '../io/time.js';
 import { SeededRandom } from '../io/random.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../record/batch-builder.js';
 import { SimBroker, type SimBrokerSettings, simLogConfig } from './replication-broker.js';
 import { SimController } from './replication-controller.js';
 import { type AckedWrite, ReplicationInvariants } from './replication-invariants.js';
 import { CONTROLLER_NODE_ID, type ReplicationEnvelope } from './replication-messages.js';
+import { SimIdempotentProducer } from './sim-idempotent-producer.js';
 import { SimNetwork } from './sim-network.js';
 
 export interface ReplicationSimulationOptions {
@@ -75,6 +77,8 @@ class Simulation {
   /** Acks=all writes acknowledged since healing, per partition. */
   readonly ackedAfterHeal = new Set<number>();
   healed = false;
+  /** Per partition, its idempotent producer (producer ids 1000, 1001, ...). */
+  readonly idempotentProducers: SimIdempotentProducer[];
 
   constructor(readonly seed: number, private readonly keepTrace: boolean) {
     this.random = new SeededRandom(seed);
@@ -104,6 +108,7 @@ class Simulation {
     for (const broker of this.brokers) broker.onBug = (what) => { this.asyncViolation ??= what; };
     this.intensity = [0.5, 1, 1, 2][this.random.int(0, 3)]!;
     this.produceRate = 0.1 + this.random.next() * 0.5;
+    this.idempotentProducers = Array.from({ length: this.partitions }, (_, index) => new SimIdempotentProducer(1000 + index));
   }
 
   async start(): Promise<void> {
@@ -151,7 +156,11 @@ class Simulation {
     this.lastMetadata = now;
   }
 
-  /** One batch of 1-3 unique records to a broker a client may believe leads the partition. */
+  /**
+   * One batch of 1-3 unique records to a broker a client may believe leads the partition: from a
+   * plain producer (acks=all or 1), or the partition's idempotent producer (its next batch, or a
+   * retry of the one it waits for).
+   */
   produce(): void {
     const index = this.random.int(0, this.partitions - 1);
     const registration = this.controller.controller.image.partition(TOPIC, index);
@@ -159,6 +168,10 @@ class Simulation {
     if (alive.length === 0) return;
     const named = this.brokers.find((b) => b.id === registration?.leader && b.registered);
     const target = named !== undefined && this.random.chance(0.85) ? named : alive[this.random.int(0, alive.length - 1)]!;
+    if (this.random.chance(0.4)) {
+      this.produceIdempotent(index, target);
+      return;
+    }
     const acks = this.random.chance(0.8) ? -1 : 1;
     const values = Array.from({ length: this.random.int(1, 3) }, () => `w${this.writeCounter++}`);
     const batch = buildRecordBatch({ records: values.map((value) => ({ value, timestamp: 1_700_000_000_000 + this.step })) });
@@ -172,6 +185,45 @@ class Simulation {
       if (result.errorCode !== 0 || acks !== -1) return;
       const write: AckedWrite = { topic: TOPIC, partition: index, baseOffset: result.baseOffset, lastOffset: result.lastOffset, crc, step, source: 'acked' };
       this.note(`acked ${values.join(',')} to ${TOPIC}-${index} at ${result.baseOffset}..${result.lastOffset} by broker ${target.id}`);
+      const leader = target.life === life ? target.replicaManager?.getPartition(TOPIC, index) : undefined;
+      this.asyncViolation ??= this.invariants.recordAck(write, leader);
+      if (this.healed) this.ackedAfterHeal.add(index);
+    });
+  }
+
+  /** The partition's idempotent producer sends its next batch or retries the pending one (see sim-idempotent-producer.ts). */
+  private produceIdempotent(index: number, target: SimBroker): void {
+    const client = this.idempotentProducers[index]!;
+    const next = client.next(this.time.monotonicMs(), this.step, 1_700_000_000_000 + this.step,
+      () => Array.from({ length: this.random.int(1, 3) }, () => `w${this.writeCounter++}`));
+    if (next.kind === 'wait') return;
+    const pending = next.pending;
+    if (next.retry) this.count('idempotentRetry');
+    else this.invariants.noteProduced(pending.crc, pending.step);
+    const produced = target.produce(TOPIC, index, pending.batch, -1, this.random.int(500, 3000));
+    if (produced === undefined) {
+      client.answer(pending, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      return;
+    }
+    const life = target.life;
+    void produced.then((result) => {
+      // A deposed leader that has not heard of its successor checks the sequence against the
+      // state it had (as Kafka's would) and finds a gap: the client learns the new leader and
+      // retries there, the batch unchanged. Only the current leader's gap means a lost batch.
+      const current = this.controller.controller.image.partition(TOPIC, index);
+      const deposed = result.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && current?.leader !== target.id;
+      if (deposed) this.count('idempotentGapAtDeposedLeader');
+      const outcome = client.answer(pending, deposed ? ErrorCode.NOT_LEADER_OR_FOLLOWER : result.errorCode);
+      if (outcome === 'epochBumped') {
+        this.count('idempotentEpochBump');
+        this.note(`producer ${client.producerId} refused with OUT_OF_ORDER_SEQUENCE_NUMBER by broker ${target.id}: epoch bumped to ${client.producerEpoch}`);
+        // Only a lost acknowledged batch leaves a gap; with every append fsynced none may be lost.
+        if (this.fsyncEveryAppend) this.asyncViolation ??= `${TOPIC}-${index}: broker ${target.id} refused producer ${client.producerId}'s next sequence (OUT_OF_ORDER_SEQUENCE_NUMBER) though nothing acknowledged may be lost`;
+        return;
+      }
+      if (outcome !== 'acked') return;
+      const write: AckedWrite = { topic: TOPIC, partition: index, baseOffset: result.baseOffset, lastOffset: result.lastOffset, crc: pending.crc, step: pending.step, source: 'acked' };
+      this.note(`acked idempotent ${pending.values.join(',')} (attempt ${pending.attempts}) to ${TOPIC}-${index} at ${result.baseOffset}..${result.lastOffset} by broker ${target.id}`);
       const leader = target.life === life ? target.replicaManager?.getPartition(TOPIC, index) : undefined;
       this.asyncViolation ??= this.invariants.recordAck(write, leader);
       if (this.healed) this.ackedAfterHeal.add(index);

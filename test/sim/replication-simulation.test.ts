@@ -68,7 +68,7 @@ describe('Replication simulation', () => {
       for (const [kind, count] of Object.entries(result.faults)) if (count > 0) faults.add(kind);
       for (const [kind, count] of Object.entries(result.events)) if (count > 0) events.add(kind);
     }
-    for (const kind of ['crash', 'powerLoss', 'restart', 'partition', 'isolateLeader', 'healPartition', 'messageLoss', 'duplication', 'reordering', 'fenceBroker', 'preferredElection', 'sessionExpiry', 'deleteRecords', 'reassign']) expect(faults).toContain(kind);
+    for (const kind of ['crash', 'powerLoss', 'restart', 'partition', 'isolateLeader', 'healPartition', 'messageLoss', 'duplication', 'reordering', 'fenceBroker', 'preferredElection', 'sessionExpiry', 'deleteRecords', 'reassign', 'idempotentRetry']) expect(faults).toContain(kind);
     // replicaDeleted: a reassignment moved a replica away and its broker deleted it.
     for (const kind of ['truncation', 'isrShrink', 'isrExpand', 'becameLeader', 'replicaDeleted']) expect(events).toContain(kind);
   }, 180_000);
