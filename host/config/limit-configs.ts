@@ -1,7 +1,7 @@
 /**
  * The broker configs that bound what one client can make the broker do (issue 15): the size of
  * one metadata operation, the cluster's partition count and the controller mutation quota
- * (KIP-599), the topics one request may auto-create; the request memory across connections,
+ * (KIP-599), the topics one request may auto-create; the request and response memory across connections,
  * connections per address and slow senders; the array elements one request may make the broker decode. Kafka's names where Kafka has the config; Tributary-only ones say so in their doc.
  * Each doc says what a client sees when the limit is hit. Part of brokerConfigDefs().
  */
@@ -22,6 +22,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only (Kafka has no such bound): the most topics one Metadata request may auto-create (auto.create.topics.enable; Produce never creates topics, as in Kafka). Further unknown topics it names are answered LEADER_NOT_AVAILABLE, which clients retry, and nothing is created for them: a client naming 150 new topics gets 100 now and the other 50 when it asks again. Auto-created partitions also count against the client\'s controller.mutation.rate quota: while it is exhausted, unknown topics are answered LEADER_NOT_AVAILABLE the same way. At most one warn line (auto_create.refused) per 10 seconds names the refusals. To turn auto-creation off, set auto.create.topics.enable=false.' },
   { name: 'queued.max.request.bytes', type: 'LONG', defaultValue: '104857600', min: 1,
     doc: 'Bytes of requests being received, across the connections of a listener, before they stop reading (the peer waits on TCP backpressure); a frame reserves its whole size once its size prefix is read (Tributary default 100 MiB; Kafka -1, unbounded).' },
+  { name: 'queued.max.response.bytes', type: 'LONG', defaultValue: '268435456', min: 1,
+    doc: 'Tributary-only (Kafka answers one request per connection at a time, so a peer that does not read holds one response): bytes of responses the peers have not read yet (completed responses waiting in order plus what the socket has not handed to the kernel), across all the broker\'s Kafka connections (TCP listeners and the WebSocket /kafka route). Past it, a connection that has a response pending dispatches no new request and stops reading (the peer waits on TCP backpressure) until the total falls back under it; a connection with nothing pending may still send one request at a time, so clients that read keep being answered. No response is dropped or reordered. Memory is bounded by this plus one response (at most fetch.max.bytes for a Fetch) per connection (Tributary default 256 MiB).' },
   { name: 'max.connections.per.ip', type: 'INT', defaultValue: '1000', min: 1,
     doc: 'Open client connections from one IP address; further ones from it are closed as soon as they are accepted (Tributary default 1000; Kafka 2147483647).' },
   { name: 'socket.partial.request.timeout.ms', type: 'INT', defaultValue: '30000', min: 0,
@@ -51,6 +53,8 @@ export interface LimitConfigs {
   /** auto.create.topics.max.per.request: topics one Metadata request may auto-create (>= 1). */
   readonly autoCreateTopicsMaxPerRequest: number;
   readonly queuedMaxRequestBytes: number;
+  /** queued.max.response.bytes: responses not yet read by their peers, across connections, before those with one pending stop reading. */
+  readonly queuedMaxResponseBytes: number;
   readonly maxConnectionsPerIp: number;
   readonly socketPartialRequestTimeoutMs: number;
   /** metadata.apply.max.partitions.per.turn: partitions of a metadata change applied to storage per event-loop turn. */
@@ -76,6 +80,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     controllerQuotaWindowSizeSeconds: get('controller.quota.window.size.seconds'),
     autoCreateTopicsMaxPerRequest: get('auto.create.topics.max.per.request'),
     queuedMaxRequestBytes: get('queued.max.request.bytes'),
+    queuedMaxResponseBytes: get('queued.max.response.bytes'),
     maxConnectionsPerIp: get('max.connections.per.ip'),
     socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),
     metadataApplyMaxPartitionsPerTurn: get('metadata.apply.max.partitions.per.turn'),

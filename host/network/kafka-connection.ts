@@ -24,7 +24,9 @@
  * transport's unsent bytes exceed `maxPendingResponseBytes`. A transport that can stop reading
  * (TCP) is paused then and resumed when both fall back under their bounds; one that cannot (uWS)
  * keeps frames in its FrameSource, and `maxBufferedBytes` caps everything the connection holds:
- * past it the connection is cut off ('overloaded').
+ * past it the connection is cut off ('overloaded'). Across connections, the broker's
+ * `queued.max.response.bytes` (response-memory-pool.ts) mutes the same way a connection that has
+ * a response pending while the broker's pending responses are over that budget.
  *
  * Errors: a frame the source cannot read (size prefix below zero or above
  * socket.request.max.bytes) closes with 'invalid-frame'; the handler's ConnectionContext.close
@@ -35,6 +37,7 @@
 import { CoalescingPump } from './coalescing-pump.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 import { OrderedResponses } from './ordered-responses.js';
+import type { ResponseMemoryHolder, ResponseMemoryPool } from './response-memory-pool.js';
 
 /** Per-connection limits (bytes and ms; see SocketServerOptions / WebSocketGatewayOptions for Kafka's names). */
 export interface ConnectionLimits {
@@ -83,6 +86,12 @@ export interface ConnectionTransport {
   pauseInput(): void;
   /** Takes input again (TCP resume). */
   resumeInput(): void;
+  /**
+   * Calls the connection's outputDrained() once the bytes handed over so far have reached the
+   * kernel, for transports whose own drain event does not cover every write (Node emits 'drain'
+   * only after a write past its high-water mark); absent where the drain event does.
+   */
+  watchFlush?(): void;
   /** Ends gracefully: everything dispatched is answered after a stop or the peer's end. */
   finish(): void;
   /** Closes at once for `cause`, logging `reason` with the peer; calls transportClosed() before returning. */
@@ -102,6 +111,8 @@ export interface KafkaConnectionOptions {
   transport: ConnectionTransport;
   limits: ConnectionLimits;
   logger: NetworkLogger;
+  /** queued.max.response.bytes across the broker's connections; absent: no shared bound. */
+  responseMemory?: ResponseMemoryPool | undefined;
   /** Called once, when the connection becomes closed. */
   onClosed: (connection: KafkaConnection) => void;
 }
@@ -121,6 +132,7 @@ export class KafkaConnection implements ConnectionContext {
   private readonly pumpLoop = new CoalescingPump(
     () => this.pumpPass(),
     () => {
+      this.reportPendingResponses();
       this.updateInput();
       this.maybeFinish();
     },
@@ -132,6 +144,10 @@ export class KafkaConnection implements ConnectionContext {
   private inputExhausted = true;
   private finishing = false;
   private isClosed = false;
+  private readonly responseMemory: ResponseMemoryPool | null;
+  private readonly responseMemoryHolder: ResponseMemoryHolder = { resume: () => this.pump() };
+  /** A watchFlush() is outstanding. */
+  private watchingFlush = false;
 
   constructor(options: KafkaConnectionOptions) {
     this.id = options.id;
@@ -142,6 +158,7 @@ export class KafkaConnection implements ConnectionContext {
     this.limits = options.limits;
     this.logger = options.logger;
     this.onClosed = options.onClosed;
+    this.responseMemory = options.responseMemory ?? null;
     this.responses = new OrderedResponses(options.handler, this, {
       onCompleted: () => {
         if (!this.overHardLimit()) this.pump();
@@ -192,6 +209,7 @@ export class KafkaConnection implements ConnectionContext {
 
   /** The transport took some unsent bytes (drain): write and dispatch more. */
   outputDrained(): void {
+    this.watchingFlush = false;
     this.pump();
   }
 
@@ -214,6 +232,7 @@ export class KafkaConnection implements ConnectionContext {
   transportClosed(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.responseMemory?.remove(this.responseMemoryHolder);
     this.responses.clear();
     this.source.discard();
     this.onClosed(this);
@@ -253,8 +272,36 @@ export class KafkaConnection implements ConnectionContext {
   private overSoftLimits(): boolean {
     return (
       this.responses.inFlightRequests >= this.limits.maxInFlightRequests ||
-      this.responses.heldResponseBytes + this.unsentBytes() > this.limits.maxPendingResponseBytes
+      this.responses.heldResponseBytes + this.unsentBytes() > this.limits.maxPendingResponseBytes ||
+      this.mutedByResponseMemory()
     );
+  }
+
+  /**
+   * Reports this connection's pending response bytes to the broker's queued.max.response.bytes
+   * pool; true (muted, woken by the pool or by this connection's own flush) while the pool is over
+   * its budget and this connection has a response pending. A connection with nothing pending may
+   * send one request at a time, as in Kafka.
+   */
+  private mutedByResponseMemory(): boolean {
+    const pool = this.responseMemory;
+    if (pool === null) return false;
+    const unsent = this.unsentBytes();
+    const pending = this.responses.heldResponseBytes + unsent;
+    pool.update(this.responseMemoryHolder, pending);
+    if (!pool.overCapacity || (pending === 0 && this.responses.inFlightRequests === 0)) return false;
+    pool.wait(this.responseMemoryHolder);
+    if (unsent > 0 && !this.watchingFlush && this.transport.watchFlush !== undefined) {
+      this.watchingFlush = true;
+      this.transport.watchFlush();
+    }
+    return true;
+  }
+
+  /** After a pump: the pool learns what this connection holds now (even when nothing was dispatched). */
+  private reportPendingResponses(): void {
+    if (this.isClosed) return;
+    this.responseMemory?.update(this.responseMemoryHolder, this.responses.heldResponseBytes + this.unsentBytes());
   }
 
   /** Cuts off a connection holding more than maxBufferedBytes; true when it did. */

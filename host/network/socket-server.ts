@@ -5,6 +5,7 @@ import { SystemTime } from '../io/time.js';
 import { LogThrottle } from '../observability/log-throttle.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
+import { ResponseMemoryPool } from './response-memory-pool.js';
 import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, type PartialRequestGuard, TcpConnection } from './tcp-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 
@@ -29,6 +30,12 @@ export const DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION = 128;
 export const DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION = 64 * 1024 * 1024;
 /** Tributary's default `queued.max.request.bytes` (Kafka: -1, unbounded): 100 MiB. */
 export const DEFAULT_QUEUED_MAX_REQUEST_BYTES = 104_857_600;
+/**
+ * Default `queued.max.response.bytes` (Tributary-only; Kafka holds one response per connection):
+ * 256 MiB of responses not yet taken by their peers, across connections, before the connections
+ * with a response pending stop reading (response-memory-pool.ts).
+ */
+export const DEFAULT_QUEUED_MAX_RESPONSE_BYTES = 268_435_456;
 /** Default `socket.partial.request.timeout.ms` (Tributary-only): 30 s. */
 export const DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS = 30_000;
 /** Default graceful-stop wait for in-flight responses before sockets are destroyed. */
@@ -60,6 +67,13 @@ export interface SocketServerOptions {
    * (the broker shares one across its listeners).
    */
   queuedMaxRequestBytes?: number;
+  /**
+   * queued.max.response.bytes: the bytes of responses not yet taken by their peers, across
+   * connections, past which connections with a response pending stop reading
+   * (response-memory-pool.ts). Ignored when `resources` brings a pool (the broker shares one
+   * across its listeners and its WebSocket gateway).
+   */
+  queuedMaxResponseBytes?: number;
   /** socket.partial.request.timeout.ms: a frame incomplete this long after it began closes its connection; 0 disables. */
   partialRequestTimeoutMs?: number;
   /** Held + undrained response bytes per connection before it stops reading. */
@@ -113,9 +127,12 @@ export class SocketServer {
 
   constructor(private readonly options: SocketServerOptions) {
     const resources = options.resources ?? defaultConnectionResources();
-    this.resources = resources.requestMemory !== undefined ? resources : {
+    this.resources = {
       ...resources,
-      requestMemory: new RequestMemoryPool(positiveInteger(options.queuedMaxRequestBytes, DEFAULT_QUEUED_MAX_REQUEST_BYTES, 'queuedMaxRequestBytes')),
+      requestMemory: resources.requestMemory ??
+        new RequestMemoryPool(positiveInteger(options.queuedMaxRequestBytes, DEFAULT_QUEUED_MAX_REQUEST_BYTES, 'queuedMaxRequestBytes')),
+      responseMemory: resources.responseMemory ??
+        new ResponseMemoryPool(positiveInteger(options.queuedMaxResponseBytes, DEFAULT_QUEUED_MAX_RESPONSE_BYTES, 'queuedMaxResponseBytes')),
     };
     this.guard = {
       partialRequestTimeoutMs: nonNegativeInteger(options.partialRequestTimeoutMs, DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS, 'partialRequestTimeoutMs'),

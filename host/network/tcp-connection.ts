@@ -28,6 +28,7 @@ import { FrameDecoder } from './frame-decoder.js';
 import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport, type FrameSource } from './kafka-connection.js';
 import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 import type { RequestMemoryHolder, RequestMemoryPool } from './request-memory-pool.js';
+import type { ResponseMemoryPool } from './response-memory-pool.js';
 
 export type { ConnectionLimits } from './kafka-connection.js';
 
@@ -41,6 +42,8 @@ export interface ConnectionResources {
   readonly readBuffers: Pick<ReadBufferPool, 'isLeased' | 'release'>;
   /** queued.max.request.bytes across the broker's connections; absent: no shared bound. */
   readonly requestMemory?: RequestMemoryPool;
+  /** queued.max.response.bytes across the broker's connections (TCP and WebSocket); absent: no shared bound. */
+  readonly responseMemory?: ResponseMemoryPool;
 }
 
 /** Slow-sender bounds of a connection (see the file header). */
@@ -56,6 +59,7 @@ export function defaultConnectionResources(): ConnectionResources {
 }
 
 const SIZE_PREFIX_BYTES = 4;
+const EMPTY = Buffer.alloc(0);
 /** Up to this many bytes of a response's first part are copied behind its size prefix (one write). */
 const MERGE_PREFIX_MAX_BYTES = 2048;
 /**
@@ -112,6 +116,7 @@ export class TcpConnection implements ConnectionTransport {
       transport: this,
       limits,
       logger,
+      responseMemory: resources.responseMemory,
       onClosed: () => onClose(this),
     });
     const connection = this.connection;
@@ -206,6 +211,14 @@ export class TcpConnection implements ConnectionTransport {
     } else {
       for (const part of parts!) if (part.length > 0) this.writePart(part);
     }
+  }
+
+  /**
+   * ConnectionTransport: an empty write whose callback runs once everything written before it
+   * reached the kernel (Node's 'drain' only follows a write past the high-water mark).
+   */
+  watchFlush(): void {
+    this.socket.write(EMPTY, () => this.connection.outputDrained());
   }
 
   /** ConnectionTransport: stop reading the socket. */

@@ -6,10 +6,14 @@
  * Listeners bind before the broker registers (its registration carries the bound ports), so a
  * request can arrive before start-up ends: the {@link StartupGate} holds it until the broker is
  * ready, or rejects it (its connection closes) when start-up fails.
+ *
+ * `queued.max.response.bytes` is one pool for the whole broker: its TCP listeners and the
+ * gateways' `/kafka` sockets share it (`queued.max.request.bytes` is one pool per listener).
  */
 import type { Time } from '../io/environment.js';
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
-import type { ConnectionResources } from '../network/tcp-connection.js';
+import { type ConnectionResources, defaultConnectionResources } from '../network/tcp-connection.js';
+import { ResponseMemoryPool } from '../network/response-memory-pool.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import type { HttpApplicationMount } from '../network/http-applications.js';
 import { SocketServer } from '../network/socket-server.js';
@@ -104,6 +108,8 @@ export class NetworkListeners {
   private readonly options: NetworkListenersOptions;
   private mounts: readonly HttpApplicationMount[] = [];
   private readonly consumerLag: ((groupId: string | null) => readonly unknown[]) | undefined;
+  /** queued.max.response.bytes, shared by every client listener and gateway. */
+  private readonly responseMemory: ResponseMemoryPool;
 
   constructor(options: NetworkListenersOptions) {
     this.options = options;
@@ -115,6 +121,8 @@ export class NetworkListeners {
     this.resources = options.resources;
     this.loadMetrics = options.loadMetrics;
     this.consumerLag = options.consumerLag;
+    const time = options.time;
+    this.responseMemory = new ResponseMemoryPool(options.config.queuedMaxResponseBytes, time === undefined ? undefined : (task) => time.defer(task));
   }
 
   /** Open Kafka TCP connections per client listener. */
@@ -159,7 +167,7 @@ export class NetworkListeners {
         queuedMaxRequestBytes: config.queuedMaxRequestBytes,
         partialRequestTimeoutMs: config.socketPartialRequestTimeoutMs,
         logger: componentLogger(this.rootLogger, 'socket-server'),
-        ...(this.resources === undefined ? {} : { resources: this.resources }),
+        resources: { ...(this.resources ?? defaultConnectionResources()), responseMemory: this.responseMemory },
         ...(this.time === undefined ? {} : { time: this.time }),
       });
       this.servers.push(server);
@@ -194,6 +202,7 @@ export class NetworkListeners {
         socketRequestMaxBytes: config.socketRequestMaxBytes,
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
         maxConnections: Math.max(1, config.maxConnections),
+        responseMemory: this.responseMemory,
         allowedOrigins: config.httpAllowedOrigins,
         httpApplications: this.mounts,
         ...(this.options.rootRedirect === undefined ? {} : { rootRedirect: this.options.rootRedirect }),
