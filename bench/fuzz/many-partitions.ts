@@ -13,7 +13,10 @@
  *   the longest stall logged for it (`cause: "request"` for its client id, or any turn while it
  *   ran), the probe's longest wait, and the time to its answer.
  * With `--runs n` the builds alternate run by run and medians are printed, then the ratios
- * baseline / this build. `--cpu-prof <dir>` keeps each broker's CPU profile (bench/e2e/cpu-profile.ts reads it).
+ * baseline / this build. `--cpu-prof <dir>` keeps each broker's CPU profile (bench/e2e/cpu-profile.ts reads it);
+ * `--only <text>` measures only the requests whose name contains it (`--idle 0` skips the idle
+ * phase); `--baseline-config k=v` gives the baseline build's broker other configs (`--baseline .`
+ * with it compares two settings of one build).
  */
 import { Socket, connect } from 'node:net';
 import { readdirSync } from 'node:fs';
@@ -131,11 +134,21 @@ async function probed(broker: BenchBroker, stalls: Stall[], work: () => Promise<
   return { stallMs: Math.max(0, ...mine.map((s) => s.durationMs)), stalls: mine.length, waitMs: worstMs, endMs };
 }
 
-async function runBuild(snapshot: BuildSnapshot, partitions: number, idleMs: number, cpuProfileDir: string | undefined): Promise<Map<string, Outcome>> {
+interface RunPlan {
+  readonly partitions: number;
+  /** 0: no idle phase. */
+  readonly idleMs: number;
+  readonly cpuProfileDir: string | undefined;
+  /** Only the requests whose name contains this. */
+  readonly only: string;
+}
+
+async function runBuild(snapshot: BuildSnapshot, plan: RunPlan, configs: Record<string, string>): Promise<Map<string, Outcome>> {
+  const { partitions, idleMs, cpuProfileDir } = plan;
   const stalls: Stall[] = [];
   const broker = await BenchBroker.start(snapshot, {
     ...(cpuProfileDir === undefined ? {} : { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] }),
-    overrides: { 'controller.mutation.rate': 0, 'event.loop.stall.threshold.ms': THRESHOLD_MS },
+    overrides: { 'controller.mutation.rate': 0, 'event.loop.stall.threshold.ms': THRESHOLD_MS, ...configs },
     startTimeoutMs: 120_000,
     onLine: (line) => {
       if (!line.includes('event_loop.stall')) return;
@@ -160,11 +173,13 @@ async function runBuild(snapshot: BuildSnapshot, partitions: number, idleMs: num
       await sleep(500);
     }
     await sleep(6_000); // the first housekeeping ticks after the creates (checkpoints of every new partition)
-    out.set(`idle ${idleMs} ms`, await probed(broker, stalls, async () => {
-      await sleep(idleMs);
-      return idleMs;
-    }, () => true));
-    for (const request of requests(partitions)) {
+    if (idleMs > 0) {
+      out.set(`idle ${idleMs} ms`, await probed(broker, stalls, async () => {
+        await sleep(idleMs);
+        return idleMs;
+      }, () => true));
+    }
+    for (const request of requests(partitions).filter((r) => r.name.includes(plan.only))) {
       out.set(request.name, await probed(broker, stalls, () => sendOnce(broker.port, request.bytes), (s) => s.clientId === CLIENT_ID || s.cause !== 'request'));
     }
   } finally {
@@ -180,22 +195,26 @@ async function main(): Promise<void> {
     .option('--idle <ms>', 'length of the idle phase', '16000')
     .option('--runs <n>', 'runs per build', '1')
     .option('--cpu-prof <dir>', 'write each broker\'s CPU profile (node --cpu-prof) into this directory')
+    .option('--only <text>', 'measure only the requests whose name contains this (e.g. Produce)', '')
+    .option('--baseline-config <k=v...>', 'broker configs for the baseline build only (e.g. the same build with another request.max.partitions.per.turn)', [])
     .parse()
-    .opts<{ baseline?: string; partitions: string; idle: string; runs: string; cpuProf?: string }>();
+    .opts<{ baseline?: string; partitions: string; idle: string; runs: string; cpuProf?: string; only: string; baselineConfig: string[] }>();
+  const plan: RunPlan = { partitions: Number(options.partitions), idleMs: Number(options.idle), cpuProfileDir: options.cpuProf, only: options.only };
+  const baselineConfigs = Object.fromEntries(options.baselineConfig.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const partitions = Number(options.partitions);
-  const builds: { label: string; snapshot: BuildSnapshot }[] = [];
+  const builds: { label: string; snapshot: BuildSnapshot; configs: Record<string, string> }[] = [];
   try {
     if (options.baseline !== undefined) {
       const snapshot = takeBuildSnapshot(options.baseline);
-      builds.push({ label: `baseline ${snapshot.gitCommit}`, snapshot });
+      builds.push({ label: `baseline ${snapshot.gitCommit}${options.baselineConfig.length > 0 ? ` (${options.baselineConfig.join(' ')})` : ''}`, snapshot, configs: baselineConfigs });
     }
     const current = takeBuildSnapshot();
-    builds.push({ label: `this build ${current.gitCommit}`, snapshot: current });
+    builds.push({ label: `this build ${current.gitCommit}`, snapshot: current, configs: {} });
     const results = new Map<string, Map<string, Outcome[]>>(builds.map((b) => [b.label, new Map()]));
     for (let run = 0; run < Number(options.runs); run++) {
       for (const build of run % 2 === 0 ? builds : [...builds].reverse()) {
         process.stderr.write(`run ${run + 1}: ${build.label}\n`);
-        for (const [name, outcome] of await runBuild(build.snapshot, partitions, Number(options.idle), options.cpuProf)) {
+        for (const [name, outcome] of await runBuild(build.snapshot, plan, build.configs)) {
           const list = results.get(build.label)!.get(name) ?? [];
           list.push(outcome);
           results.get(build.label)!.set(name, list);

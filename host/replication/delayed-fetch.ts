@@ -40,15 +40,16 @@ export class DelayedFetch extends DelayedOperation<FetchWakeEvent> {
    * @param params the Fetch being answered
    * @param bytesAlreadyReadable what the first read found (less than params.minBytes)
    * @param partitionExists whether a partition is still led here
-   * @param read reads every partition of `params` (ReplicaManager.readFromLocalLog)
-   * @param respond delivers the response, exactly once
+   * @param read reads every partition of `params` (ReplicaManager.readFromLocalLog; for many
+   *   partitions a promise of the read done in slices across event-loop turns)
+   * @param respond delivers the response (or its promise), exactly once
    */
   constructor(
     private readonly params: FetchParams,
     bytesAlreadyReadable: number,
     private readonly partitionExists: (topic: string, partition: number) => boolean,
-    private readonly read: (params: FetchParams) => FetchPartitionResult[],
-    private readonly respond: (results: FetchPartitionResult[]) => void,
+    private readonly read: (params: FetchParams) => FetchPartitionResult[] | Promise<FetchPartitionResult[]>,
+    private readonly respond: (results: FetchPartitionResult[] | Promise<FetchPartitionResult[]>) => void,
   ) {
     super(Math.max(0, params.maxWaitMs));
     this.accumulatedBytes = bytesAlreadyReadable;

@@ -445,12 +445,19 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
 
   /** Answers a Fetch now or after a long poll; one result per requested partition, in order. */
   fetchMessages(params: FetchParams): Promise<FetchPartitionResult[]> {
+    const read = this.readLocalLogs(params, true);
+    return Array.isArray(read) ? this.answerFetch(params, read) : read.then((results) => this.answerFetch(params, results));
+  }
+
+  /**
+   * readFromLocalLog, in slices of request.max.partitions.per.turn partitions across event-loop
+   * turns when the Fetch names more (request-slicing.ts): the first read and a long poll's last.
+   */
+  private readLocalLogs(params: FetchParams, updateFetchState: boolean): FetchPartitionResult[] | Promise<FetchPartitionResult[]> {
     const slicing = this.requestSlicing;
-    if (slicing !== undefined && params.partitions.length > slicing.maxPartitionsPerTurn) {
-      const read = new LocalLogRead(this.localLogReadContext, params, true);
-      return inSlices(params.partitions.length, slicing, (end) => read.readThrough(end)).then(() => this.answerFetch(params, read.finish()));
-    }
-    return this.answerFetch(params, this.readFromLocalLog(params));
+    if (slicing === undefined || params.partitions.length <= slicing.maxPartitionsPerTurn) return this.readFromLocalLog(params, updateFetchState);
+    const read = new LocalLogRead(this.localLogReadContext, params, updateFetchState);
+    return inSlices(params.partitions.length, slicing, (end) => read.readThrough(end)).then(() => read.finish());
   }
 
   /** Answers a Fetch from its first read: now, or through a DelayedFetch (long poll). */
@@ -478,7 +485,7 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
         params,
         bytesReadable,
         (topic, partition) => this.getPartition(topic, partition)?.isLeader === true,
-        (p) => this.readFromLocalLog(p, false),
+        (p) => this.readLocalLogs(p, false),
         resolve,
       );
       this.fetchPurgatory.tryCompleteElseWatch(delayed, delayed.keys);

@@ -143,6 +143,9 @@ export class SimBroker {
       localBrokerId: this.id, scheduler: time, openLeaderEpochCache: (log) => LeaderEpochFileCache.open(disk, log.dir),
       alterPartitionSink: this.countingSink(alterPartitions, (): ReplicaManager<UnifiedLog> => replicaManager), replicaLagTimeMaxMs: this.settings.replicaLagTimeMaxMs,
       brokerEpochOf: (brokerId) => life.brokerEpochs.get(brokerId) ?? -1,
+      // request.max.partitions.per.turn at its smallest: every Fetch or Produce of two partitions or
+      // more is worked through in slices, and appends meanwhile wait in the FIFO (issue 15).
+      requestSlicing: { maxPartitionsPerTurn: 1, defer: (task) => time.defer(task) },
     });
     const life: Life = {
       number, incarnationId: hex32(this.random), logManager, replicaManager, pending,

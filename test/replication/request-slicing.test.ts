@@ -14,8 +14,8 @@ import { blob, FakeLog } from './fake-log.js';
 const PARTITIONS = 7;
 
 /** A leader of t-0 .. t-6 whose partition p already holds p + 1 batches of 10 bytes. */
-function leader(slicing?: RequestSlicing): ReplicaManager<FakeLog> {
-  const replicaManager = new ReplicaManager<FakeLog>({ localBrokerId: 1, scheduler: new ManualScheduler(), ...(slicing === undefined ? {} : { requestSlicing: slicing }) });
+function leader(slicing?: RequestSlicing, scheduler = new ManualScheduler()): ReplicaManager<FakeLog> {
+  const replicaManager = new ReplicaManager<FakeLog>({ localBrokerId: 1, scheduler, ...(slicing === undefined ? {} : { requestSlicing: slicing }) });
   for (let partition = 0; partition < PARTITIONS; partition++) {
     const log = new FakeLog('t', partition);
     const p = replicaManager.becomeLeader({ topic: 't', partition, log, leaderEpoch: 0 });
@@ -32,8 +32,9 @@ function manualTurns(): RequestSlicing & { turn(): void; turns: number } {
     defer: (task) => queued.push(task),
     turns: 0,
     turn() {
-      this.turns++;
-      for (const task of queued.splice(0)) task();
+      const tasks = queued.splice(0);
+      if (tasks.length > 0) this.turns++;
+      for (const task of tasks) task();
     },
   };
 }
@@ -94,5 +95,28 @@ describe('request slicing in the ReplicaManager', () => {
     expect(results.map((r) => r.errorCode)).toEqual([0, 0]);
     expect((await replicaManager.fetchMessages(fetchParams({ partitions: fetchParams().partitions.slice(0, 2) }))).map((r) => r.partition)).toEqual([6, 0]);
     expect(slicing.turns).toBe(0);
+  });
+
+  it('answers a long poll that waited (DelayedFetch) with a read in slices too, equal to the read in one turn', async () => {
+    const slicing = manualTurns();
+    const scheduler = new ManualScheduler();
+    // No unknown partition (an error answers at once) and more bytes asked for than there are: it waits.
+    const longPoll = fetchParams({ maxWaitMs: 500, minBytes: 1_000_000, partitions: fetchParams().partitions.filter((p) => p.partition !== 9) });
+    const sliced = leader(slicing, scheduler).fetchMessages(longPoll);
+    let answered = false;
+    void sliced.then(() => (answered = true));
+    for (let i = 0; i < 10; i++) { // the first read, in slices
+      for (let j = 0; j < 5; j++) await Promise.resolve();
+      slicing.turn();
+    }
+    expect(answered).toBe(false);
+    const turnsBefore = slicing.turns;
+    scheduler.advance(500); // max_wait_ms passes: the DelayedFetch reads again
+    const results = await drive(sliced, slicing);
+    expect(slicing.turns).toBeGreaterThan(turnsBefore);
+    const wholeScheduler = new ManualScheduler();
+    const whole = leader(undefined, wholeScheduler).fetchMessages(longPoll);
+    wholeScheduler.advance(500);
+    expect(results.map((r) => ({ ...r, records: [...r.records] }))).toEqual((await whole).map((r) => ({ ...r, records: [...r.records] })));
   });
 });
