@@ -101,6 +101,16 @@ export interface BrokerServices {
    * (request-slices.ts, issue 15). Absent: no yielding (every slice at once).
    */
   readonly defer?: (task: () => void) => void;
+  /**
+   * The broker's `queued.max.response.bytes` pool (network/response-memory-pool.ts): while it is
+   * over its budget, Fetch v3+ answers with the first record batch only (KIP-74's minimum), so a
+   * connection holds one batch rather than fetch.max.bytes. Absent: never over.
+   */
+  readonly responseMemory?: {
+    readonly overCapacity: boolean;
+    /** Counts a Fetch's expected bytes until the current synchronous task (the dispatch loop that read it) ends. */
+    holdUntilTaskEnds(bytes: number): void;
+  };
 }
 
 /**

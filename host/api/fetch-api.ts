@@ -22,7 +22,8 @@
  * Version notes that matter:
  * - v3+ (KIP-74): max_bytes for the whole response, and the first batch is returned even when it
  *   is larger than the limits, so a consumer never gets stuck; below v3 there is no such rule.
- *   max_bytes is also capped by fetch.max.bytes.
+ *   max_bytes is also capped by fetch.max.bytes, and while the broker's queued.max.response.bytes
+ *   is exceeded (peers not reading their answers) it is taken as 1: the first batch only.
  * - v4+ (KIP-98): isolation_level; read_committed (the librdkafka/kafkajs/platformatic default)
  *   reads up to the last stable offset, which is the high watermark while no transaction is open.
  *   last_stable_offset is returned, and aborted_transactions is an EMPTY array (not null).
@@ -97,10 +98,17 @@ export const fetchApi = defineApi<FetchRequest, FetchResponseInit>({
         });
       }
     }
+    // queued.max.response.bytes is exceeded (clients are not reading their answers): the first
+    // batch only, which KIP-74 (v3+) returns whatever max_bytes says, so consumers still progress.
+    // Until the response is complete it counts there as the most it can be (fetch.max.bytes), so
+    // that the next Fetch pipelined in the same read sees it.
+    const responseMemoryFull = apiVersion >= 3 && broker.responseMemory?.overCapacity === true;
+    const maxBytes = responseMemoryFull ? 1 : Math.min(Math.max(0, request.maxBytes), broker.config.fetchMaxBytes);
+    broker.responseMemory?.holdUntilTaskEnds(maxBytes);
     const results = await broker.replicaManager.fetchMessages({
       maxWaitMs: request.maxWaitMs,
-      minBytes: request.minBytes,
-      maxBytes: Math.min(Math.max(0, request.maxBytes), broker.config.fetchMaxBytes),
+      minBytes: responseMemoryFull ? Math.min(request.minBytes, 1) : request.minBytes,
+      maxBytes,
       isolationLevel: apiVersion >= 4 ? request.isolationLevel : 0,
       minOneMessage: apiVersion >= 3,
       partitions,

@@ -291,7 +291,7 @@ export class KafkaConnection implements ConnectionContext {
     pool.update(this.responseMemoryHolder, pending);
     if (!pool.overCapacity || (pending === 0 && this.responses.inFlightRequests === 0)) return false;
     pool.wait(this.responseMemoryHolder);
-    if (unsent > 0 && !this.watchingFlush && this.transport.watchFlush !== undefined) {
+    if (unsent > 0 && !this.watchingFlush && !this.finishing && this.transport.watchFlush !== undefined) {
       this.watchingFlush = true;
       this.transport.watchFlush();
     }

@@ -15,8 +15,12 @@
  * never dropped, refused or reordered: only the reading of new requests waits.
  *
  * Bound: the budget, plus at most one response per connection (a connection with nothing pending
- * when the budget was passed may send one request); a response is at most the broker's
- * `fetch.max.bytes` for a Fetch, and `max.connections` bounds the connections.
+ * when the budget was passed may send one request), and a Fetch begun while the budget is passed
+ * answers with its first record batch only (fetch-api.ts, BrokerServices.responseMemory); plus
+ * pending bytes exist only once a response completes, so a Fetch holds its expected size
+ * (holdUntilTaskEnds) while the dispatch loop that read it runs: the requests one connection
+ * pipelined in one read see the Fetches before them, and past the budget the connection mutes
+ * itself and those Fetches take one batch. `max.connections` bounds the connections.
  *
  * Each connection reports its pending bytes with update() whenever its pump runs; between runs
  * the figure can only be too high (the kernel takes bytes without an event), never too low, so the
@@ -84,6 +88,20 @@ export class ResponseMemoryPool {
   /** `holder` is muted: resume() it once the total is at the budget or below. */
   wait(holder: ResponseMemoryHolder): void {
     this.waiters.add(holder);
+  }
+
+  /**
+   * Counts `bytes` until the current synchronous task ends (a microtask): a Fetch read in a
+   * connection's dispatch loop, whose response reaches update() only after the loop. Never held
+   * across a turn, so a long-polling Fetch holds nothing.
+   */
+  holdUntilTaskEnds(bytes: number): void {
+    if (bytes <= 0) return;
+    this.totalBytes += bytes;
+    queueMicrotask(() => {
+      this.totalBytes -= bytes;
+      this.wakeIfRoom();
+    });
   }
 
   /** `holder` closed: its bytes no longer count and it is not woken. */

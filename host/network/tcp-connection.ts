@@ -218,6 +218,7 @@ export class TcpConnection implements ConnectionTransport {
    * reached the kernel (Node's 'drain' only follows a write past the high-water mark).
    */
   watchFlush(): void {
+    if (!this.socket.writable) return;
     this.socket.write(EMPTY, () => this.connection.outputDrained());
   }
 

@@ -43,6 +43,7 @@ import { LeaderEpochFileCache } from '../log/leader-epoch-file-cache.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { groupFlusherOn, type GroupFlusher } from '../log/group-flush.js';
 import { ReadBufferPool } from '../log/read-buffer-pool.js';
+import { ResponseMemoryPool } from '../network/response-memory-pool.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
@@ -83,14 +84,14 @@ export interface BrokerServerOptions {
 }
 
 /**
- * What a broker owns that used to be process-wide: its fetch buffer pool (reads leased by Fetch,
- * given back when written) and its group flush (one fsync per turn per flush-per-append log),
- * scheduled on its environment's time; the core is handed in.
+ * What a broker owns: its fetch buffer pool (reads leased by Fetch, given back when written), its group flush (one fsync
+ * per turn per flush-per-append log) and its queued.max.response.bytes pool, on its environment's time; the core is handed in.
  */
 export interface BrokerResources {
   readonly core: Core;
   readonly readBuffers: ReadBufferPool;
   readonly groupFlusher: GroupFlusher;
+  readonly responseMemory: ResponseMemoryPool;
 }
 
 /** One broker (with its embedded controller): {@link startup}, then {@link shutdown}. */
@@ -161,6 +162,7 @@ export class BrokerServer {
       core: options.core ?? getCore(),
       readBuffers: new ReadBufferPool(),
       groupFlusher: groupFlusherOn(environment.time),
+      responseMemory: new ResponseMemoryPool(config.queuedMaxResponseBytes, (task) => environment.time.defer(task)),
     };
     this.metrics = new BrokerMetrics(config, environment, {
       replicaManager: () => this.replicaManager,
@@ -176,7 +178,6 @@ export class BrokerServer {
     });
   }
 
-  /** This broker's node.id. */
   /** The event-loop watchdog's counters (stalls, worst delay; zeros before start-up). */
   get eventLoopMetrics(): EventLoopMetrics {
     return this.watchdog?.metrics() ?? { stallCount: 0, maxStallMs: 0, maxDelayMs: 0, p99DelayMs: 0 };
@@ -274,7 +275,7 @@ export class BrokerServer {
     const network = new NetworkListeners({
       config,
       handler: this.gate.guard((frame, connection) => this.dispatcher!.handle(frame, connection)),
-      resources: { frameArena: this.resources.core.frameArena, readBuffers: this.resources.readBuffers },
+      resources: { frameArena: this.resources.core.frameArena, readBuffers: this.resources.readBuffers, responseMemory: this.resources.responseMemory },
       isReady: () => this.gate.isOpen && this.stopping === null,
       notReadyReasons: watchLogDirReadiness(storage.logManager.logDirectories, componentLogger(rootLogger, 'log-dirs')),
       rootLogger,
@@ -502,6 +503,7 @@ export class BrokerServer {
       topicMetrics: this.metrics.topicMetrics,
       requestMetrics: this.metrics.requestMetrics,
       defer: (task) => environment.time.defer(task),
+      responseMemory: this.resources.responseMemory,
     };
     this.cache = cache;
     this.publisher = publisher;

@@ -70,7 +70,7 @@ export interface NetworkListenersOptions {
   /** Why a started broker is not ready (a full or offline log directory): /ready's 503 reasons. */
   readonly notReadyReasons?: () => readonly NotReadyReason[];
   readonly rootLogger: Logger;
-  /** The broker's frame ring and fetch pool, lent to its TCP connections. */
+  /** The broker's frame ring, fetch pool and queued.max.response.bytes pool (default one of the listeners' own), lent to its connections. */
   readonly resources?: ConnectionResources;
   /** The clock of idle checks and stop timeouts (the broker's environment); default the system clock. */
   readonly time?: Time;
@@ -122,7 +122,7 @@ export class NetworkListeners {
     this.loadMetrics = options.loadMetrics;
     this.consumerLag = options.consumerLag;
     const time = options.time;
-    this.responseMemory = new ResponseMemoryPool(options.config.queuedMaxResponseBytes, time === undefined ? undefined : (task) => time.defer(task));
+    this.responseMemory = options.resources?.responseMemory ?? new ResponseMemoryPool(options.config.queuedMaxResponseBytes, time === undefined ? undefined : (task) => time.defer(task));
   }
 
   /** Open Kafka TCP connections per client listener. */

@@ -35,6 +35,8 @@ const EXEMPT_FOLDERS: Record<string, string> = {
 const ALLOWED: Record<string, string> = {
   'host/gateway/in-process-transport.ts':
     'queueMicrotask delivers a synchronous answer after send() returns, as a network would: a microtask, not a timer (no time passes, the order is deterministic)',
+  'host/network/response-memory-pool.ts':
+    'queueMicrotask ends a Fetch\'s hold on queued.max.response.bytes when the dispatch loop that read it returns: a microtask, not a timer (no time passes, the order is deterministic)',
   'host/sim/main.ts': "the simulator's command-line entry: reports the campaign's real elapsed seconds beside the simulated ones",
 };
 
