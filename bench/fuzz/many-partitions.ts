@@ -77,6 +77,9 @@ function requests(partitions: number): { name: string; bytes: Buffer }[] {
       forgottenTopicsData: [], rackId: '' }) },
     { name: `Produce v8, ${partitions} partitions (one record each)`, bytes: frame(ApiKey.Produce, 8, encodeProduceRequest, {
       transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: topics.map((name, t) => ({ name, partitionData: indexes(t).map((index) => ({ index, records: batch })) })) }) },
+    // The same again: appends to partitions that have segment files now (the steady state).
+    { name: `Produce v8 again, ${partitions} partitions (one record each)`, bytes: frame(ApiKey.Produce, 8, encodeProduceRequest, {
+      transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: topics.map((name, t) => ({ name, partitionData: indexes(t).map((index) => ({ index, records: batch })) })) }) },
     { name: `DescribeConfigs v4, ${partitions} topic resources`, bytes: frame(ApiKey.DescribeConfigs, 4, encodeDescribeConfigsRequest, {
       resources: Array.from({ length: partitions }, (_, i) => ({ resourceType: 2, resourceName: i < topics.length ? topics[i]! : `absent-${i}`, configurationKeys: null })),
       includeSynonyms: false, includeDocumentation: false }) },
