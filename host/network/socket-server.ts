@@ -59,7 +59,7 @@ export interface SocketServerOptions {
   maxConnections?: number;
   /** max.connections.per.ip: same, counted per remote address. Default unlimited (Kafka's default). */
   maxConnectionsPerIp?: number;
-  /** Unanswered requests per connection before it stops reading. */
+  /** connection.max.in.flight.requests: unanswered requests per connection before it stops reading. */
   maxInFlightRequestsPerConnection?: number;
   /**
    * queued.max.request.bytes: the bytes of requests being received, across connections, before
@@ -76,7 +76,7 @@ export interface SocketServerOptions {
   queuedMaxResponseBytes?: number;
   /** socket.partial.request.timeout.ms: a frame incomplete this long after it began closes its connection; 0 disables. */
   partialRequestTimeoutMs?: number;
-  /** Held + undrained response bytes per connection before it stops reading. */
+  /** connection.max.pending.response.bytes: held + undrained response bytes per connection before it stops reading. */
   maxPendingResponseBytesPerConnection?: number;
   /** Called once when a connection closes, for any reason (after its late responses are dropped). */
   onConnectionClosed?: (connection: ConnectionContext) => void;

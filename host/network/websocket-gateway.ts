@@ -113,11 +113,11 @@ export interface WebSocketGatewayOptions {
   connectionsMaxIdleMs?: number;
   /** max.connections: WebSockets (both routes) beyond this are refused with HTTP 503. */
   maxConnections?: number;
-  /** Unanswered requests per socket before dispatch pauses. */
+  /** connection.max.in.flight.requests: unanswered requests per socket before dispatch pauses. */
   maxInFlightRequestsPerConnection?: number;
-  /** Soft bound, bytes: held + uWS-buffered responses above which dispatch and sends pause until drain. */
+  /** websocket.max.pending.response.bytes, soft bound: held + uWS-buffered responses above which dispatch and sends pause until drain. */
   maxPendingResponseBytesPerConnection?: number;
-  /** Hard bound, bytes: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
+  /** websocket.max.buffered.bytes, hard bound: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
   maxBufferedBytesPerConnection?: number;
   /**
    * queued.max.response.bytes: responses not yet taken by their peers, across `/kafka` sockets,
