@@ -52,9 +52,12 @@ export const describeTopicPartitionsApi = defineApi<DescribeTopicPartitionsReque
     const cursor = request.cursor;
     const cursorTopic = cursor?.topicName ?? '';
     const all = request.topics.length === 0;
-    const names = new Set(all ? broker.metadata.topics().map((t) => t.name) : request.topics.map((t) => t.name));
-    const selected = [...names].filter((name) => name >= cursorTopic).sort();
-    if ((cursor !== null && !all && !selected.includes(cursor.topicName)) || (cursor !== null && cursor.partitionIndex < 0)) {
+    // Every topic: a page starts at the cursor in the cache's sorted list (no copy or sort of all
+    // the names per page); named topics: the request's own names, sorted.
+    const selected: Iterable<string> = all
+      ? namesFrom(broker.metadata.topics(), cursorTopic)
+      : [...new Set(request.topics.map((t) => t.name))].filter((name) => name >= cursorTopic).sort();
+    if ((cursor !== null && !all && !(selected as string[]).includes(cursor.topicName)) || (cursor !== null && cursor.partitionIndex < 0)) {
       return { throttleTimeMs: 0, topics: request.topics.map((t) => unknown(t.name, ErrorCode.INVALID_REQUEST)), nextCursor: null };
     }
     const alive = new Set(broker.brokers(context.listenerName).map((b) => b.nodeId));
@@ -90,6 +93,18 @@ export const describeTopicPartitionsApi = defineApi<DescribeTopicPartitionsReque
     return { throttleTimeMs: 0, topics, nextCursor: null };
   },
 });
+
+/** The names of `sorted` (in name order) from the first at or after `from`, found by binary search. */
+function* namesFrom(sorted: readonly { name: string }[], from: string): Generator<string> {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]!.name < from) low = middle + 1;
+    else high = middle;
+  }
+  for (let i = low; i < sorted.length; i++) yield sorted[i]!.name;
+}
 
 function unknown(name: string, errorCode: number): TopicAnswer {
   return { errorCode, name, topicId: ZERO_UUID, isInternal: isInternalTopic(name), partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS };

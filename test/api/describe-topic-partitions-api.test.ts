@@ -17,7 +17,8 @@ const topics = [topic('b', 3), topic('a', 2, (p) => (p === 1 ? 2 : 1))];
 
 function handle(request: Partial<DescribeTopicPartitionsRequest>): DescribeTopicPartitionsResponseInit {
   const broker = {
-    metadata: { topics: () => topics, topic: (name: string) => topics.find((t) => t.name === name) },
+    // ClusterMetadata.topics() is in name order (the handler pages through it by binary search).
+    metadata: { topics: () => [...topics].sort((x, y) => (x.name < y.name ? -1 : 1)), topic: (name: string) => topics.find((t) => t.name === name) },
     brokers: () => [{ nodeId: 1, host: 'h', port: 1, rack: null }], // broker 2 is fenced
   };
   const context = { apiVersion: 0, listenerName: 'PLAINTEXT', broker } as unknown as ApiRequestContext;
