@@ -1,8 +1,8 @@
 /**
- * `queued.max.response.bytes` (Tributary-only): one budget, across every Kafka connection of a
- * broker (its TCP listeners and its WebSocket `/kafka` route), for the bytes of responses the
- * peers have not taken yet: completed responses held behind an unanswered request plus what the
- * transport has not handed to the kernel (a Node socket's writableLength, uWS's buffered amount).
+ * `queued.max.response.bytes` (Tributary-only): one budget, across the Kafka connections of a
+ * broker's TCP listeners (not its WebSocket `/kafka` route: websocket-kafka-connection.ts), for
+ * the bytes of responses the peers have not taken yet: completed responses held behind an
+ * unanswered request plus what the socket has not handed to the kernel (writableLength).
  *
  * Kafka mutes a channel from the moment it reads a request until its response is sent, so a peer
  * that does not read holds at most one response. We pipeline (up to the in-flight window per

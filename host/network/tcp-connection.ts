@@ -42,7 +42,7 @@ export interface ConnectionResources {
   readonly readBuffers: Pick<ReadBufferPool, 'isLeased' | 'release'>;
   /** queued.max.request.bytes across the broker's connections; absent: no shared bound. */
   readonly requestMemory?: RequestMemoryPool;
-  /** queued.max.response.bytes across the broker's connections (TCP and WebSocket); absent: no shared bound. */
+  /** queued.max.response.bytes across the broker's TCP connections; absent: no shared bound. */
   readonly responseMemory?: ResponseMemoryPool;
 }
 

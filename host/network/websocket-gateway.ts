@@ -41,12 +41,10 @@ import type { JsonSessionFactory } from './json-socket.js';
 import { JsonConnection } from './websocket-json-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 import { OriginPolicy } from './websocket-origin-policy.js';
-import { ResponseMemoryPool } from './response-memory-pool.js';
 import {
   DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
-  DEFAULT_QUEUED_MAX_RESPONSE_BYTES,
   DEFAULT_SOCKET_REQUEST_MAX_BYTES,
   DEFAULT_STOP_TIMEOUT_MS,
 } from './socket-server.js';
@@ -120,14 +118,6 @@ export interface WebSocketGatewayOptions {
   /** websocket.max.buffered.bytes, hard bound: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
   maxBufferedBytesPerConnection?: number;
   /**
-   * queued.max.response.bytes: responses not yet taken by their peers, across `/kafka` sockets,
-   * past which sockets with a response pending stop dispatching (response-memory-pool.ts).
-   * Ignored when `responseMemory` is given.
-   */
-  queuedMaxResponseBytes?: number;
-  /** The broker's pool of queued.max.response.bytes, shared with its TCP listeners; default one of this gateway's own. */
-  responseMemory?: ResponseMemoryPool;
-  /**
    * http.allowed.origins: browser origins (`scheme://host[:port]`, `null`, or `*` for all) allowed
    * to upgrade besides local pages; see websocket-origin-policy.ts. Default: none listed.
    */
@@ -193,7 +183,6 @@ export class WebSocketGateway {
   private onAllClosed: (() => void) | null = null;
   private readonly jsonEnabled: boolean;
   private readonly originPolicy: OriginPolicy;
-  private readonly responseMemory: ResponseMemoryPool;
 
   /** @throws Error for a bad limit or an `allowedOrigins` entry that is not an origin */
   constructor(private readonly options: WebSocketGatewayOptions) {
@@ -217,8 +206,6 @@ export class WebSocketGateway {
       maxPendingResponseBytes,
       maxBufferedBytes,
     };
-    this.responseMemory = options.responseMemory ??
-      new ResponseMemoryPool(positiveInteger(options.queuedMaxResponseBytes, DEFAULT_QUEUED_MAX_RESPONSE_BYTES, 'queuedMaxResponseBytes'));
     this.jsonMaxMessageBytes = positiveInteger(options.jsonMaxMessageBytes, DEFAULT_JSON_MAX_MESSAGE_BYTES, 'jsonMaxMessageBytes');
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
     this.originPolicy = new OriginPolicy({ allowedOrigins: options.allowedOrigins ?? [], gatewayHost: options.host });
@@ -370,7 +357,6 @@ export class WebSocketGateway {
           this.logger,
           () => this.time.nowMs(),
           (closed) => this.kafkaConnectionClosed(closed),
-          this.responseMemory,
         );
         data.connection = connection;
         this.kafkaConnections.add(connection);

@@ -21,9 +21,9 @@
  *   uWS's buffered amount) is capped by `maxBufferedBytes`: a client that keeps sending but never
  *   reads crosses it and is cut off at once; a client whose output stays blocked with no drain
  *   for `connectionsMaxIdleMs` is cut off too (see `checkTimers`).
- * - the broker's `queued.max.response.bytes` (response-memory-pool.ts), shared with its TCP
- *   listeners, counts held responses plus uWS's buffered amount; past it, dispatch stops here
- *   while this socket has a response pending, the same way.
+ * - the broker's `queued.max.response.bytes` (response-memory-pool.ts) does not count these
+ *   sockets: muted by it in a trial, a socket whose peer then read kept its last 68 KB in uWS's
+ *   buffer with no drain event, and stalled; each socket has the bounds above instead.
  *
  * Copying: uWS hands messages as ArrayBuffers over native memory that are neutered when the
  * callback returns (ARCHITECTURE.md), so every message is copied before anything else
@@ -37,7 +37,6 @@ import type { WebSocket } from 'uWebSockets.js';
 import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport } from './kafka-connection.js';
 import { MessageFrames } from './message-frames.js';
 import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
-import type { ResponseMemoryPool } from './response-memory-pool.js';
 
 /** WebSocket close codes used by the gateway (RFC 6455 section 7.4.1). */
 export const WebSocketCloseCode = {
@@ -88,7 +87,6 @@ export class WebSocketKafkaConnection implements ConnectionTransport {
     private readonly logger: NetworkLogger,
     private readonly nowMs: () => number,
     onClosed: (connection: WebSocketKafkaConnection) => void,
-    responseMemory?: ResponseMemoryPool,
   ) {
     this.ws = ws;
     this.lastActivityMs = nowMs();
@@ -102,7 +100,6 @@ export class WebSocketKafkaConnection implements ConnectionTransport {
       transport: this,
       limits,
       logger,
-      responseMemory,
       onClosed: () => {
         this.ws = null;
         onClosed(this);

@@ -7,8 +7,9 @@
  * request can arrive before start-up ends: the {@link StartupGate} holds it until the broker is
  * ready, or rejects it (its connection closes) when start-up fails.
  *
- * `queued.max.response.bytes` is one pool for the whole broker: its TCP listeners and the
- * gateways' `/kafka` sockets share it (`queued.max.request.bytes` is one pool per listener).
+ * `queued.max.response.bytes` is one pool for the whole broker, shared by its TCP listeners (the
+ * gateways' `/kafka` sockets have their per-socket bounds only; `queued.max.request.bytes` is one
+ * pool per listener).
  */
 import type { Time } from '../io/environment.js';
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
@@ -108,7 +109,7 @@ export class NetworkListeners {
   private readonly options: NetworkListenersOptions;
   private mounts: readonly HttpApplicationMount[] = [];
   private readonly consumerLag: ((groupId: string | null) => readonly unknown[]) | undefined;
-  /** queued.max.response.bytes, shared by every client listener and gateway. */
+  /** queued.max.response.bytes, shared by every client listener. */
   private readonly responseMemory: ResponseMemoryPool;
 
   constructor(options: NetworkListenersOptions) {
@@ -204,7 +205,6 @@ export class NetworkListeners {
         socketRequestMaxBytes: config.socketRequestMaxBytes,
         connectionsMaxIdleMs: Math.max(0, config.connectionsMaxIdleMs),
         maxConnections: Math.max(1, config.maxConnections),
-        responseMemory: this.responseMemory,
         maxInFlightRequestsPerConnection: config.connectionMaxInFlightRequests,
         maxPendingResponseBytesPerConnection: config.websocketMaxPendingResponseBytes,
         maxBufferedBytesPerConnection: Math.max(config.websocketMaxBufferedBytes, config.websocketMaxPendingResponseBytes),
