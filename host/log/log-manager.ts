@@ -196,7 +196,8 @@ export class LogManager {
    */
   prepareLogDirectories(requests: readonly { topic: string; partition: number }[]): Promise<void> | null {
     if (!(this.context.disk instanceof NodeDisk) || this.shutDown) return null;
-    const keys = requests.map(({ topic, partition }) => topicPartitionKey(topic, partition)).filter((key) => !this.logs.has(key) && !this.preparedDirs.has(key));
+    const keys = requests.map(({ topic, partition }) => topicPartitionKey(topic, partition))
+      .filter((key) => !this.logs.has(key) && !this.preparedDirs.has(key) && !this.mayHoldStaleEntry(key));
     const chosen = this.chooseDirectories(keys);
     if (chosen === null || chosen.size === 0) return null;
     return Promise.all([...chosen].map(async ([key, state]) => {
@@ -206,6 +207,11 @@ export class LogManager {
         if (!isDiskError(error)) throw error;
       }
     })).then(() => undefined);
+  }
+
+  /** True when a checkpoint file may still hold a non-zero entry of `key` (a deleted log's). */
+  private mayHoldStaleEntry(key: string): boolean {
+    return !this.logs.has(key) && this.directories.some((state) => state.nonZeroKeys.has(key));
   }
 
   /** For each key, the online log directory holding the fewest logs (counting the ones chosen before it); null when none is online. */
@@ -224,6 +230,11 @@ export class LogManager {
   }
 
   private createLogs(missing: Map<string, { topic: string; partition: number; config: LogConfig; state?: DirectoryState }>, directorySync: DirectorySync): void {
+    // A deleted log's non-zero entries stay in the checkpoint files until the next write: before a
+    // directory of its key exists again (a start would give the new log the old offsets), write them.
+    const stale = this.directories.filter((state) => [...missing.keys()].some((key) => state.nonZeroKeys.has(key)));
+    this.writeOnlineCheckpoints(stale);
+    for (const state of stale) if (!state.directory.isOffline) for (const key of missing.keys()) state.nonZeroKeys.delete(key);
     // Directories made by prepareLogDirectories: empty, nothing to stat or list.
     const fresh = new Map<string, readonly string[]>();
     for (const [key, entry] of missing) {
@@ -381,10 +392,11 @@ export class LogManager {
   }
 
   /**
-   * After the renames: per online log directory, `syncDirectory` (unless done already), the
-   * `-delete` directories removed, and the checkpoints rewritten at once when one may hold a
-   * non-zero offset of a deleted partition (a topic recreated under the same name would inherit it
-   * at the next start); else the next tick drops the entries.
+   * After the renames: per online log directory, `syncDirectory` (unless done already) and the
+   * `-delete` directories removed. The checkpoints are not rewritten (once per slice of a
+   * 50k-partition topic's deletion, each over every partition, that was quadratic): the next
+   * write drops the deleted logs' entries, and a log created again under a key whose entry may
+   * still be non-zero (`nonZeroKeys`) has the checkpoints rewritten first ({@link createLogs}).
    */
   private finishDeletion(moves: readonly LogMove[], syncDirectory: (state: DirectoryState) => void): void {
     const renamed = new Map<DirectoryState, LogMove[]>();
@@ -393,7 +405,6 @@ export class LogManager {
       if (!renamed.has(move.state)) renamed.set(move.state, []);
       renamed.get(move.state)!.push(move);
     }
-    const checkpointNow: DirectoryState[] = [];
     for (const [state, done] of renamed) {
       if (state.directory.isOffline) continue;
       try {
@@ -403,13 +414,6 @@ export class LogManager {
         if (!isDiskError(error)) throw error;
         state.directory.markOffline(error);
       }
-      // A zero entry left behind is harmless: zero is what a new log starts with.
-      if (done.some((move) => state.nonZeroKeys.has(move.key))) checkpointNow.push(state);
-    }
-    this.writeOnlineCheckpoints(checkpointNow);
-    for (const state of checkpointNow) {
-      // Written without them (a background write under way is dropped: it was overtaken).
-      if (!state.directory.isOffline) for (const move of renamed.get(state)!) state.nonZeroKeys.delete(move.key);
     }
   }
 
