@@ -172,6 +172,8 @@ export class GroupMetadataManager {
 
   /** The partition is unloaded: every group dies and what waits is answered NOT_COORDINATOR (16). */
   onUnloaded(): void {
+    // One line per partition, not per group (a shutdown with 5,000 groups logged 5,000 lines).
+    if (this.groups.size > 0) this.logger?.info({ partition: this.context.partition, groups: this.groups.size }, `unloading the metadata of ${this.groups.size} group(s)`);
     for (const group of this.groups.values()) this.onGroupUnloaded(group);
     this.groups.clear();
   }
@@ -571,7 +573,6 @@ export class GroupMetadataManager {
   }
 
   private onGroupUnloaded(group: GroupMetadata): void {
-    this.logger?.info({ groupId: group.groupId, generationId: group.generationId }, 'unloading group metadata');
     group.transitionTo(GroupState.Dead, this.time.nowMs());
     this.rebalance.cancelGroupTimers(group);
     for (const member of [...group.members.values()]) {
