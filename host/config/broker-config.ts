@@ -141,8 +141,6 @@ export const TRIBUTARY_BROKER_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Idle connections are closed after this many milliseconds (negative disables); a request in flight keeps a connection open unless its peer has ended its side (TCP FIN), so a departed client\'s long poll cannot hold a connection longer.' },
   { name: 'max.connections', type: 'INT', defaultValue: '10000', min: 0,
     doc: 'Maximum open client connections; further connections are refused (Tributary default 10000; Kafka 2147483647).' },
-  { name: 'queued.max.requests', type: 'INT', defaultValue: '500', min: 1,
-    doc: 'Requests read but not yet answered before the network layer stops reading from sockets.' },
   { name: 'message.max.bytes', type: 'INT', defaultValue: '1048588', min: 0,
     doc: 'The largest record batch accepted, in bytes (the topic-level max.message.bytes default).' },
   { name: 'fetch.max.bytes', type: 'INT', defaultValue: '57671680', min: 1024,
@@ -345,7 +343,6 @@ export interface BrokerConfig extends LeaderBalanceConfig, LimitConfigs, Metrics
   readonly socketRequestMaxBytes: number;
   readonly connectionsMaxIdleMs: number;
   readonly maxConnections: number;
-  readonly queuedMaxRequests: number;
   readonly messageMaxBytes: number;
   readonly fetchMaxBytes: number;
   readonly numPartitions: number;
@@ -584,7 +581,6 @@ function assemble(
     connectionsMaxIdleMs: get('connections.max.idle.ms'),
     ...raftSettings(get),
     maxConnections: get('max.connections'),
-    queuedMaxRequests: get('queued.max.requests'),
     messageMaxBytes: get('message.max.bytes'),
     fetchMaxBytes: get('fetch.max.bytes'),
     numPartitions: get('num.partitions'),

@@ -51,6 +51,7 @@ export function kafkaTopicConfigs(): readonly KafkaConfigInfo[] {
 
 /** Why a family of Kafka configs has no effect in Tributary, by name prefix (first match wins). */
 const NO_EFFECT_REASONS: readonly (readonly [RegExp, string])[] = [
+  [/^queued\.max\.requests$/, 'Tributary has no queue between network and request threads: connection.max.in.flight.requests and queued.max.request.bytes bound what is read but not answered'],
   [/^zookeeper\.|^zookeeper|\.zookeeper\.|^zk\./, 'Tributary has no ZooKeeper mode'],
   [/^(ssl|sasl|security\.|principal\.|ssl\.principal|connections\.max\.reauth|sasl\.server|authorizer|super\.users|allow\.everyone|delegation\.token|password\.encoder|listener\.name)/,
     'Tributary speaks PLAINTEXT only, without authentication or authorization'],
