@@ -26,6 +26,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only (Kafka answers one request per connection at a time, so a peer that does not read holds one response): bytes of responses the peers have not read yet (completed responses waiting in order plus what the socket has not handed to the kernel), across all the broker\'s TCP Kafka connections (the WebSocket /kafka route has its own per-socket bounds, websocket.max.pending.response.bytes and websocket.max.buffered.bytes). Past it, a connection that has a response pending dispatches no new request and stops reading (the peer waits on TCP backpressure) until the total falls back under it; a connection with nothing pending may still send one request at a time, so clients that read keep being answered, and a Fetch (v3+) is answered with its first record batch only (the minimum KIP-74 guarantees; the consumer fetches again for the rest). No response is dropped or reordered. A Fetch counts as fetch.max.bytes (or its smaller max_bytes) while it is being read, so Fetches pipelined in one read see the ones before them. Memory is bounded by this plus about one response per connection (one batch for a Fetch begun past it) (Tributary default 256 MiB).' },
   { name: 'connection.max.in.flight.requests', type: 'INT', defaultValue: '128', min: 1,
     doc: 'Tributary-only (Kafka answers one request per connection at a time): requests of one connection (TCP or WebSocket /kafka) being answered at once; past it the connection reads no more until an answer goes out, and its answers stay in request order (librdkafka pipelines deeply; Tributary default 128).' },
+  { name: 'connection.max.dispatch.ms.per.turn', type: 'INT', defaultValue: '50', min: 0,
+    doc: 'Tributary-only (Kafka answers one request per connection at a time): how long one TCP connection\'s pipelined requests may run back to back in one event-loop turn, ms; past it the connection dispatches its next request in a later turn, after the other connections had theirs (one request always runs whole). 0 disables. A client pipelining expensive requests (all-topics Metadata at 50k partitions) otherwise held the loop for seconds.' },
   { name: 'connection.max.pending.response.bytes', type: 'LONG', defaultValue: '67108864', min: 1,
     doc: 'Tributary-only: bytes of answers one TCP connection holds that its peer has not read (completed answers waiting in order plus what the socket has not handed to the kernel); past it the connection reads no more requests until the peer takes them (Tributary default 64 MiB; queued.max.response.bytes bounds the sum over connections).' },
   { name: 'websocket.max.pending.response.bytes', type: 'LONG', defaultValue: '16777216', min: 1,
@@ -67,6 +69,7 @@ export interface LimitConfigs {
   readonly connectionMaxInFlightRequests: number;
   /** connection.max.pending.response.bytes: unread answer bytes of one TCP connection before it stops reading. */
   readonly connectionMaxPendingResponseBytes: number;
+  readonly connectionMaxDispatchMsPerTurn: number;
   /** websocket.max.pending.response.bytes: the same for one WebSocket /kafka connection. */
   readonly websocketMaxPendingResponseBytes: number;
   /** websocket.max.buffered.bytes: what one WebSocket /kafka connection may hold before it is cut off. */
@@ -99,6 +102,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     queuedMaxResponseBytes: get('queued.max.response.bytes'),
     connectionMaxInFlightRequests: get('connection.max.in.flight.requests'),
     connectionMaxPendingResponseBytes: get('connection.max.pending.response.bytes'),
+    connectionMaxDispatchMsPerTurn: get('connection.max.dispatch.ms.per.turn'),
     websocketMaxPendingResponseBytes: get('websocket.max.pending.response.bytes'),
     websocketMaxBufferedBytes: get('websocket.max.buffered.bytes'),
     maxConnectionsPerIp: get('max.connections.per.ip'),

@@ -34,6 +34,7 @@
  * is a bug, logged at error with the peer, and closes with 'handler-failed'. Each transport says
  * how a cause looks on its wire (TCP: the socket is destroyed; WebSocket: a close code).
  */
+import type { Time } from '../io/environment.js';
 import { CoalescingPump } from './coalescing-pump.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 import { OrderedResponses } from './ordered-responses.js';
@@ -55,6 +56,19 @@ export interface ConnectionLimits {
    * (the transport pauses its input instead).
    */
   maxBufferedBytes?: number;
+  /** connection.max.dispatch.ms.per.turn with its clock; absent: no bound (see {@link DispatchBudget}). */
+  dispatchBudget?: DispatchBudget;
+}
+
+/**
+ * How long one connection's requests may run back to back in one event-loop turn (ms, > 0); past
+ * it the connection stops dispatching (and reading) and picks up in a deferred turn, after the
+ * other connections' I/O: a pipeline of expensive requests cannot hold the loop for everyone.
+ * One request always runs whole.
+ */
+export interface DispatchBudget {
+  readonly maxMs: number;
+  readonly clock: Pick<Time, 'monotonicMs' | 'defer'>;
 }
 
 /** Why a connection is closed at once (each transport maps it to its wire: TCP destroy, WebSocket close code). */
@@ -144,6 +158,8 @@ export class KafkaConnection implements ConnectionContext {
   private inputExhausted = true;
   private finishing = false;
   private isClosed = false;
+  /** The dispatch budget ran out this turn: a deferred pump dispatches on. */
+  private dispatchYielded = false;
   private readonly responseMemory: ResponseMemoryPool | null;
   private readonly responseMemoryHolder: ResponseMemoryHolder = { resume: () => this.pump() };
   /** A watchFlush() is outstanding. */
@@ -257,6 +273,8 @@ export class KafkaConnection implements ConnectionContext {
   }
 
   private dispatchFrames(): void {
+    const budget = this.limits.dispatchBudget;
+    const startedMs = budget === undefined ? 0 : budget.clock.monotonicMs();
     while (!this.isClosed && !this.stopping && !this.overSoftLimits()) {
       const frame = this.source.next();
       if (frame === null) {
@@ -266,14 +284,29 @@ export class KafkaConnection implements ConnectionContext {
         return;
       }
       this.responses.dispatch(frame);
+      if (budget !== undefined && budget.clock.monotonicMs() - startedMs >= budget.maxMs) {
+        this.yieldDispatch(budget);
+        return;
+      }
     }
+  }
+
+  /** The budget of this turn is spent: no dispatch (nor reading) until a deferred turn pumps again. */
+  private yieldDispatch(budget: DispatchBudget): void {
+    if (this.dispatchYielded) return;
+    this.dispatchYielded = true;
+    budget.clock.defer(() => {
+      this.dispatchYielded = false;
+      if (!this.isClosed) this.pump();
+    });
   }
 
   private overSoftLimits(): boolean {
     return (
       this.responses.inFlightRequests >= this.limits.maxInFlightRequests ||
       this.responses.heldResponseBytes + this.unsentBytes() > this.limits.maxPendingResponseBytes ||
-      this.mutedByResponseMemory()
+      this.mutedByResponseMemory() ||
+      this.dispatchYielded
     );
   }
 

@@ -36,6 +36,8 @@ export const DEFAULT_QUEUED_MAX_REQUEST_BYTES = 104_857_600;
  * with a response pending stop reading (response-memory-pool.ts).
  */
 export const DEFAULT_QUEUED_MAX_RESPONSE_BYTES = 268_435_456;
+/** Default `connection.max.dispatch.ms.per.turn` (Tributary-only): 50 ms. */
+export const DEFAULT_MAX_DISPATCH_MS_PER_TURN = 50;
 /** Default `socket.partial.request.timeout.ms` (Tributary-only): 30 s. */
 export const DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS = 30_000;
 /** Default graceful-stop wait for in-flight responses before sockets are destroyed. */
@@ -43,7 +45,7 @@ export const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
 export interface SocketServerOptions {
   /** The clock of the graceful-stop timeout and of the refusal log's throttle; default the system clock. */
-  time?: Pick<Time, 'setTimeout' | 'clearTimeout' | 'monotonicMs'>;
+  time?: Pick<Time, 'setTimeout' | 'clearTimeout' | 'monotonicMs' | 'defer'>;
   /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
   host: string;
   /** TCP port; 0 picks a free port (read it back from `address()`). */
@@ -78,6 +80,8 @@ export interface SocketServerOptions {
   partialRequestTimeoutMs?: number;
   /** connection.max.pending.response.bytes: held + undrained response bytes per connection before it stops reading. */
   maxPendingResponseBytesPerConnection?: number;
+  /** connection.max.dispatch.ms.per.turn: how long one connection's requests run back to back in one turn, ms; 0 disables (default 50). */
+  maxDispatchMsPerTurn?: number;
   /** Called once when a connection closes, for any reason (after its late responses are dropped). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -123,7 +127,7 @@ export class SocketServer {
   private readonly guard: PartialRequestGuard;
   /** One refusal line per reason per 10 s: a reconnect loop against a full listener must not flood the log. */
   private readonly refusalLog = new LogThrottle();
-  private readonly clock: Pick<Time, 'monotonicMs'>;
+  private readonly clock: Pick<Time, 'monotonicMs' | 'defer'>;
 
   constructor(private readonly options: SocketServerOptions) {
     const resources = options.resources ?? defaultConnectionResources();
@@ -139,6 +143,7 @@ export class SocketServer {
       time: options.time ?? new SystemTime(),
     };
     this.clock = options.time ?? new SystemTime();
+    const dispatchMs = nonNegativeInteger(options.maxDispatchMsPerTurn, DEFAULT_MAX_DISPATCH_MS_PER_TURN, 'maxDispatchMsPerTurn');
     this.listenerName = options.listenerName ?? 'PLAINTEXT';
     this.logger = options.logger ?? componentLogger(createLogger(), 'socket-server');
     this.limits = {
@@ -154,6 +159,7 @@ export class SocketServer {
         DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION,
         'maxPendingResponseBytesPerConnection',
       ),
+      ...(dispatchMs > 0 ? { dispatchBudget: { maxMs: dispatchMs, clock: this.clock } } : {}),
     };
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
     this.maxConnectionsPerIp = positiveInteger(options.maxConnectionsPerIp, Number.MAX_SAFE_INTEGER, 'maxConnectionsPerIp');

@@ -168,6 +168,7 @@ export class NetworkListeners {
         queuedMaxRequestBytes: config.queuedMaxRequestBytes,
         maxInFlightRequestsPerConnection: config.connectionMaxInFlightRequests,
         maxPendingResponseBytesPerConnection: config.connectionMaxPendingResponseBytes,
+        maxDispatchMsPerTurn: config.connectionMaxDispatchMsPerTurn,
         partialRequestTimeoutMs: config.socketPartialRequestTimeoutMs,
         logger: componentLogger(this.rootLogger, 'socket-server'),
         resources: { ...(this.resources ?? defaultConnectionResources()), responseMemory: this.responseMemory },

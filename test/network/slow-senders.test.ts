@@ -153,6 +153,10 @@ describe('Slow senders cannot hold the broker\'s request memory (issue 15)', () 
       clearTimeout: (handle: TimerHandle): void => {
         timers.delete(handle as unknown as number);
       },
+      monotonicMs: (): number => 0,
+      defer: (task: () => void): void => {
+        setImmediate(task);
+      },
     };
     const pool = new RequestMemoryPool(1_000);
     const server = await start({ resources: { ...defaultConnectionResources(), requestMemory: pool }, partialRequestTimeoutMs: 400, time });

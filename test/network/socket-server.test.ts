@@ -9,6 +9,7 @@ import {
   type SocketServerOptions,
 } from '../../host/network/socket-server.js';
 import { getCore } from '../../host/wasm/core.js';
+import { SystemTime } from '../../host/io/time.js';
 
 // Test protocol: a request frame is int32 correlationId + ASCII command; the response frame is
 // int32 correlationId + 'ok:' + command, unless the command says otherwise.
@@ -405,6 +406,32 @@ describe('SocketServer', () => {
     const fourth = await openClient(port);
     await fourth.write(requestFrame(3, 'c'));
     await fourth.waitForFrames(1);
+  });
+
+  it('runs one connection\'s pipelined requests only for connection.max.dispatch.ms.per.turn per turn: another client is answered in between', async () => {
+    // A clock on which every request takes 20 ms: the 10 ms budget is spent by each request.
+    const system = new SystemTime();
+    let nowMs = 0;
+    const time = {
+      setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
+      monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
+    };
+    const busy = async (maxDispatchMsPerTurn: number): Promise<number> => {
+      const { port } = await startServer(echo, { time, maxDispatchMsPerTurn });
+      const pipeliner = await openClient(port);
+      const other = await openClient(port);
+      await pipeliner.write(Buffer.concat(Array.from({ length: 100 }, (_, i) => requestFrame(i, 'x'.repeat(100)))));
+      await pipeliner.waitForFrames(1);
+      await other.write(requestFrame(7, 'me too'));
+      await other.waitForFrames(1);
+      const seen = pipeliner.frames.length;
+      await pipeliner.waitForFrames(100);
+      expect(pipeliner.responses().map((f) => f.correlationId)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      return seen;
+    };
+    // With the budget the other client is answered long before the pipeline is through; without it, after.
+    expect(await busy(10)).toBeLessThan(100);
+    expect(await busy(0)).toBe(100);
   });
 
   it('logs refused connections once per reason per interval, not once per attempt', async () => {
