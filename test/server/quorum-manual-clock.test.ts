@@ -62,24 +62,39 @@ async function until<T>(probe: () => T | undefined): Promise<T> {
   })());
 }
 
+/** Three brokers with controllers on free ports, started under `env`'s manual clock. */
+async function startQuorum(env: ManualEnvironment): Promise<void> {
+  const ids = [1, 2, 3];
+  const ports = new Map<number, number>();
+  for (const id of ids) ports.set(id, await findFreePort());
+  const voters = ids.map((id) => `${id}@127.0.0.1:${ports.get(id)}`).join(',');
+  for (const id of ids) {
+    const dir = mkdtempSync(join(tmpdir(), `tributary-manual-quorum-${id}-`));
+    dirs.push(dir);
+    const config = libraryBrokerConfig({
+      logDirs: [dir],
+      listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${ports.get(id)}`],
+      overrides: { 'node.id': id, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters },
+    });
+    servers.push(new BrokerServer(config, env, { core: getCore(), logger: createLogger({ level: 'silent' }) }));
+  }
+  await advanceUntil(Promise.all(servers.map((server) => server.startup())));
+}
+
 describe('brokers of one quorum under one manual clock and seed', () => {
   it('form a quorum, and a produce on one is in a topic every other broker cache knows', async () => {
-    environment = manualEnvironment({ seed: 9, disk: new NodeDisk(), network: new NodeNetwork() });
-    const ids = [1, 2, 3];
-    const ports = new Map<number, number>();
-    for (const id of ids) ports.set(id, await findFreePort());
-    const voters = ids.map((id) => `${id}@127.0.0.1:${ports.get(id)}`).join(',');
-    for (const id of ids) {
-      const dir = mkdtempSync(join(tmpdir(), `tributary-manual-quorum-${id}-`));
-      dirs.push(dir);
-      const config = libraryBrokerConfig({
-        logDirs: [dir],
-        listeners: ['PLAINTEXT://127.0.0.1:0', `CONTROLLER://127.0.0.1:${ports.get(id)}`],
-        overrides: { 'node.id': id, 'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': voters },
-      });
-      servers.push(new BrokerServer(config, environment, { core: getCore(), logger: createLogger({ level: 'silent' }) }));
+    // The controller ports are chosen before binding (the voters name them): another test may take
+    // one in between (EADDRINUSE), and then the quorum is formed again on other ports.
+    for (let attempt = 1; ; attempt++) {
+      environment = manualEnvironment({ seed: 9, disk: new NodeDisk(), network: new NodeNetwork() });
+      try {
+        await startQuorum(environment);
+        break;
+      } catch (error) {
+        if (attempt >= 5 || !String(error).includes('EADDRINUSE')) throw error;
+        await advanceUntil(Promise.all(servers.splice(0).map((server) => server.shutdown())));
+      }
     }
-    await advanceUntil(Promise.all(servers.map((server) => server.startup())));
     const active = await until(() => servers.find((server) => server.controller.isActive));
     const producer = servers.find((server) => server !== active)!;
     const client = await RawKafkaClient.connect(producer.listeners[0]!.port);
