@@ -21,6 +21,7 @@ import { Writer } from '../../host/protocol/writer.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
 import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
 import { buildCommitSnapshot, takeBuildSnapshot, type BuildSnapshot } from '../e2e/build-snapshot.js';
+import { median, ratioLines, runBench } from './build-comparison.js';
 import { Connection } from './well-behaved.js';
 
 const CLIENT_ID = 'auto-create-bench';
@@ -138,7 +139,6 @@ async function measure(snapshot: BuildSnapshot, one: Case): Promise<Outcome> {
   }
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const options = new Command('auto-create')
@@ -183,11 +183,7 @@ async function main(): Promise<void> {
     if (builds.length === 2) {
       const [base, current] = builds.map((b) => results.get(b.label)!);
       lines.push('  ratios baseline / this build (time to answer, broker CPU, peak RSS, other client\'s longest wait):');
-      for (const [name, outcomes] of current!) {
-        const before = base!.get(name)!;
-        const ratio = (f: (o: Outcome) => number): string => (median(before.map(f)) / Math.max(1e-3, median(outcomes.map(f)))).toFixed(1);
-        lines.push(`    ${name}: ${ratio((o) => o.answerMs)}x, ${ratio((o) => o.cpuSeconds)}x, ${ratio((o) => o.peakRssMiB)}x, ${ratio((o) => o.waitMs)}x`);
-      }
+      lines.push(...ratioLines(base!, current!, [(o: Outcome) => o.answerMs, (o) => o.cpuSeconds, (o) => o.peakRssMiB, (o) => o.waitMs], 1e-3));
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
@@ -195,7 +191,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -30,6 +30,7 @@ import { encodeRequestHeader } from '../../host/protocol/headers.js';
 import { Writer } from '../../host/protocol/writer.js';
 import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
 import { buildCommitSnapshot, takeBuildSnapshot, type BuildSnapshot } from '../e2e/build-snapshot.js';
+import { median, ratioLines, runBench } from './build-comparison.js';
 import { Connection } from './well-behaved.js';
 
 const CLIENT_ID = 'big-arrays';
@@ -148,7 +149,6 @@ async function measure(broker: BenchBroker, stalls: { api: string; durationMs: n
   return { stallMs: Math.max(0, ...stalls.map((s) => s.durationMs)), waitMs: worstMs, ...end };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function runBuild(snapshot: BuildSnapshot, requests: readonly Case[]): Promise<Map<string, Outcome>> {
   const stalls: { api: string; durationMs: number }[] = [];
@@ -212,11 +212,7 @@ async function main(): Promise<void> {
     if (builds.length === 2) {
       const [base, current] = builds.map((b) => results.get(b.label)!);
       lines.push('  ratios baseline / this build (stall, other client\'s longest wait; this build\'s figure floored at 1 ms):');
-      for (const [name, outcomes] of current!) {
-        const before = base!.get(name)!;
-        const ratio = (f: (o: Outcome) => number): string => (median(before.map(f)) / Math.max(1, median(outcomes.map(f)))).toFixed(1);
-        lines.push(`    ${name}: ${ratio((o) => o.stallMs)}x, ${ratio((o) => o.waitMs)}x`);
-      }
+      lines.push(...ratioLines(base!, current!, [(o: Outcome) => o.stallMs, (o) => o.waitMs], 1));
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
@@ -224,7 +220,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

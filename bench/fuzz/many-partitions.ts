@@ -32,6 +32,7 @@ import { encodeRequestHeader } from '../../host/protocol/headers.js';
 import { Writer } from '../../host/protocol/writer.js';
 import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
 import { type BuildSnapshot, takeBuildSnapshot } from '../e2e/build-snapshot.js';
+import { median, ratioLines, runBench } from './build-comparison.js';
 import { Connection } from './well-behaved.js';
 
 const CLIENT_ID = 'many-partitions';
@@ -54,7 +55,6 @@ interface Outcome {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 function frame<T>(apiKey: number, apiVersion: number, encode: (w: Writer, version: number, m: T) => void, message: T): Buffer {
   const w = new Writer(1 << 20);
@@ -235,11 +235,7 @@ async function main(): Promise<void> {
     if (builds.length === 2) {
       const [base, current] = builds.map((b) => results.get(b.label)!);
       lines.push('  ratios baseline / this build (longest stall, other client\'s longest wait; this build\'s figure floored at 1 ms):');
-      for (const [name, outcomes] of current!) {
-        const before = base!.get(name)!;
-        const ratio = (f: (o: Outcome) => number): string => (median(before.map(f)) / Math.max(1, median(outcomes.map(f)))).toFixed(1);
-        lines.push(`    ${name}: ${ratio((o) => o.stallMs)}x, ${ratio((o) => o.waitMs)}x`);
-      }
+      lines.push(...ratioLines(base!, current!, [(o: Outcome) => o.stallMs, (o) => o.waitMs], 1));
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
@@ -247,7 +243,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);
