@@ -4,20 +4,13 @@ import { ResponseMemoryPool } from '../../host/network/response-memory-pool.js';
 import { SocketServer, type RequestHandler } from '../../host/network/socket-server.js';
 import { defaultConnectionResources } from '../../host/network/tcp-connection.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { silentLogger, testFrame } from '../helpers/test-frames.js';
 
 // Test protocol: a frame is int32 correlation id + ASCII; 'big' is answered with BIG_BYTES bytes
 // behind the correlation id, anything else with 'ok'.
 const BIG_BYTES = 512 * 1024;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-function frame(correlationId: number, text: string): Buffer {
-  const body = Buffer.from(text, 'ascii');
-  const bytes = Buffer.alloc(8 + body.length);
-  bytes.writeInt32BE(4 + body.length, 0);
-  bytes.writeInt32BE(correlationId, 4);
-  body.copy(bytes, 8);
-  return bytes;
-}
+const silent = silentLogger;
+const frame = testFrame;
 
 /** A raw TCP client: the correlation ids of the answers, in arrival order. */
 class Raw {

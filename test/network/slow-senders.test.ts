@@ -5,19 +5,12 @@ import { RequestMemoryPool } from '../../host/network/request-memory-pool.js';
 import { SocketServer, type RequestHandler } from '../../host/network/socket-server.js';
 import { defaultConnectionResources } from '../../host/network/tcp-connection.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { silentLogger, testFrame } from '../helpers/test-frames.js';
 
 // Test protocol: a frame is int32 correlation id + ASCII; the answer echoes it behind 'ok:'.
 const echo: RequestHandler = (frame) => Buffer.concat([frame.subarray(0, 4), Buffer.from('ok:'), frame.subarray(4)]);
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-function frame(correlationId: number, text: string): Buffer {
-  const body = Buffer.from(text, 'ascii');
-  const bytes = Buffer.alloc(8 + body.length);
-  bytes.writeInt32BE(4 + body.length, 0);
-  bytes.writeInt32BE(correlationId, 4);
-  body.copy(bytes, 8);
-  return bytes;
-}
+const silent = silentLogger;
+const frame = testFrame;
 
 /** A raw TCP client: counts answer frames, knows when the server closed it. */
 class Raw {
