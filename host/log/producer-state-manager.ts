@@ -434,6 +434,19 @@ export class ProducerStateManager {
     this.logStartOffsetValue = logStartOffset;
   }
 
+  /**
+   * Whether a snapshot must be taken for a restart to know an open transaction: one starts below
+   * the log start offset (DeleteRecords or retention moved past it) and no snapshot at or above
+   * the log start offset exists. A restart loads the newest snapshot and replays only from the log
+   * start offset, so without one the transaction's first offset would be lost and the last stable
+   * offset would jump past the open transaction.
+   */
+  needsSnapshotForOpenTxns(): boolean {
+    if (this.lastSnapshotOffset >= this.logStartOffsetValue) return false;
+    for (const firstOffset of this.ongoingTxns.values()) if (firstOffset < this.logStartOffsetValue) return true;
+    return false;
+  }
+
   /** Deletes every snapshot file and forgets all state (the partition is deleted or emptied). */
   truncateFullyAndStartAt(offset: number): void {
     for (const snapshot of this.snapshotOffsets()) this.disk.delete(path.join(this.dir, snapshotFileName(snapshot)));

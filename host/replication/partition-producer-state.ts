@@ -129,8 +129,8 @@ export class PartitionProducerState {
   /**
    * When the log start offset moved up since the last call: forgets the producers whose last
    * batch is gone (ProducerStateManager.truncateHead) and the index entries of deleted segments,
-   * calling `alsoOnMove` first. Returns true when it moved. Throws the disk's error; the next call
-   * retries.
+   * calling `alsoOnMove` first; snapshots the state when an open transaction now starts below the
+   * log start offset. Returns true when it moved. Throws the disk's error; the next call retries.
    */
   onLogStartOffsetMaybeIncremented(alsoOnMove: () => void): boolean {
     const logStartOffset = this.log.logStartOffset;
@@ -140,6 +140,8 @@ export class PartitionProducerState {
     if (moved) {
       alsoOnMove();
       this.manager?.truncateHead(logStartOffset);
+      // An open transaction below the new start survives a restart only through a snapshot.
+      if (this.manager?.needsSnapshotForOpenTxns() === true) this.takeSnapshot();
       const segments = this.log.logSegments;
       if (segments !== undefined && segments.length > 0) this.txnIndex?.deleteSegmentsBefore(segments[0]!.baseOffset);
     }

@@ -195,8 +195,14 @@ describe('transactions, log side (property)', () => {
       ...Array.from({ length: 4 }, (): Step => ({ kind: 'plain', count: 2 })), { kind: 'clean', laterMs: defaultLogConfig.deleteRetentionMs + 1 },
       { kind: 'txn', producer: 11, count: 1 }, { kind: 'end', producer: 11, commit: true }, { kind: 'crash' },
     ];
+    // DeleteRecords past an open transaction's first batch, then a crash: the restart must still
+    // know the transaction (the last stable offset stays at its first offset).
+    const deletedPastOpenTxn: Step[] = [
+      { kind: 'txn', producer: 11, count: 1 }, { kind: 'plain', count: 1 }, { kind: 'retention', fraction: 0.5 }, { kind: 'crash' },
+      { kind: 'txn', producer: 11, count: 1 }, { kind: 'end', producer: 11, commit: false }, { kind: 'crash' },
+    ];
     fc.assert(fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 60 }), (steps) => {
       runSteps(steps);
-    }), { numRuns: 60, examples: [[abortThenCommit], [markerRemoved]] });
+    }), { numRuns: 60, examples: [[abortThenCommit], [markerRemoved], [deletedPastOpenTxn]] });
   });
 });
