@@ -28,6 +28,16 @@ export interface ApiRequestContext {
 }
 
 /**
+ * A response body a handler has already encoded for the request's version (the Metadata answers
+ * reused from metadata-response-cache.ts): the dispatcher puts the response header in front and
+ * sends `chunks` as they are, back to back, without copying them. Chunks may be shared by many
+ * responses, so nothing writes to them.
+ */
+export class EncodedResponseBody {
+  constructor(readonly chunks: readonly Buffer[]) {}
+}
+
+/**
  * One API key as the broker serves it.
  * @typeParam Request the generated decoded request type
  * @typeParam Response the generated response Init type (what the encoder takes)
@@ -52,9 +62,10 @@ export interface ApiDefinition<Request = unknown, Response = unknown> {
   /**
    * Answers a decoded request. `null` = send no response (Produce with acks=0). Protocol errors
    * are values inside the response; a throw is a bug (the dispatcher logs it and answers with
-   * {@link errorResponse} when there is one, else closes the connection).
+   * {@link errorResponse} when there is one, else closes the connection). An
+   * {@link EncodedResponseBody} is sent as it is.
    */
-  handle(request: Request, context: ApiRequestContext): Response | null | Promise<Response | null>;
+  handle(request: Request, context: ApiRequestContext): Response | EncodedResponseBody | null | Promise<Response | EncodedResponseBody | null>;
   /**
    * A response carrying `errorCode` for a request whose body could not be decoded, or that failed
    * with a bug (Kafka's AbstractRequest.getErrorResponse for requests without per-item data).

@@ -11,6 +11,7 @@ import type { TransactionCoordinator } from '../coordinator/transaction-coordina
 import type { PartitionLog } from '../replication/partition-log.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ClusterMetadata } from './cluster-metadata.js';
+import type { MetadataResponseCache } from './metadata-response-cache.js';
 import type { BrokerTopicMetrics } from '../metrics/broker-topic-metrics.js';
 import type { RequestMetrics } from '../metrics/request-metrics.js';
 
@@ -101,6 +102,11 @@ export interface BrokerServices {
    * (request-slices.ts, issue 15). Absent: no yielding (every slice at once).
    */
   readonly defer?: (task: () => void) => void;
+  /**
+   * The encoded all-topics Metadata answers, reused until the metadata cache changes
+   * (metadata.response.cache.max.bytes). Absent: every answer is built and encoded afresh.
+   */
+  readonly metadataResponseCache?: MetadataResponseCache;
   /**
    * The broker's `queued.max.response.bytes` pool (network/response-memory-pool.ts): while it is
    * over its budget, Fetch v3+ answers with the first record batch only (KIP-74's minimum), so a

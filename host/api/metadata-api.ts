@@ -25,6 +25,9 @@
  *   controller mutation quota (auto-topic-creation.ts, issue 15); the unknown topics past that are
  *   answered LEADER_NOT_AVAILABLE (5), retried by clients, and nothing is created for them.
  * - Brokers are answered with the advertised endpoint of the listener the request came in on.
+ * - An all-topics answer is encoded once per change of the broker's metadata and reused
+ *   (metadata-response-cache.ts, `metadata.response.cache.max.bytes`; issue 15): only
+ *   throttle_time_ms and the header's correlation id are written per request.
  * - Errors per topic: INVALID_TOPIC_EXCEPTION (17) for illegal names, UNKNOWN_TOPIC_OR_PARTITION
  *   (3) for unknown topics not created, LEADER_NOT_AVAILABLE (5) while a topic has no partitions yet
  *   or its auto-creation was deferred to a later request.
@@ -40,10 +43,12 @@ import {
   type MetadataResponseInit,
   type MetadataResponseTopicInit,
 } from '../protocol/generated/metadata.js';
-import { defineApi } from './api-definition.js';
+import { type ApiRequestContext, defineApi, EncodedResponseBody } from './api-definition.js';
 import type { BrokerServices } from './broker-services.js';
 import type { TopicState } from './cluster-metadata.js';
 import { RequestAutoTopicCreation } from './auto-topic-creation.js';
+import { MetadataResponseCache } from './metadata-response-cache.js';
+import { Writer } from '../protocol/writer.js';
 import { topicNameProblem } from './topic-names.js';
 
 /** Kafka's "authorized operations not requested" value. */
@@ -63,56 +68,95 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
   maxVersion: 8,
   decode: decodeMetadataRequest,
   encode: encodeMetadataResponse,
-  async handle(request, context) {
+  handle(request, context) {
     const { broker, apiVersion } = context;
     const requested = request.topics;
-    const allTopics = requested === null || (apiVersion === 0 && requested.length === 0);
-    const topics: MetadataResponseTopicInit[] = [];
-    const brokers = brokerList(broker, context.listenerName);
-    const alive = new Set(brokers.map((b) => b.nodeId));
     const topicOperations = apiVersion >= 8 && request.includeTopicAuthorizedOperations
       ? TOPIC_AUTHORIZED_OPERATIONS
       : AUTHORIZED_OPERATIONS_OMITTED;
-    if (allTopics) {
-      for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations, alive));
-    } else {
-      const autoCreation = (apiVersion < 4 || request.allowAutoTopicCreation) && broker.config.autoCreateTopicsEnable
-        ? new RequestAutoTopicCreation(context)
-        : null;
-      const seen = new Set<string>();
-      for (const { name } of requested) {
-        if (seen.has(name)) continue;
-        seen.add(name);
-        let topic = broker.metadata.topic(name);
-        if (topic === undefined) {
-          let errorCode: number = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-          if (topicNameProblem(name) !== null) errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
-          else if (autoCreation !== null) {
-            const created = await autoCreation.create(name);
-            topic = broker.metadata.topic(name);
-            errorCode = created === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : created;
-          }
-          if (topic === undefined) {
-            topics.push({ errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: topicOperations });
-            continue;
-          }
-        }
-        topics.push(describeTopic(topic, topicOperations, alive));
-      }
-      autoCreation?.logRefusals();
+    const clusterOperations = apiVersion >= 8 && request.includeClusterAuthorizedOperations
+      ? CLUSTER_AUTHORIZED_OPERATIONS
+      : AUTHORIZED_OPERATIONS_OMITTED;
+    if (requested !== null && !(apiVersion === 0 && requested.length === 0)) {
+      return answerNamedTopics(request, requested, context, topicOperations, clusterOperations);
     }
-    return {
-      throttleTimeMs: 0,
-      brokers,
-      clusterId: broker.metadata.clusterId,
-      controllerId: broker.metadata.controllerId,
-      topics,
-      clusterAuthorizedOperations: apiVersion >= 8 && request.includeClusterAuthorizedOperations
-        ? CLUSTER_AUTHORIZED_OPERATIONS
-        : AUTHORIZED_OPERATIONS_OMITTED,
-    };
+    const cache = broker.metadataResponseCache;
+    if (cache === undefined || !cache.enabled) return allTopicsResponse(context, topicOperations, clusterOperations);
+    const key = { apiVersion, listenerName: context.listenerName, topicAuthorizedOperations: topicOperations, clusterAuthorizedOperations: clusterOperations };
+    const body = cache.body(key, () => {
+      const w = new Writer(64 * 1024);
+      encodeMetadataResponse(w, apiVersion, allTopicsResponse(context, topicOperations, clusterOperations));
+      return w.toBuffer();
+    });
+    return new EncodedResponseBody(MetadataResponseCache.responseChunks(apiVersion, 0, body));
   },
 });
+
+/**
+ * The answer for every topic, built from the metadata as it is now (the cached answers of
+ * metadata-response-cache.ts are this, encoded).
+ */
+export function allTopicsResponse(context: ApiRequestContext, topicOperations: number, clusterOperations: number): MetadataResponseInit {
+  const { broker } = context;
+  const brokers = brokerList(broker, context.listenerName);
+  const alive = new Set(brokers.map((b) => b.nodeId));
+  const topics: MetadataResponseTopicInit[] = [];
+  for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations, alive));
+  return {
+    throttleTimeMs: 0,
+    brokers,
+    clusterId: broker.metadata.clusterId,
+    controllerId: broker.metadata.controllerId,
+    topics,
+    clusterAuthorizedOperations: clusterOperations,
+  };
+}
+
+/** The answer for the topics a request names, creating the unknown ones where allowed. */
+async function answerNamedTopics(
+  request: MetadataRequest,
+  requested: readonly { readonly name: string }[],
+  context: ApiRequestContext,
+  topicOperations: number,
+  clusterOperations: number,
+): Promise<MetadataResponseInit> {
+  const { broker, apiVersion } = context;
+  const topics: MetadataResponseTopicInit[] = [];
+  const brokers = brokerList(broker, context.listenerName);
+  const alive = new Set(brokers.map((b) => b.nodeId));
+  const autoCreation = (apiVersion < 4 || request.allowAutoTopicCreation) && broker.config.autoCreateTopicsEnable
+    ? new RequestAutoTopicCreation(context)
+    : null;
+  const seen = new Set<string>();
+  for (const { name } of requested) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    let topic = broker.metadata.topic(name);
+    if (topic === undefined) {
+      let errorCode: number = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      if (topicNameProblem(name) !== null) errorCode = ErrorCode.INVALID_TOPIC_EXCEPTION;
+      else if (autoCreation !== null) {
+        const created = await autoCreation.create(name);
+        topic = broker.metadata.topic(name);
+        errorCode = created === ErrorCode.NONE ? ErrorCode.LEADER_NOT_AVAILABLE : created;
+      }
+      if (topic === undefined) {
+        topics.push({ errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: topicOperations });
+        continue;
+      }
+    }
+    topics.push(describeTopic(topic, topicOperations, alive));
+  }
+  autoCreation?.logRefusals();
+  return {
+    throttleTimeMs: 0,
+    brokers,
+    clusterId: broker.metadata.clusterId,
+    controllerId: broker.metadata.controllerId,
+    topics,
+    clusterAuthorizedOperations: clusterOperations,
+  };
+}
 
 function brokerList(broker: BrokerServices, listenerName: string): MetadataResponseInit['brokers'] {
   return broker.brokers(listenerName).map((endpoint) => ({

@@ -36,7 +36,7 @@ import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { encodeResponseHeader, requestHeaderVersion } from '../protocol/headers.js';
 import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
-import type { AnyApiDefinition, ApiRequestContext } from './api-definition.js';
+import { type AnyApiDefinition, type ApiRequestContext, EncodedResponseBody } from './api-definition.js';
 import type { ApiRegistry } from './api-registry.js';
 import { ChunkedWriter } from './chunked-writer.js';
 import type { BrokerServices } from './broker-services.js';
@@ -225,6 +225,11 @@ export class RequestDispatcher {
   }
 
   private encode(definition: AnyApiDefinition, apiVersion: number, correlationId: number, response: unknown): ResponseBytes {
+    if (response instanceof EncodedResponseBody) {
+      const header = new Writer(16);
+      encodeResponseHeader(header, definition.apiKey, apiVersion, correlationId);
+      return [header.toBuffer(), ...response.chunks];
+    }
     if (definition.zeroCopyBytes === true && !isFlexibleVersion(definition.apiKey, apiVersion)) {
       const chunked = new ChunkedWriter(256, this.readBuffers);
       encodeResponseHeader(chunked, definition.apiKey, apiVersion, correlationId);

@@ -48,6 +48,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the most resources of one DescribeConfigs the broker describes in one event-loop turn (a broker resource is about 350 configs); a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 100).' },
   { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,
     doc: 'Tributary-only (Kafka has no such bound): the most array elements one request may hold, counted over all its arrays (topics, partitions, assignments, broker ids and so on, nested ones included). A larger request is refused before it is decoded, in a few milliseconds whatever its size: with INVALID_REQUEST where the API has a top-level error code, else by closing the connection, as for a malformed request; the log line names this config. The default lets one request name every partition of a cluster at the max.partitions default twice over; raise both together.' },
+  { name: 'metadata.response.cache.max.bytes', type: 'LONG', defaultValue: '67108864', min: 0,
+    doc: 'Tributary-only: bytes of encoded all-topics Metadata answers the broker keeps to answer the next ones with (one per API version, listener and authorized-operations flags asked for), dropped as soon as anything they hold changes (a topic created or deleted, partitions added, a leader, leader epoch, replica set or ISR changed, a broker registered, fenced or gone, the controller moved); clients see exactly the answer a fresh build would give. An all-topics answer at 50,000 partitions is about 2-3 MB and took 100-260 ms to build; a body larger than this is built for each request as before, the oldest are dropped first to keep under it; 0 disables (Tributary default 64 MiB).' },
   { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
     doc: 'Tributary-only: a request whose synchronous work, or any event-loop turn, takes this many milliseconds or more logs one event_loop.stall line at warn naming what ran (a request: API, client id, partition count; a metadata.apply slice: op, topic, partition count) and is counted in the event-loop metrics; 0 disables the watchdog.' },
 ];
@@ -84,6 +86,8 @@ export interface LimitConfigs {
   readonly housekeepingMaxPartitionsPerTurn: number;
   /** describe.configs.max.resources.per.turn: DescribeConfigs resources described per event-loop turn. */
   readonly describeConfigsMaxResourcesPerTurn: number;
+  /** metadata.response.cache.max.bytes: bytes of encoded all-topics Metadata answers kept; 0 keeps none. */
+  readonly metadataResponseCacheMaxBytes: number;
   readonly eventLoopStallThresholdMs: number;
   /** request.max.array.elements: array elements (all arrays, nested included) one request may hold. */
   readonly requestMaxArrayElements: number;
@@ -111,6 +115,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     requestMaxPartitionsPerTurn: get('request.max.partitions.per.turn'),
     housekeepingMaxPartitionsPerTurn: get('housekeeping.max.partitions.per.turn'),
     describeConfigsMaxResourcesPerTurn: get('describe.configs.max.resources.per.turn'),
+    metadataResponseCacheMaxBytes: get('metadata.response.cache.max.bytes'),
     eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
     requestMaxArrayElements: get('request.max.array.elements'),
   };

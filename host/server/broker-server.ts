@@ -47,6 +47,7 @@ import { ResponseMemoryPool } from '../network/response-memory-pool.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
+import { MetadataResponseCache } from '../api/metadata-response-cache.js';
 import type { ControllerForwarder } from './controller-forwarding.js';
 import type { ControllerQuorum } from './controller-quorum.js';
 import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
@@ -504,6 +505,7 @@ export class BrokerServer {
       requestMetrics: this.metrics.requestMetrics,
       defer: (task) => environment.time.defer(task),
       responseMemory: this.resources.responseMemory,
+      metadataResponseCache: new MetadataResponseCache({ maxBytes: config.metadataResponseCacheMaxBytes, generation: () => cache.generation }),
     };
     this.cache = cache;
     this.publisher = publisher;

@@ -29,10 +29,21 @@ export class MetadataCache {
   /** Topics in name order, rebuilt lazily after a change (Metadata for all topics asks often). */
   private sortedTopics: TopicState[] | null = null;
   private activeControllerId = UNKNOWN_CONTROLLER_ID;
+  private changes = 0;
 
   constructor(options: { clusterId: string; nodeId: number }) {
     this.clusterId = options.clusterId;
     this.nodeId = options.nodeId;
+  }
+
+  /**
+   * Counts the writes to this cache: every write method below adds one, before it returns, so two
+   * equal readings mean nothing a reader sees here (topics, partitions, brokers and their endpoints,
+   * the controller) changed in between. The encoded Metadata answers are reused while it stays
+   * the same (metadata-response-cache.ts); a new write method must bump it too.
+   */
+  get generation(): number {
+    return this.changes;
   }
 
   /** The active controller's node id, {@link UNKNOWN_CONTROLLER_ID} (-1) while none is known. */
@@ -97,6 +108,7 @@ export class MetadataCache {
     for (const broker of image.brokers()) this.brokersById.set(broker.brokerId, broker);
     this.sortedTopics = null;
     this.activeControllerId = controllerId;
+    this.changes++;
   }
 
   /** Sets (creates or replaces) one topic; returns its new state. */
@@ -104,6 +116,7 @@ export class MetadataCache {
     const state = toTopicState(topic, configs);
     this.topicsByName.set(topic.name, state);
     this.sortedTopics = null;
+    this.changes++;
     return state;
   }
 
@@ -113,6 +126,7 @@ export class MetadataCache {
     if (before !== undefined) {
       this.topicsByName.delete(name);
       this.sortedTopics = null;
+      this.changes++;
     }
     return before;
   }
@@ -121,11 +135,14 @@ export class MetadataCache {
   putBroker(brokerId: number, registration: BrokerRegistration | undefined): void {
     if (registration === undefined) this.brokersById.delete(brokerId);
     else this.brokersById.set(brokerId, registration);
+    this.changes++;
   }
 
   /** Records the active controller (-1: none known). */
   setControllerId(controllerId: number): void {
+    if (controllerId === this.activeControllerId) return;
     this.activeControllerId = controllerId;
+    this.changes++;
   }
 }
 

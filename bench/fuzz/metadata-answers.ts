@@ -1,0 +1,221 @@
+/**
+ * `npm run bench:metadata-answers -- [--partitions 50000] [--per-topic 500] [--answers 20] [--broker] [--runs 1]`:
+ * issue 15's all-topics Metadata, with and without the reused answers (metadata-response-cache.ts),
+ * in one run.
+ *
+ * In process (always): a dispatcher over `--partitions` partitions in topics of `--per-topic`
+ * (3 brokers, replication factor 3) answers `--answers` all-topics Metadata v8 requests with the
+ * cache and as many without, alternating; printed are the medians of the synchronous time per
+ * answer (decode, build, encode) and their ratio without / with.
+ *
+ * `--broker`: then, for `--runs` rounds alternating the two settings, a broker process
+ * (`metadata.response.cache.max.bytes` 0, then the default) gets the partitions (CreateTopics v4,
+ * `--per-topic` per topic), and while a probe client sends a Metadata of no topics every 20 ms,
+ * `--pipeliners` clients each pipeline `--pipelined` all-topics Metadata v8 and read the answers;
+ * printed per setting: the probe's longest round trip and the time until every pipelined answer
+ * arrived (medians over the runs), and their ratios off / on.
+ */
+import { readdirSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { Command } from 'commander';
+import { createApiRegistry } from '../../host/api/api-handlers.js';
+import type { BrokerServices } from '../../host/api/broker-services.js';
+import type { TopicState } from '../../host/api/cluster-metadata.js';
+import { MetadataResponseCache } from '../../host/api/metadata-response-cache.js';
+import { RequestDispatcher } from '../../host/api/request-dispatcher.js';
+import { createLogger } from '../../host/observability/logger.js';
+import { ApiKey } from '../../host/protocol/generated/api-keys.js';
+import { decodeCreateTopicsResponse, encodeCreateTopicsRequest } from '../../host/protocol/generated/create-topics.js';
+import { decodeMetadataResponse, encodeMetadataRequest } from '../../host/protocol/generated/metadata.js';
+import { encodeRequestHeader } from '../../host/protocol/headers.js';
+import { Writer } from '../../host/protocol/writer.js';
+import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
+import { takeBuildSnapshot } from '../e2e/build-snapshot.js';
+import { median, runBench } from './build-comparison.js';
+import { Connection } from './well-behaved.js';
+
+const PREFIX = 'meta-';
+const PROBE_INTERVAL_MS = 20;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An all-topics Metadata v8 request frame; with `sizePrefix` as sent on the wire. */
+function allTopicsFrame(correlationId: number, sizePrefix: boolean): Buffer {
+  const w = new Writer();
+  const start = sizePrefix ? w.reserveInt32() : -1;
+  encodeRequestHeader(w, { apiKey: ApiKey.Metadata, apiVersion: 8, correlationId, clientId: 'metadata-answers' });
+  encodeMetadataRequest(w, 8, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  if (sizePrefix) w.patchInt32(start, w.length - start - 4);
+  return Buffer.from(w.toBuffer());
+}
+
+/** Synthetic topics: `partitions` in topics of `perTopic`, replicas [1,2,3] rotated, all in sync. */
+function syntheticTopics(partitions: number, perTopic: number): TopicState[] {
+  const topics: TopicState[] = [];
+  for (let t = 0, made = 0; made < partitions; t++) {
+    const count = Math.min(perTopic, partitions - made);
+    const parts = Array.from({ length: count }, (_, p) => {
+      const replicas = [1, 2, 3].map((_, i) => ((p + i) % 3) + 1);
+      return { partition: p, leaderId: replicas[0]!, leaderEpoch: 1, partitionEpoch: 1, replicas, isr: replicas };
+    });
+    topics.push({ name: `${PREFIX}${String(t).padStart(5, '0')}`, topicId: t.toString(16).padStart(32, '0'), isInternal: false, partitions: parts, configs: new Map() });
+    made += count;
+  }
+  return topics;
+}
+
+/** Medians of the synchronous ms per all-topics answer, with and without the cache. */
+function inProcess(partitions: number, perTopic: number, answers: number): { withMs: number; withoutMs: number; bytes: number } {
+  const topics = syntheticTopics(partitions, perTopic);
+  const services = (cache: MetadataResponseCache | undefined): BrokerServices => ({
+    config: { autoCreateTopicsEnable: false },
+    metadata: { clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', controllerId: 1, topics: () => topics, topic: (name: string) => topics.find((t) => t.name === name) },
+    brokers: () => [1, 2, 3].map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 9092 + nodeId, rack: null })),
+    ...(cache === undefined ? {} : { metadataResponseCache: cache }),
+  }) as unknown as BrokerServices;
+  const logger = createLogger({ level: 'silent' });
+  const cached = new RequestDispatcher({ registry: createApiRegistry(), broker: services(new MetadataResponseCache({ maxBytes: 64 << 20, generation: () => 1 })), logger });
+  const fresh = new RequestDispatcher({ registry: createApiRegistry(), broker: services(undefined), logger });
+  const connection = { id: 1, peer: 'bench', listenerName: 'PLAINTEXT', closed: false, close: () => {} };
+  let bytes = 0;
+  const time = (dispatcher: RequestDispatcher, correlationId: number): number => {
+    const startedMs = performance.now();
+    const response = dispatcher.handle(allTopicsFrame(correlationId, false), connection);
+    const elapsedMs = performance.now() - startedMs;
+    if (response === null || response instanceof Promise) throw new Error('an all-topics Metadata is answered synchronously');
+    bytes = Buffer.isBuffer(response) ? response.length : response.reduce((sum, part) => sum + part.length, 0);
+    return elapsedMs;
+  };
+  time(cached, 0); // builds the reused answer; warms both paths' code
+  time(fresh, 0);
+  const withMs: number[] = [];
+  const withoutMs: number[] = [];
+  for (let i = 1; i <= answers; i++) {
+    withoutMs.push(time(fresh, i));
+    withMs.push(time(cached, i));
+  }
+  return { withMs: median(withMs), withoutMs: median(withoutMs), bytes };
+}
+
+/** Reads `count` size-prefixed frames from `socket`, without keeping them; resolves when all arrived. */
+function readFrames(socket: Socket, count: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let need = 4;
+    let header = Buffer.alloc(0);
+    let inFrame = false;
+    let left = count;
+    socket.on('data', (chunk: Buffer) => {
+      let at = 0;
+      while (at < chunk.length) {
+        if (!inFrame) {
+          const take = Math.min(need, chunk.length - at);
+          header = Buffer.concat([header, chunk.subarray(at, at + take)]);
+          at += take;
+          need -= take;
+          if (need === 0) {
+            need = header.readInt32BE(0);
+            header = Buffer.alloc(0);
+            inFrame = true;
+          }
+        } else {
+          const take = Math.min(need, chunk.length - at);
+          at += take;
+          need -= take;
+          if (need === 0) {
+            inFrame = false;
+            need = 4;
+            if (--left === 0) resolve();
+          }
+        }
+      }
+    });
+    socket.once('error', reject);
+    socket.once('close', () => (left > 0 ? reject(new Error(`the broker closed with ${left} answers missing`)) : undefined));
+  });
+}
+
+interface BrokerOutcome { probeMaxMs: number; allAnsweredMs: number }
+
+async function brokerRun(label: string, overrides: Record<string, string | number>, options: { partitions: number; perTopic: number; pipeliners: number; pipelined: number }): Promise<BrokerOutcome> {
+  const broker = await BenchBroker.start(takeBuildSnapshot(), { overrides: { 'controller.mutation.rate': 0, ...overrides }, startTimeoutMs: 120_000 });
+  try {
+    const admin = await Connection.open(BENCH_HOST, broker.port);
+    for (let t = 0, created = 0; created < options.partitions; t++) {
+      const count = Math.min(options.perTopic, options.partitions - created);
+      const response = await admin.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
+        topics: [{ name: `${PREFIX}${t}`, numPartitions: count, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 120_000, validateOnly: false,
+      });
+      if (response.topics[0]!.errorCode !== 0) throw new Error(`CreateTopics ${PREFIX}${t}: error ${response.topics[0]!.errorCode}`);
+      created += count;
+    }
+    while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX)).length < options.partitions) {
+      if (!broker.process.running) throw new Error(`the broker exited while creating partitions:\n${broker.process.outputTail()}`);
+      await sleep(500);
+    }
+    await sleep(6_000); // the first housekeeping ticks after the creates
+    let probing = true;
+    let probeMaxMs = 0;
+    const probeLoop = (async () => {
+      while (probing) {
+        const sentMs = performance.now();
+        await admin.request(ApiKey.Metadata, 8, encodeMetadataRequest, decodeMetadataResponse,
+          { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+        probeMaxMs = Math.max(probeMaxMs, performance.now() - sentMs);
+        await sleep(PROBE_INTERVAL_MS);
+      }
+    })();
+    await sleep(500);
+    const startedMs = performance.now();
+    const sockets = await Promise.all(Array.from({ length: options.pipeliners }, () => new Promise<Socket>((resolve, reject) => {
+      const socket = connect({ host: BENCH_HOST, port: broker.port });
+      socket.once('connect', () => resolve(socket));
+      socket.once('error', reject);
+    })));
+    await Promise.all(sockets.map((socket) => {
+      const read = readFrames(socket, options.pipelined);
+      socket.write(Buffer.concat(Array.from({ length: options.pipelined }, (_, i) => allTopicsFrame(i + 1, true))));
+      return read;
+    }));
+    const allAnsweredMs = performance.now() - startedMs;
+    await sleep(500);
+    probing = false;
+    await probeLoop;
+    for (const socket of sockets) socket.destroy();
+    admin.close();
+    console.log(`  ${label}: probe max ${probeMaxMs.toFixed(0)} ms, ${options.pipeliners} x ${options.pipelined} all-topics answers in ${allAnsweredMs.toFixed(0)} ms`);
+    return { probeMaxMs, allAnsweredMs };
+  } finally {
+    await broker.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const opts = new Command('metadata-answers')
+    .option('--partitions <n>', 'partitions', '50000')
+    .option('--per-topic <n>', 'partitions per topic', '500')
+    .option('--answers <n>', 'in-process answers per setting', '20')
+    .option('--broker', 'also measure broker processes (cache off, then on)')
+    .option('--runs <n>', 'broker runs per setting, alternating', '1')
+    .option('--pipeliners <n>', 'clients pipelining all-topics Metadata', '2')
+    .option('--pipelined <n>', 'all-topics Metadata each of them pipelines', '20')
+    .parse()
+    .opts<{ partitions: string; perTopic: string; answers: string; broker?: boolean; runs: string; pipeliners: string; pipelined: string }>();
+  const partitions = Number(opts.partitions);
+  const perTopic = Number(opts.perTopic);
+  const local = inProcess(partitions, perTopic, Number(opts.answers));
+  console.log(`in process, ${partitions} partitions in topics of ${perTopic}, all-topics Metadata v8 (${(local.bytes / 2 ** 20).toFixed(1)} MiB), median of ${opts.answers}:`);
+  console.log(`  built each time ${local.withoutMs.toFixed(2)} ms, reused ${local.withMs.toFixed(3)} ms: ${(local.withoutMs / local.withMs).toFixed(0)}x`);
+  if (opts.broker !== true) return;
+  const options = { partitions, perTopic, pipeliners: Number(opts.pipeliners), pipelined: Number(opts.pipelined) };
+  const off: BrokerOutcome[] = [];
+  const on: BrokerOutcome[] = [];
+  for (let run = 0; run < Number(opts.runs); run++) {
+    off.push(await brokerRun('metadata.response.cache.max.bytes 0', { 'metadata.response.cache.max.bytes': 0 }, options));
+    on.push(await brokerRun('metadata.response.cache.max.bytes default', {}, options));
+  }
+  const m = (outcomes: BrokerOutcome[], f: (o: BrokerOutcome) => number): number => median(outcomes.map(f));
+  console.log(`broker, median of ${opts.runs}: probe max ${m(off, (o) => o.probeMaxMs).toFixed(0)} -> ${m(on, (o) => o.probeMaxMs).toFixed(0)} ms ` +
+    `(${(m(off, (o) => o.probeMaxMs) / Math.max(1, m(on, (o) => o.probeMaxMs))).toFixed(1)}x), all answered ${m(off, (o) => o.allAnsweredMs).toFixed(0)} -> ` +
+    `${m(on, (o) => o.allAnsweredMs).toFixed(0)} ms (${(m(off, (o) => o.allAnsweredMs) / Math.max(1, m(on, (o) => o.allAnsweredMs))).toFixed(1)}x)`);
+}
+
+runBench(main);
