@@ -44,6 +44,7 @@ import { OriginPolicy } from './websocket-origin-policy.js';
 import {
   DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_DISPATCH_MS_PER_TURN,
   DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
   DEFAULT_SOCKET_REQUEST_MAX_BYTES,
   DEFAULT_STOP_TIMEOUT_MS,
@@ -84,8 +85,8 @@ const LIVENESS_TIMEOUT_SECONDS = 120;
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 export interface WebSocketGatewayOptions {
-  /** The clock of idle checks and the stop timeout; default the system clock. */
-  time?: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
+  /** The clock of idle checks, the stop timeout and the dispatch budget; default the system clock. */
+  time?: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout' | 'monotonicMs' | 'defer'>;
   /** Interface to bind, e.g. `127.0.0.1` or `0.0.0.0`. */
   host: string;
   /** TCP port; 0 picks a free port (read it back from `start()` / `address()`). */
@@ -115,6 +116,8 @@ export interface WebSocketGatewayOptions {
   maxInFlightRequestsPerConnection?: number;
   /** websocket.max.pending.response.bytes, soft bound: held + uWS-buffered responses above which dispatch and sends pause until drain. */
   maxPendingResponseBytesPerConnection?: number;
+  /** connection.max.dispatch.ms.per.turn: how long one socket's requests run back to back in one turn, ms; 0 disables (default 50). */
+  maxDispatchMsPerTurn?: number;
   /** websocket.max.buffered.bytes, hard bound: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
   maxBufferedBytesPerConnection?: number;
   /**
@@ -177,7 +180,7 @@ export class WebSocketGateway {
   private state: 'new' | 'listening' | 'stopping' | 'stopped' = 'new';
   private stopPromise: Promise<void> | null = null;
   private timer: TimerHandle | null = null;
-  private readonly time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
+  private readonly time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout' | 'monotonicMs' | 'defer'>;
   /** One refusal line per reason per 10 s (a reconnect loop must not flood the log). */
   private readonly refusalLog = new LogThrottle();
   private onAllClosed: (() => void) | null = null;
@@ -199,12 +202,14 @@ export class WebSocketGateway {
     if (maxBufferedBytes < maxPendingResponseBytes) {
       throw new Error(`WebSocketGateway: maxBufferedBytesPerConnection (${maxBufferedBytes}) must be >= maxPendingResponseBytesPerConnection (${maxPendingResponseBytes})`);
     }
+    const dispatchMs = nonNegativeInteger(options.maxDispatchMsPerTurn, DEFAULT_MAX_DISPATCH_MS_PER_TURN, 'maxDispatchMsPerTurn');
     this.limits = {
       socketRequestMaxBytes,
       connectionsMaxIdleMs: nonNegativeInteger(options.connectionsMaxIdleMs, DEFAULT_CONNECTIONS_MAX_IDLE_MS, 'connectionsMaxIdleMs'),
       maxInFlightRequests: positiveInteger(options.maxInFlightRequestsPerConnection, DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 'maxInFlightRequestsPerConnection'),
       maxPendingResponseBytes,
       maxBufferedBytes,
+      ...(dispatchMs > 0 ? { dispatchBudget: { maxMs: dispatchMs, clock: this.time } } : {}),
     };
     this.jsonMaxMessageBytes = positiveInteger(options.jsonMaxMessageBytes, DEFAULT_JSON_MAX_MESSAGE_BYTES, 'jsonMaxMessageBytes');
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');

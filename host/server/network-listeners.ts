@@ -209,6 +209,7 @@ export class NetworkListeners {
         maxInFlightRequestsPerConnection: config.connectionMaxInFlightRequests,
         maxPendingResponseBytesPerConnection: config.websocketMaxPendingResponseBytes,
         maxBufferedBytesPerConnection: Math.max(config.websocketMaxBufferedBytes, config.websocketMaxPendingResponseBytes),
+        maxDispatchMsPerTurn: config.connectionMaxDispatchMsPerTurn,
         allowedOrigins: config.httpAllowedOrigins,
         httpApplications: this.mounts,
         ...(this.options.rootRedirect === undefined ? {} : { rootRedirect: this.options.rootRedirect }),

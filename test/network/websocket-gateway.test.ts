@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from '../../host/network/network-types.js';
 import { noLagReportNote } from '../../host/network/http-server.js';
 import { OVERSIZE_GRACE_BYTES, WebSocketCloseCode, WebSocketGateway, type WebSocketGatewayOptions } from '../../host/network/websocket-gateway.js';
+import { SystemTime } from '../../host/io/time.js';
 import { httpGet, OPCODE_BINARY, TestWebSocket, UpgradeRefused, waitUntil } from './websocket-test-client.js';
 
 // Test protocol: a request frame is a Kafka-shaped header (int16 apiKey, int16 apiVersion, int32
@@ -352,6 +353,32 @@ describe('WebSocketGateway /kafka', () => {
     gates.get('two')!.resolve();
     expect([parse(await socket.next()), parse(await socket.next()), parse(await socket.next())].map((m) => m.correlationId)).toEqual([1, 2, 3]);
     expect(seen.filter((command) => command !== 'elsewhere')).toEqual(['wait:one', 'wait:two', 'three']);
+  });
+
+  it('runs one socket\'s pipelined requests only for connection.max.dispatch.ms.per.turn per turn: another socket is answered in between', async () => {
+    // A clock on which every request takes 20 ms: the 10 ms budget is spent by each request.
+    const system = new SystemTime();
+    let nowMs = 0;
+    const time = {
+      nowMs: () => system.nowMs(), setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
+      monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
+    };
+    const busy = async (maxDispatchMsPerTurn: number): Promise<number> => {
+      const { port } = await startGateway({ time, maxDispatchMsPerTurn });
+      const pipeliner = await open(port);
+      const other = await open(port);
+      // 100 requests in one TCP write: uWS delivers them in one read.
+      pipeliner.writeRaw(Buffer.concat(Array.from({ length: 100 }, (_, i) => TestWebSocket.encodeFrame(OPCODE_BINARY, request(i, 'x'.repeat(100))))));
+      await waitUntil(() => pipeliner.messages.length >= 1);
+      expect((await roundTrip(other, 7, 'me too')).text).toBe('ok:me too');
+      const seen = pipeliner.messages.length;
+      await waitUntil(() => pipeliner.messages.length === 100);
+      expect(pipeliner.messages.map((m) => parse(m).correlationId)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      return seen;
+    };
+    // With the budget the other socket is answered long before the pipeline is through; without it, after.
+    expect(await busy(10)).toBeLessThan(100);
+    expect(await busy(0)).toBe(100);
   });
 
   it('closes a socket idle for connections.max.idle.ms with 1001, but not while a request is in flight', async () => {
