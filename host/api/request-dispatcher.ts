@@ -18,6 +18,10 @@
  * - a handler that throws (a bug): UNKNOWN_SERVER_ERROR (-1) the same way, logged at error.
  * Trailing bytes after a well-formed body are ignored, as Kafka does.
  *
+ * A request whose connection is closed (ConnectionContext.closed) is not handled, and one whose
+ * connection closed while its handler ran is not encoded: nobody would read the answer (issue 15:
+ * a client that gave up on its pipelined all-topics Metadata should cost nothing more).
+ *
  * Lazily registered handlers (api-handlers.ts): a request for an API whose module is not imported
  * yet waits for that import (the SocketServer keeps each connection's responses in request order,
  * so nothing sent later overtakes it); its version is checked against the advertised range first.
@@ -85,6 +89,8 @@ export class RequestDispatcher {
 
   /** The SocketServer's RequestHandler. */
   readonly handle = (frame: Buffer, connection: ConnectionContext): ResponseBytes | null | Promise<ResponseBytes | null> => {
+    // Nobody would read the answer: not handled at all (a request waiting for its handler's import).
+    if (connection.closed) return null;
     const startedMs = this.time.monotonicMs();
     if (frame.length < FIXED_HEADER_BYTES) {
       this.refuse(connection, { peer: connection.peer }, `request header truncated (${frame.length} bytes)`);
@@ -134,6 +140,9 @@ export class RequestDispatcher {
       return null;
     }
     const fields = { ...baseFields, clientId };
+    const context: ApiRequestContext = {
+      apiKey, apiVersion, correlationId, clientId, peer: connection.peer, listenerName: connection.listenerName, broker: this.broker, logger: this.logger,
+    };
     const watchdog = this.watchdog?.enabled === true ? this.watchdog : undefined;
     let syncStartMs = watchdog?.nowMs() ?? 0;
     const request: unknown = definition.decode(reader, apiVersion);
@@ -144,19 +153,10 @@ export class RequestDispatcher {
     };
     if (reader.error !== null) return this.answerUndecodable(connection, definition, fields, reader, noteSyncWork);
 
-    const context: ApiRequestContext = {
-      apiKey,
-      apiVersion,
-      correlationId,
-      clientId,
-      peer: connection.peer,
-      listenerName: connection.listenerName,
-      broker: this.broker,
-      logger: this.logger,
-    };
     const finish = (response: unknown): ResponseBytes | null => {
-      if (response === null) {
-        this.answered(fields, startedMs, true);
+      if (response === null || connection.closed) {
+        // A connection closed while its handler ran gets nothing encoded (its answer would be dropped).
+        this.answered(fields, startedMs, response === null);
         return null;
       }
       syncStartMs = watchdog?.nowMs() ?? 0;

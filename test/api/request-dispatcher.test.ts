@@ -74,6 +74,30 @@ describe('RequestDispatcher', () => {
     expect(r.remaining).toBe(0);
   });
 
+  it('handles nothing for a connection that is already closed', async () => {
+    let calls = 0;
+    const { d } = dispatcher(() => {
+      calls++;
+      return { throttleTimeMs: 0, errorCode: 0 };
+    });
+    const connection = fakeConnection();
+    connection.close('gone');
+    expect(await responseOf(d.handle(heartbeatFrame(3, 1), connection))).toBeNull();
+    expect(calls).toBe(0);
+  });
+
+  it('encodes nothing for a connection that closed while its handler ran', async () => {
+    let release!: () => void;
+    const { d } = dispatcher(() => new Promise((resolve) => {
+      release = () => resolve({ throttleTimeMs: 0, errorCode: 0 });
+    }));
+    const connection = fakeConnection();
+    const result = d.handle(heartbeatFrame(3, 1), connection);
+    connection.close('gone');
+    release();
+    expect(await responseOf(result)).toBeNull();
+  });
+
   it('sends nothing when the handler answers null (Produce acks=0)', async () => {
     const { d } = dispatcher(() => null);
     expect(await responseOf(d.handle(heartbeatFrame(0, 1), fakeConnection()))).toBeNull();

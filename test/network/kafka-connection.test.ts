@@ -273,4 +273,34 @@ describe('KafkaConnection', () => {
     expect(transport.events.filter((event) => event === 'cork').length).toBeGreaterThan(0);
     expect(connection.inFlightRequests).toBe(0);
   });
+
+  it('runs none of the requests still queued when the connection closes, and writes nothing for the one running', async () => {
+    const { handler, answer, pending } = deferredHandler();
+    const { connection, transport, source } = setup(handler, { limits: { maxInFlightRequests: 1 } });
+    receive(connection, source, 'a', 'b', 'c');
+    expect([...pending.keys()]).toEqual(['a']);
+    transport.connection.transportClosed(); // the peer went away
+    await answer('a');
+    expect([...pending.keys()]).toEqual([]);
+    expect(transport.written).toEqual([]);
+    expect(source.bufferedBytes).toBe(0);
+  });
+
+  it('runs none of the requests left for a deferred turn by connection.max.dispatch.ms.per.turn once the connection closed', () => {
+    const deferred: (() => void)[] = [];
+    let nowMs = 0;
+    const clock = { monotonicMs: () => nowMs, defer: (task: () => void) => deferred.push(task) };
+    const ran: string[] = [];
+    const handler: RequestHandler = (frame) => {
+      ran.push(frame.toString('utf8'));
+      nowMs += 100; // each request spends the whole budget
+      return Buffer.from('ok');
+    };
+    const { connection, transport, source } = setup(handler, { limits: { dispatchBudget: { maxMs: 50, clock } } });
+    receive(connection, source, 'a', 'b', 'c');
+    expect(ran).toEqual(['a']);
+    transport.connection.transportClosed();
+    for (const task of deferred.splice(0)) task();
+    expect(ran).toEqual(['a']);
+  });
 });
