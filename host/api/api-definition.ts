@@ -67,6 +67,12 @@ export interface ApiDefinition<Request = unknown, Response = unknown> {
    */
   handle(request: Request, context: ApiRequestContext): Response | EncodedResponseBody | null | Promise<Response | EncodedResponseBody | null>;
   /**
+   * Partitions the work of a decoded request covers, for the event-loop watchdog's stall line
+   * (called only when a line is written). Absent: the partitions the request names
+   * (requestPartitionCount); Metadata answers with partitions it does not name (all topics).
+   */
+  workPartitionCount?(request: Request, context: ApiRequestContext): number;
+  /**
    * A response carrying `errorCode` for a request whose body could not be decoded, or that failed
    * with a bug (Kafka's AbstractRequest.getErrorResponse for requests without per-item data).
    * Absent, or null for a version, when the response has no top-level error field there: the

@@ -68,6 +68,15 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
   maxVersion: 8,
   decode: decodeMetadataRequest,
   encode: encodeMetadataResponse,
+  workPartitionCount(request, context) {
+    const { metadata } = context.broker;
+    const requested = request.topics;
+    const all = requested === null || (context.apiVersion === 0 && requested.length === 0);
+    let partitions = 0;
+    if (all) for (const topic of metadata.topics()) partitions += topic.partitions.length;
+    else for (const name of new Set(requested.map((topic) => topic.name))) partitions += metadata.topic(name)?.partitions.length ?? 0;
+    return partitions;
+  },
   handle(request, context) {
     const { broker, apiVersion } = context;
     const requested = request.topics;

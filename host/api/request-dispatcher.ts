@@ -146,12 +146,16 @@ export class RequestDispatcher {
     const watchdog = this.watchdog?.enabled === true ? this.watchdog : undefined;
     let syncStartMs = watchdog?.nowMs() ?? 0;
     const request: unknown = definition.decode(reader, apiVersion);
+    const decoded = reader.error === null;
     const noteSyncWork = (): void => {
       if (watchdog === undefined) return;
       const endMs = watchdog.nowMs();
-      watchdog.noteWork(() => ({ api, apiKey, clientId, partitions: requestPartitionCount(request) }), endMs - syncStartMs);
+      const partitions = (): number => decoded && definition.workPartitionCount !== undefined
+        ? definition.workPartitionCount(request, context)
+        : requestPartitionCount(request);
+      watchdog.noteWork(() => ({ api, apiKey, clientId, partitions: partitions() }), endMs - syncStartMs);
     };
-    if (reader.error !== null) return this.answerUndecodable(connection, definition, fields, reader, noteSyncWork);
+    if (!decoded) return this.answerUndecodable(connection, definition, fields, reader, noteSyncWork);
 
     const finish = (response: unknown): ResponseBytes | null => {
       if (response === null || connection.closed) {
