@@ -250,7 +250,10 @@ export class Fetcher {
         continue;
       }
       if (this.inFlightNodes.has(leader)) continue;
-      byLeader.set(leader, [...(byLeader.get(leader) ?? []), state]);
+      // push, not a copy per partition (n²/2 for n partitions of one leader)
+      const list = byLeader.get(leader);
+      if (list === undefined) byLeader.set(leader, [state]);
+      else list.push(state);
     }
     if (missingLeader.size > 0) this.refreshMetadata([...missingLeader]);
     for (const [leader, states] of byLeader) void this.fetchFrom(leader, states);
@@ -275,7 +278,11 @@ export class Fetcher {
     };
     const fetchOffsets = new Map(states.map((s) => [partitionKey(s.topic, s.partition), s.nextFetchOffset]));
     const byTopic = new Map<string, PartitionState[]>();
-    for (const s of states) byTopic.set(s.topic, [...(byTopic.get(s.topic) ?? []), s]);
+    for (const s of states) {
+      const list = byTopic.get(s.topic);
+      if (list === undefined) byTopic.set(s.topic, [s]);
+      else list.push(s);
+    }
     try {
       const connection = await this.cluster.connectionTo(leader, 'fetch');
       const response = await connection.request(ApiKey.Fetch, {
