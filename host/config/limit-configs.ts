@@ -46,6 +46,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the most partitions the broker\'s periodic housekeeping (flush.ms, retention, producer-id expiry, ISR expiration, every min(log.retention.check.interval.ms, 5 s)) works through in one event-loop turn; a broker holding more does each pass in slices of this many, between which clients are served, and writes the checkpoint files after the last (Tributary default 2000).' },
   { name: 'describe.configs.max.resources.per.turn', type: 'INT', defaultValue: '100', min: 1,
     doc: 'Tributary-only: the most resources of one DescribeConfigs the broker describes in one event-loop turn (a broker resource is about 350 configs); a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 100).' },
+  { name: 'coordinator.max.timer.tasks.per.turn', type: 'INT', defaultValue: '500', min: 1,
+    doc: 'Tributary-only: the most expired timer tasks of the group and transaction coordinators (group.initial.rebalance.delay.ms and rebalance timeouts ending, sessions expiring, transactions timing out) run in one event-loop turn; the rest run in the next turns, in the order they fell due, after other clients were served. Timers set together fall due together: 10,000 groups created in one burst ended their initial rebalance delay within a few milliseconds and answering them all held the loop for 600 ms (Tributary default 500).' },
   { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,
     doc: 'Tributary-only (Kafka has no such bound): the most array elements one request may hold, counted over all its arrays (topics, partitions, assignments, broker ids and so on, nested ones included). A larger request is refused before it is decoded, in a few milliseconds whatever its size: with INVALID_REQUEST where the API has a top-level error code, else by closing the connection, as for a malformed request; the log line names this config. The default lets one request name every partition of a cluster at the max.partitions default twice over; raise both together.' },
   { name: 'metadata.response.cache.max.bytes', type: 'LONG', defaultValue: '67108864', min: 0,
@@ -86,6 +88,8 @@ export interface LimitConfigs {
   readonly housekeepingMaxPartitionsPerTurn: number;
   /** describe.configs.max.resources.per.turn: DescribeConfigs resources described per event-loop turn. */
   readonly describeConfigsMaxResourcesPerTurn: number;
+  /** coordinator.max.timer.tasks.per.turn: expired coordinator timer tasks run per event-loop turn. */
+  readonly coordinatorMaxTimerTasksPerTurn: number;
   /** metadata.response.cache.max.bytes: bytes of encoded all-topics Metadata answers kept; 0 keeps none. */
   readonly metadataResponseCacheMaxBytes: number;
   readonly eventLoopStallThresholdMs: number;
@@ -115,6 +119,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     requestMaxPartitionsPerTurn: get('request.max.partitions.per.turn'),
     housekeepingMaxPartitionsPerTurn: get('housekeeping.max.partitions.per.turn'),
     describeConfigsMaxResourcesPerTurn: get('describe.configs.max.resources.per.turn'),
+    coordinatorMaxTimerTasksPerTurn: get('coordinator.max.timer.tasks.per.turn'),
     metadataResponseCacheMaxBytes: get('metadata.response.cache.max.bytes'),
     eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
     requestMaxArrayElements: get('request.max.array.elements'),

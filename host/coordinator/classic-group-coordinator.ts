@@ -63,6 +63,8 @@ export interface ClassicGroupCoordinatorOptions {
   /** The random part of new member ids (Kafka: a UUID); seeded in tests and the simulator. */
   random: Pick<RandomSource, 'uuid'>;
   config?: Partial<GroupCoordinatorConfig>;
+  /** coordinator.max.timer.tasks.per.turn (coordinator-runtime.ts); default 500. */
+  maxTimerTasksPerTurn?: number;
   logger?: Logger;
 }
 
@@ -85,6 +87,7 @@ export class ClassicGroupCoordinator {
     this.runtime = new CoordinatorRuntime({
       log: options.offsetsTopic,
       time: options.time,
+      ...(options.maxTimerTasksPerTurn === undefined ? {} : { maxTimerTasksPerTurn: options.maxTimerTasksPerTurn }),
       logger: this.logger,
       buildShard: (context) => new GroupCoordinatorShard(context, this.config, random, this.logger, () => ++this.creationOrder),
     });

@@ -14,7 +14,8 @@
  *   its `onAppended` runs when that append completes (the place where a response that must wait
  *   for durability is completed);
  * - runs timers through {@link Time}: a timer task is an operation too, its writes appended the
- *   same way.
+ *   same way; at most `coordinator.max.timer.tasks.per.turn` expired tasks run in one event-loop
+ *   turn, the rest in later turns in the order they fell due (timer-task-turns.ts).
  *
  * Writes come out of deep call chains (a LeaveGroup that ends a rebalance writes the group's
  * metadata), so a shard puts them on its {@link CoordinatorWriteQueue} and the runtime drains
@@ -28,6 +29,7 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Time, TimerHandle } from '../io/environment.js';
 import type { CoordinatorLog, CoordinatorProducer, CoordinatorRecord } from './coordinator-log.js';
+import { TimerTaskTurns } from './timer-task-turns.js';
 import { buildOffsetsBatch } from './offsets-batch.js';
 
 export type { CoordinatorLog, CoordinatorProducer, CoordinatorRecord } from './coordinator-log.js';
@@ -113,7 +115,14 @@ export interface CoordinatorShard {
 
 export interface CoordinatorRuntimeOptions<S extends CoordinatorShard> {
   log: CoordinatorLog;
-  time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
+  /** Timers and now; with `defer`, expired timer tasks are spread over turns ({@link maxTimerTasksPerTurn}). */
+  time: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'> & Partial<Pick<Time, 'defer'>>;
+  /**
+   * coordinator.max.timer.tasks.per.turn: the most expired timer tasks (of every shard) run in one
+   * event-loop turn, the rest in later turns (timer-task-turns.ts). Default
+   * {@link DEFAULT_COORDINATOR_MAX_TIMER_TASKS_PER_TURN}; no bound when `time` has no `defer`.
+   */
+  maxTimerTasksPerTurn?: number;
   /** Builds the empty shard of one partition (its records are replayed into it next). */
   buildShard(context: CoordinatorShardContext): S;
   logger?: Logger | null;
@@ -133,12 +142,27 @@ interface LoadedShard<S> {
   timers: Set<TimerHandle>;
 }
 
+/** Tributary's default coordinator.max.timer.tasks.per.turn. */
+export const DEFAULT_COORDINATOR_MAX_TIMER_TASKS_PER_TURN = 500;
+
 export class CoordinatorRuntime<S extends CoordinatorShard> {
   private readonly shards = new Map<number, LoadedShard<S>>();
   private readonly logger: Logger | null;
+  private readonly timerTasks: TimerTaskTurns;
 
+  /** @throws RangeError for a maxTimerTasksPerTurn below 1 */
   constructor(private readonly options: CoordinatorRuntimeOptions<S>) {
     this.logger = options.logger ?? null;
+    const defer = options.time.defer;
+    this.timerTasks = new TimerTaskTurns(
+      options.maxTimerTasksPerTurn ?? DEFAULT_COORDINATOR_MAX_TIMER_TASKS_PER_TURN,
+      defer === undefined ? null : defer.bind(options.time),
+    );
+  }
+
+  /** Expired timer tasks waiting for a later turn (coordinator.max.timer.tasks.per.turn). */
+  get waitingTimerTasks(): number {
+    return this.timerTasks.waiting;
   }
 
   /** The loaded shard of `partition`, undefined when this broker does not coordinate it. */
@@ -214,9 +238,12 @@ export class CoordinatorRuntime<S extends CoordinatorShard> {
     return {
       schedule: (task, delayMs) => {
         const handle = time.setTimeout(() => {
-          loaded.timers.delete(handle);
-          task();
-          this.flush(partition, loaded);
+          this.timerTasks.due(() => {
+            // Cancelled (or the shard unloaded) while it waited for its turn: it does not run.
+            if (!loaded.timers.delete(handle)) return;
+            task();
+            this.flush(partition, loaded);
+          });
         }, delayMs);
         loaded.timers.add(handle);
         return handle;

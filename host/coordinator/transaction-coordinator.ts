@@ -37,6 +37,8 @@ export interface TransactionCoordinatorOptions {
   /** Where markers are written (the partitions' leaders). */
   markerWriter: TxnMarkerWriter;
   config?: Partial<TransactionCoordinatorConfig>;
+  /** coordinator.max.timer.tasks.per.turn (coordinator-runtime.ts); default 500. */
+  maxTimerTasksPerTurn?: number;
   logger?: Logger | null;
 }
 
@@ -68,6 +70,7 @@ export class TransactionCoordinator {
     this.runtime = new CoordinatorRuntime({
       log: options.transactionLog,
       time: options.time,
+      ...(options.maxTimerTasksPerTurn === undefined ? {} : { maxTimerTasksPerTurn: options.maxTimerTasksPerTurn }),
       logger: this.logger,
       buildShard: (context) => {
         this.epochs.set(context.partition, context.epoch);

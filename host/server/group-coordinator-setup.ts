@@ -66,6 +66,7 @@ export function createGroupCoordinator(options: GroupCoordinatorSetupOptions): G
     }),
     time: environment.time,
     random: environment.random,
+    maxTimerTasksPerTurn: config.coordinatorMaxTimerTasksPerTurn,
     config: {
       groupMinSessionTimeoutMs: config.groupMinSessionTimeoutMs,
       groupMaxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,

@@ -105,6 +105,7 @@ export function createTransactionCoordinator(options: TransactionCoordinatorSetu
       logger,
     }),
     time: environment.time,
+    maxTimerTasksPerTurn: config.coordinatorMaxTimerTasksPerTurn,
     allocateProducerId: () => metadata.allocateProducerId(),
     markerWriter,
     config: {

@@ -7,6 +7,7 @@ import {
   type CoordinatorShardContext,
 } from '../../host/coordinator/coordinator-runtime.js';
 import { InMemoryOffsetsTopic } from '../../host/coordinator/in-memory-offsets-topic.js';
+import type { TimerHandle } from '../../host/io/environment.js';
 import { ManualTime } from '../../host/io/time.js';
 import { ErrorCode } from '../../host/protocol/generated/error-codes.js';
 
@@ -44,9 +45,8 @@ class KeyValueShard implements CoordinatorShard {
   }
 
   /** Puts `key` after `delayMs`, from a timer (whose writes the runtime appends). */
-  putLater(key: string, value: string, delayMs: number): CoordinatorResult<void> {
-    this.context.timer.schedule(() => void this.queuePut(key, value), delayMs);
-    return this.context.writes.result(undefined);
+  putLater(key: string, value: string, delayMs: number): CoordinatorResult<TimerHandle> {
+    return this.context.writes.result(this.context.timer.schedule(() => void this.queuePut(key, value), delayMs));
   }
 
   private queuePut(key: string, value: string): Promise<number> {
@@ -112,6 +112,46 @@ describe('CoordinatorRuntime', () => {
     expect(time.pendingCount).toBe(0);
     time.advance(10_000);
     expect(log.batches(1)).toHaveLength(1);
+  });
+
+  it('runs at most coordinator.max.timer.tasks.per.turn expired timer tasks per turn, the rest in later turns in due order', () => {
+    const log = new InMemoryOffsetsTopic();
+    const manual = new ManualTime();
+    // Deferred tasks wait for the test's next "turn" (ManualTime would run them after each timer).
+    const turns: Array<() => void> = [];
+    const time = {
+      nowMs: () => manual.nowMs(), setTimeout: (task: () => void, ms: number) => manual.setTimeout(task, ms),
+      clearTimeout: (handle: TimerHandle) => manual.clearTimeout(handle), defer: (task: () => void) => void turns.push(task),
+    };
+    const nextTurn = (): void => {
+      for (const task of turns.splice(0)) task();
+    };
+    const runtime = new CoordinatorRuntime<KeyValueShard>({ log, time, maxTimerTasksPerTurn: 3, buildShard: (context) => new KeyValueShard(context) });
+    const one = runtime.load(1).shard;
+    const two = runtime.load(2).shard;
+    const handles: TimerHandle[] = [];
+    for (let i = 0; i < 10; i++) handles.push(runtime.write(i % 2 === 0 ? 1 : 2, (s) => s.putLater(`k${i}`, String(i), 1_000)));
+    const ran = (): string[] => [...one.values.keys(), ...two.values.keys()].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+    // All ten fall due in one turn: three run in it, across both shards.
+    manual.advance(1_000);
+    expect(ran()).toEqual(['k0', 'k1', 'k2']);
+    expect(runtime.waitingTimerTasks).toBe(7);
+    // A task cancelled while it waits never runs; the next turn runs the next three in due order.
+    runtime.write(2, (s) => {
+      s.context.timer.cancel(handles[3]!);
+      return s.context.writes.result(undefined);
+    });
+    nextTurn();
+    expect(ran()).toEqual(['k0', 'k1', 'k2', 'k4', 'k5']);
+    // An unloaded shard's waiting tasks do not run either.
+    runtime.unload(2);
+    nextTurn();
+    nextTurn();
+    expect(ran()).toEqual(['k0', 'k1', 'k2', 'k4', 'k5', 'k6', 'k8']);
+    expect(runtime.waitingTimerTasks).toBe(0);
+    expect(turns).toHaveLength(0);
+    expect(log.batches(1)).toHaveLength(5);
+    expect(log.batches(2)).toHaveLength(2);
   });
 
   it('answers NOT_COORDINATOR for writes of a shard unloaded before they were appended', async () => {
