@@ -4,9 +4,11 @@
  * in one run.
  *
  * In process (always): a dispatcher over `--partitions` partitions in topics of `--per-topic`
- * (3 brokers, replication factor 3) answers `--answers` all-topics Metadata v8 requests with the
- * cache and as many without, alternating; printed are the medians of the synchronous time per
- * answer (decode, build, encode) and their ratio without / with.
+ * (3 brokers, replication factor 3) answers `--answers` all-topics Metadata v8 requests in each
+ * of four ways, interleaved: without the cache; with it, nothing changed (reused); with it, after
+ * one topic was replaced (a leader change: that topic encoded, the others' bytes copied); with a
+ * cold cache (every topic encoded on its own). Printed are the medians of the synchronous time
+ * per answer (decode, build, encode) and the ratios without / with.
  *
  * `--broker`: then, for `--runs` rounds alternating the two settings, a broker process
  * (`metadata.response.cache.max.bytes` 0, then the default) gets the partitions (CreateTopics v4,
@@ -63,9 +65,22 @@ function syntheticTopics(partitions: number, perTopic: number): TopicState[] {
   return topics;
 }
 
-/** Medians of the synchronous ms per all-topics answer, with and without the cache. */
-function inProcess(partitions: number, perTopic: number, answers: number): { withMs: number; withoutMs: number; bytes: number } {
-  const topics = syntheticTopics(partitions, perTopic);
+/** Medians of the synchronous ms per all-topics answer, ms. */
+interface InProcessOutcome {
+  /** Without the cache: built and encoded each time. */
+  freshMs: number;
+  /** With the cache, nothing changed: reused. */
+  reusedMs: number;
+  /** With the cache, cold (a new cache each time): every topic encoded on its own. */
+  coldMs: number;
+  /** With the cache, after one topic was replaced (a leader change): that topic encoded, the others copied. */
+  oneChangedMs: number;
+  bytes: number;
+}
+
+function inProcess(partitions: number, perTopic: number, answers: number): InProcessOutcome {
+  let topics = syntheticTopics(partitions, perTopic);
+  let generation = 1;
   const services = (cache: MetadataResponseCache | undefined): BrokerServices => ({
     config: { autoCreateTopicsEnable: false },
     metadata: { clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', controllerId: 1, topics: () => topics, topic: (name: string) => topics.find((t) => t.name === name) },
@@ -73,27 +88,43 @@ function inProcess(partitions: number, perTopic: number, answers: number): { wit
     ...(cache === undefined ? {} : { metadataResponseCache: cache }),
   }) as unknown as BrokerServices;
   const logger = createLogger({ level: 'silent' });
-  const cached = new RequestDispatcher({ registry: createApiRegistry(), broker: services(new MetadataResponseCache({ maxBytes: 64 << 20, generation: () => 1 })), logger });
-  const fresh = new RequestDispatcher({ registry: createApiRegistry(), broker: services(undefined), logger });
+  const newCache = (): MetadataResponseCache => new MetadataResponseCache({ maxBytes: 64 << 20, generation: () => generation });
+  const dispatcher = (cache: MetadataResponseCache | undefined): RequestDispatcher => new RequestDispatcher({ registry: createApiRegistry(), broker: services(cache), logger });
+  const cached = dispatcher(newCache());
+  const fresh = dispatcher(undefined);
   const connection = { id: 1, peer: 'bench', listenerName: 'PLAINTEXT', closed: false, close: () => {} };
   let bytes = 0;
-  const time = (dispatcher: RequestDispatcher, correlationId: number): number => {
+  const time = (target: RequestDispatcher, correlationId: number): number => {
     const startedMs = performance.now();
-    const response = dispatcher.handle(allTopicsFrame(correlationId, false), connection);
+    const response = target.handle(allTopicsFrame(correlationId, false), connection);
     const elapsedMs = performance.now() - startedMs;
     if (response === null || response instanceof Promise) throw new Error('an all-topics Metadata is answered synchronously');
     bytes = Buffer.isBuffer(response) ? response.length : response.reduce((sum, part) => sum + part.length, 0);
     return elapsedMs;
   };
-  time(cached, 0); // builds the reused answer; warms both paths' code
+  /** One topic replaced by a copy with a new leader epoch, as the metadata cache does on a leader change. */
+  const changeOneTopic = (i: number): void => {
+    const index = i % topics.length;
+    const old = topics[index]!;
+    const changed = { ...old, partitions: old.partitions.map((p, n) => (n === 0 ? { ...p, leaderEpoch: p.leaderEpoch + 1 } : p)) };
+    topics = topics.map((t, n) => (n === index ? changed : t));
+    generation++;
+  };
+  time(cached, 0); // builds the reused answer; warms every path's code
   time(fresh, 0);
-  const withMs: number[] = [];
-  const withoutMs: number[] = [];
+  time(dispatcher(newCache()), 0);
+  const freshMs: number[] = [];
+  const reusedMs: number[] = [];
+  const coldMs: number[] = [];
+  const oneChangedMs: number[] = [];
   for (let i = 1; i <= answers; i++) {
-    withoutMs.push(time(fresh, i));
-    withMs.push(time(cached, i));
+    freshMs.push(time(fresh, i));
+    reusedMs.push(time(cached, i));
+    coldMs.push(time(dispatcher(newCache()), i));
+    changeOneTopic(i);
+    oneChangedMs.push(time(cached, i));
   }
-  return { withMs: median(withMs), withoutMs: median(withoutMs), bytes };
+  return { freshMs: median(freshMs), reusedMs: median(reusedMs), coldMs: median(coldMs), oneChangedMs: median(oneChangedMs), bytes };
 }
 
 /** Reads `count` size-prefixed frames from `socket`, without keeping them; resolves when all arrived. */
@@ -203,7 +234,9 @@ async function main(): Promise<void> {
   const perTopic = Number(opts.perTopic);
   const local = inProcess(partitions, perTopic, Number(opts.answers));
   console.log(`in process, ${partitions} partitions in topics of ${perTopic}, all-topics Metadata v8 (${(local.bytes / 2 ** 20).toFixed(1)} MiB), median of ${opts.answers}:`);
-  console.log(`  built each time ${local.withoutMs.toFixed(2)} ms, reused ${local.withMs.toFixed(3)} ms: ${(local.withoutMs / local.withMs).toFixed(0)}x`);
+  const ratio = (ms: number): string => `${(local.freshMs / ms).toFixed(1)}x`;
+  console.log(`  without the cache ${local.freshMs.toFixed(2)} ms; with it: reused ${local.reusedMs.toFixed(3)} ms (${ratio(local.reusedMs)}), ` +
+    `after one topic changed ${local.oneChangedMs.toFixed(2)} ms (${ratio(local.oneChangedMs)}), cold ${local.coldMs.toFixed(2)} ms (${ratio(local.coldMs)})`);
   if (opts.broker !== true) return;
   const options = { partitions, perTopic, pipeliners: Number(opts.pipeliners), pipelined: Number(opts.pipelined) };
   const off: BrokerOutcome[] = [];

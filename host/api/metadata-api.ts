@@ -47,7 +47,7 @@ import { type ApiRequestContext, defineApi, EncodedResponseBody } from './api-de
 import type { BrokerServices } from './broker-services.js';
 import type { TopicState } from './cluster-metadata.js';
 import { RequestAutoTopicCreation } from './auto-topic-creation.js';
-import { MetadataResponseCache } from './metadata-response-cache.js';
+import { type AllTopicsAnswer, MetadataResponseCache } from './metadata-response-cache.js';
 import { Writer } from '../protocol/writer.js';
 import { topicNameProblem } from './topic-names.js';
 
@@ -92,14 +92,47 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
     const cache = broker.metadataResponseCache;
     if (cache === undefined || !cache.enabled) return allTopicsResponse(context, topicOperations, clusterOperations);
     const key = { apiVersion, listenerName: context.listenerName, topicAuthorizedOperations: topicOperations, clusterAuthorizedOperations: clusterOperations };
-    const body = cache.body(key, () => {
-      const w = new Writer(64 * 1024);
-      encodeMetadataResponse(w, apiVersion, allTopicsResponse(context, topicOperations, clusterOperations));
-      return w.toBuffer();
-    });
+    const body = cache.body(key, () => allTopicsAnswer(context, topicOperations, clusterOperations));
     return new EncodedResponseBody(MetadataResponseCache.responseChunks(apiVersion, 0, body));
   },
 });
+
+/**
+ * The all-topics answer in the parts the response cache encodes and reuses, each written by the
+ * generated encoder: the head and tail are an answer without topics cut at the topics array, a
+ * topic is an answer of that one topic cut the same way.
+ */
+function allTopicsAnswer(context: ApiRequestContext, topicOperations: number, clusterOperations: number): AllTopicsAnswer {
+  const { broker, apiVersion } = context;
+  const brokers = brokerList(broker, context.listenerName);
+  const alive = new Set(brokers.map((b) => b.nodeId));
+  const noTopics: MetadataResponseInit = {
+    throttleTimeMs: 0, brokers, clusterId: broker.metadata.clusterId, controllerId: broker.metadata.controllerId, topics: [],
+    clusterAuthorizedOperations: clusterOperations,
+  };
+  const tailBytes = apiVersion >= 8 ? 4 : 0; // cluster_authorized_operations
+  const whole = new Writer(256);
+  encodeMetadataResponse(whole, apiVersion, noTopics);
+  const topicsAt = whole.length - tailBytes - 4; // the topics array's int32 count
+  const empty = new Writer(64);
+  encodeMetadataResponse(empty, apiVersion, { ...noTopics, brokers: [], clusterId: null, controllerId: -1 });
+  const emptyTopicsAt = empty.length - tailBytes - 4;
+  const one = new Writer(4096);
+  const oneTopic: MetadataResponseTopicInit[] = [];
+  const oneTopicResponse: MetadataResponseInit = { ...noTopics, brokers: [], clusterId: null, controllerId: -1, topics: oneTopic };
+  return {
+    topics: broker.metadata.topics(),
+    topicContext: [...alive].join(','),
+    writeHead: (w) => w.raw(whole.buf.subarray(0, topicsAt)),
+    writeTopic: (w, topic) => {
+      one.reset();
+      oneTopic[0] = describeTopic(topic, topicOperations, alive);
+      encodeMetadataResponse(one, apiVersion, oneTopicResponse);
+      w.raw(one.buf.subarray(emptyTopicsAt + 4, one.length - tailBytes));
+    },
+    writeTail: (w) => w.raw(whole.buf.subarray(whole.length - tailBytes, whole.length)),
+  };
+}
 
 /**
  * The answer for every topic, built from the metadata as it is now (the cached answers of

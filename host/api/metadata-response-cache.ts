@@ -6,20 +6,27 @@
  * What an all-topics answer holds comes from the broker's MetadataCache alone (topics, partitions
  * with leader, leader epoch, replicas, ISR, the live brokers and their endpoints, the controller,
  * the cluster id); the cache counts its writes (MetadataCache.generation), and every entry here
- * belongs to one reading of that count: when it moves, every entry is dropped before anything is
- * answered, so no answer is ever older than the metadata a fresh build would see. Within one
- * generation an answer still differs by what the request chose, which is the entry's key: API
- * version, listener (the brokers' endpoints), and at v8 the two include-authorized-operations
- * flags. allow_auto_topic_creation plays no part (auto-creation never applies to all topics).
+ * records the reading it was built at: an entry of another reading is never answered, so no
+ * answer is ever older than the metadata a fresh build would see. An answer differs by what the
+ * request chose, which is the entry's key: API version, listener (the brokers' endpoints), and at
+ * v8 the two include-authorized-operations flags. allow_auto_topic_creation plays no part
+ * (auto-creation never applies to all topics).
+ *
+ * Rebuilding after a change costs about the changed topics: TopicStates are frozen and replaced
+ * on every change (MetadataCache), so a topic that is the very same object as in the older entry
+ * of the key has the same bytes, copied from there, as long as the live brokers (its
+ * offline_replicas) are the same too; only the others are encoded.
  *
  * An entry is the response body as the generated encoder writes it, with throttle_time_ms (the
  * first field from v3) left out: each request gets its own 4 bytes in front (the response header,
- * with its correlation id, is the dispatcher's). Entries are shared by every response that sends
- * them and never written to after they are stored.
+ * with its correlation id, is the dispatcher's). Bodies are shared by every response that sends
+ * them and never written to.
  *
  * Bounded by `metadata.response.cache.max.bytes` (bytes of stored bodies; the oldest entries are
  * dropped first; a body larger than the bound is answered but not kept; 0 keeps nothing).
  */
+import type { TopicState } from './cluster-metadata.js';
+import { Writer } from '../protocol/writer.js';
 
 /** Which answer a request asks for, within one generation of the metadata. */
 export interface MetadataAnswerKey {
@@ -31,6 +38,26 @@ export interface MetadataAnswerKey {
   readonly clusterAuthorizedOperations: number;
 }
 
+/**
+ * What one all-topics answer is made of, as metadata-api.ts encodes it for a key: the body is
+ * head, int32 topic count, each topic's bytes, tail.
+ */
+export interface AllTopicsAnswer {
+  /** Every topic answered, in answer order (the metadata cache's name order). */
+  readonly topics: readonly TopicState[];
+  /**
+   * What a topic's bytes depend on besides the topic and the key (the live brokers' ids: they
+   * decide offline_replicas and errors); topic bytes are reused only while it is the same.
+   */
+  readonly topicContext: string;
+  /** Writes the body before the topics array: throttle_time_ms (0, from v3), brokers, cluster id, controller id. */
+  writeHead(w: Writer): void;
+  /** Writes one element of the topics array. */
+  writeTopic(w: Writer, topic: TopicState): void;
+  /** Writes the body after the topics array (cluster_authorized_operations from v8). */
+  writeTail(w: Writer): void;
+}
+
 export interface MetadataResponseCacheOptions {
   /** metadata.response.cache.max.bytes: bytes of stored bodies; 0 stores nothing. */
   readonly maxBytes: number;
@@ -38,17 +65,28 @@ export interface MetadataResponseCacheOptions {
   readonly generation: () => number;
 }
 
+/** One stored answer: its body and where each topic's bytes lie in it. */
+interface Entry {
+  readonly generation: number;
+  /** The body without throttle_time_ms. */
+  readonly body: Buffer;
+  readonly topics: readonly TopicState[];
+  readonly topicContext: string;
+  /** Offsets in `body` of each topic's bytes, then of the tail (topics.length + 1 entries). */
+  readonly topicStarts: Int32Array;
+}
+
 /** The encoded all-topics answers of one broker (see the file header). */
 export class MetadataResponseCache {
   private readonly maxBytes: number;
   private readonly generation: () => number;
-  /** The generation the entries were built at. */
-  private builtAt = -1;
-  /** Key text → body without throttle_time_ms; insertion order is age order. */
-  private readonly bodies = new Map<string, Buffer>();
+  /** Key text → entry; insertion order is age order. */
+  private readonly entries = new Map<string, Entry>();
   private storedBytes = 0;
   /** Answers built (misses), for tests and benchmarks. */
   builds = 0;
+  /** Topics whose bytes were copied from an older answer rather than encoded, for tests and benchmarks. */
+  topicsReused = 0;
 
   constructor(options: MetadataResponseCacheOptions) {
     if (!(options.maxBytes >= 0)) throw new RangeError(`metadata.response.cache.max.bytes must be >= 0, got ${options.maxBytes}`);
@@ -67,29 +105,24 @@ export class MetadataResponseCache {
   }
 
   /**
-   * The body for `key` at the current generation, built with `encode` when there is none.
-   * `encode` returns the whole body as the generated encoder writes it for `key.apiVersion`
-   * (throttle_time_ms included from v3); the result leaves throttle_time_ms out (see the file
-   * header) and must not be written to.
+   * The body for `key` at the current generation, without throttle_time_ms (see the file header;
+   * it must not be written to). Built from `answer()` when the stored one is older, copying the
+   * bytes of every topic whose TopicState is the very object the older answer was built from
+   * (TopicStates are frozen and replaced on change) while the topic context is the same.
    */
-  body(key: MetadataAnswerKey, encode: () => Buffer): Buffer {
+  body(key: MetadataAnswerKey, answer: () => AllTopicsAnswer): Buffer {
     const generation = this.generation();
-    if (generation !== this.builtAt) {
-      this.bodies.clear();
-      this.storedBytes = 0;
-      this.builtAt = generation;
-    }
     const text = `${key.apiVersion} ${key.topicAuthorizedOperations} ${key.clusterAuthorizedOperations} ${key.listenerName}`;
-    const stored = this.bodies.get(text);
-    if (stored !== undefined) return stored;
+    const stored = this.entries.get(text);
+    if (stored !== undefined && stored.generation === generation) return stored.body;
     this.builds++;
-    const encoded = encode();
-    const skip = key.apiVersion >= THROTTLE_TIME_VERSION ? THROTTLE_TIME_BYTES : 0;
-    // A copy of exactly its size: the encoder's buffer may be up to twice as large.
-    const body = Buffer.allocUnsafeSlow(encoded.length - skip);
-    encoded.copy(body, 0, skip);
-    if (body.length <= this.maxBytes) this.store(text, body);
-    return body;
+    const entry = this.build(key.apiVersion, generation, answer(), stored);
+    if (stored !== undefined) {
+      this.entries.delete(text);
+      this.storedBytes -= stored.body.length;
+    }
+    if (entry.body.length <= this.maxBytes) this.store(text, entry);
+    return entry.body;
   }
 
   /**
@@ -103,14 +136,61 @@ export class MetadataResponseCache {
     return [throttle, body];
   }
 
-  private store(text: string, body: Buffer): void {
-    for (const [oldest, old] of this.bodies) {
-      if (this.storedBytes + body.length <= this.maxBytes) break;
-      this.bodies.delete(oldest);
-      this.storedBytes -= old.length;
+  private build(apiVersion: number, generation: number, answer: AllTopicsAnswer, older: Entry | undefined): Entry {
+    const { topics, topicContext } = answer;
+    const reusable = older !== undefined && older.topicContext === topicContext ? older : undefined;
+    const w = new Writer(reusable === undefined ? 64 * 1024 : reusable.body.length + 1024);
+    answer.writeHead(w);
+    const skip = apiVersion >= THROTTLE_TIME_VERSION ? THROTTLE_TIME_BYTES : 0;
+    w.arrayLength(topics.length);
+    const topicStarts = new Int32Array(topics.length + 1);
+    // Reused topics that follow each other in the older body are copied as one range [copyFrom, copyTo).
+    let copyFrom = 0;
+    let copyTo = 0;
+    const copyPending = (): void => {
+      if (copyTo > copyFrom) w.raw(reusable!.body.subarray(copyFrom, copyTo));
+      copyFrom = copyTo = 0;
+    };
+    let j = 0;
+    for (let i = 0; i < topics.length; i++) {
+      const topic = topics[i]!;
+      topicStarts[i] = w.length - skip + (copyTo - copyFrom);
+      if (reusable !== undefined) {
+        // Both lists are in name order: skip the older answer's topics that are gone.
+        const before = reusable.topics;
+        while (j < before.length && before[j] !== topic && before[j]!.name < topic.name) j++;
+        if (j < before.length && before[j] === topic) {
+          const start = reusable.topicStarts[j]!;
+          if (copyTo !== start) {
+            copyPending();
+            copyFrom = start;
+          }
+          copyTo = reusable.topicStarts[j + 1]!;
+          this.topicsReused++;
+          j++;
+          continue;
+        }
+      }
+      copyPending();
+      answer.writeTopic(w, topic);
     }
-    this.bodies.set(text, body);
-    this.storedBytes += body.length;
+    copyPending();
+    topicStarts[topics.length] = w.length - skip;
+    answer.writeTail(w);
+    // A copy of exactly its size: the writer's buffer may be up to twice as large.
+    const body = Buffer.allocUnsafeSlow(w.length - skip);
+    w.buf.copy(body, 0, skip, w.length);
+    return { generation, body, topics, topicContext, topicStarts };
+  }
+
+  private store(text: string, entry: Entry): void {
+    for (const [oldest, old] of this.entries) {
+      if (this.storedBytes + entry.body.length <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.storedBytes -= old.body.length;
+    }
+    this.entries.set(text, entry);
+    this.storedBytes += entry.body.length;
   }
 }
 

@@ -203,6 +203,31 @@ describe('Reused all-topics Metadata answers', () => {
     await expectFreshEverywhere(broker);
   });
 
+  it('re-encode only the topics that changed, and every topic when the live brokers changed', async () => {
+    const { controller } = await startController({ brokers: [1, 2], seed: 4 });
+    for (const name of ['a', 'b', 'c', 'd']) await controller.createTopics([{ name, numPartitions: 3, replicationFactor: 2, configs: [] }]);
+    const broker = attachBroker(controller);
+    await answer(broker.cached, { version: 8 });
+    expect(broker.responseCache.topicsReused).toBe(0);
+
+    await controller.createPartitions([{ name: 'b', count: 5 }]);
+    await broker.applied();
+    expect(await answer(broker.cached, { version: 8 })).toEqual(await answer(broker.fresh, { version: 8 }));
+    expect(broker.responseCache.topicsReused).toBe(3);
+
+    await controller.createTopics([{ name: 'bb', numPartitions: 1, replicationFactor: 1, configs: [] }]);
+    await controller.deleteTopics(['c']);
+    await broker.applied();
+    expect(await answer(broker.cached, { version: 8 })).toEqual(await answer(broker.fresh, { version: 8 }));
+    expect(broker.responseCache.topicsReused).toBe(3 + 3);
+
+    // Broker 2 fenced: every topic lists it offline now, so nothing is reused.
+    await controller.fenceBroker(2, controller.image.broker(2)!.brokerEpoch);
+    await broker.applied();
+    expect(await answer(broker.cached, { version: 8 })).toEqual(await answer(broker.fresh, { version: 8 }));
+    expect(broker.responseCache.topicsReused).toBe(6);
+  });
+
   it('keep under metadata.response.cache.max.bytes, oldest first, and keep nothing at 0', async () => {
     const { controller } = await startController({ brokers: [1], seed: 3 });
     await controller.createTopics([{ name: 'orders', numPartitions: 50, replicationFactor: 1, configs: [] }]);
