@@ -28,6 +28,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only (Kafka answers one request per connection at a time): requests of one connection (TCP or WebSocket /kafka) being answered at once; past it the connection reads no more until an answer goes out, and its answers stay in request order (librdkafka pipelines deeply; Tributary default 128).' },
   { name: 'connection.max.dispatch.ms.per.turn', type: 'INT', defaultValue: '50', min: 0,
     doc: 'Tributary-only (Kafka answers one request per connection at a time): how long one connection\'s pipelined requests (TCP, or a WebSocket on /kafka) may run back to back in one event-loop turn, ms; past it the connection dispatches its next request in a later turn, after the other connections had theirs (one request always runs whole). 0 disables. A client pipelining expensive requests (all-topics Metadata at 50k partitions) otherwise held the loop for seconds.' },
+  { name: 'network.max.dispatch.ms.per.turn', type: 'INT', defaultValue: '50', min: 0,
+    doc: 'Tributary-only: how long all connections together (TCP and WebSocket /kafka) may dispatch requests in one event-loop turn, ms; past it each connection runs one request per turn and leaves the rest of its pipeline to later turns, so a client sending a single request is still answered in the turn it arrives. connection.max.dispatch.ms.per.turn bounds one connection; this bounds their sum: 100 connections pipelining cheap requests each stayed under their own bound and together held the loop ~600 ms. 0 disables.' },
   { name: 'connection.max.pending.response.bytes', type: 'LONG', defaultValue: '67108864', min: 1,
     doc: 'Tributary-only: bytes of answers one TCP connection holds that its peer has not read (completed answers waiting in order plus what the socket has not handed to the kernel); past it the connection reads no more requests until the peer takes them (Tributary default 64 MiB; queued.max.response.bytes bounds the sum over connections).' },
   { name: 'websocket.max.pending.response.bytes', type: 'LONG', defaultValue: '16777216', min: 1,
@@ -74,6 +76,8 @@ export interface LimitConfigs {
   /** connection.max.pending.response.bytes: unread answer bytes of one TCP connection before it stops reading. */
   readonly connectionMaxPendingResponseBytes: number;
   readonly connectionMaxDispatchMsPerTurn: number;
+  /** network.max.dispatch.ms.per.turn: all connections' dispatch per event-loop turn, ms; 0 = no bound. */
+  readonly networkMaxDispatchMsPerTurn: number;
   /** websocket.max.pending.response.bytes: the same for one WebSocket /kafka connection. */
   readonly websocketMaxPendingResponseBytes: number;
   /** websocket.max.buffered.bytes: what one WebSocket /kafka connection may hold before it is cut off. */
@@ -111,6 +115,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     connectionMaxInFlightRequests: get('connection.max.in.flight.requests'),
     connectionMaxPendingResponseBytes: get('connection.max.pending.response.bytes'),
     connectionMaxDispatchMsPerTurn: get('connection.max.dispatch.ms.per.turn'),
+    networkMaxDispatchMsPerTurn: get('network.max.dispatch.ms.per.turn'),
     websocketMaxPendingResponseBytes: get('websocket.max.pending.response.bytes'),
     websocketMaxBufferedBytes: get('websocket.max.buffered.bytes'),
     maxConnectionsPerIp: get('max.connections.per.ip'),

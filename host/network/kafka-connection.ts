@@ -39,6 +39,7 @@ import { CoalescingPump } from './coalescing-pump.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 import { OrderedResponses } from './ordered-responses.js';
 import type { ResponseMemoryHolder, ResponseMemoryPool } from './response-memory-pool.js';
+import type { SharedDispatchBudget } from './shared-dispatch-budget.js';
 
 /** Per-connection limits (bytes and ms; see SocketServerOptions / WebSocketGatewayOptions for Kafka's names). */
 export interface ConnectionLimits {
@@ -69,6 +70,11 @@ export interface ConnectionLimits {
 export interface DispatchBudget {
   readonly maxMs: number;
   readonly clock: Pick<Time, 'monotonicMs' | 'defer'>;
+  /**
+   * network.max.dispatch.ms.per.turn: the turn's total over all connections; once it is spent a
+   * connection dispatches one request per pump (shared-dispatch-budget.ts). Absent: no such bound.
+   */
+  readonly shared?: SharedDispatchBudget;
 }
 
 /** Why a connection is closed at once (each transport maps it to its wire: TCP destroy, WebSocket close code). */
@@ -275,6 +281,7 @@ export class KafkaConnection implements ConnectionContext {
   private dispatchFrames(): void {
     const budget = this.limits.dispatchBudget;
     const startedMs = budget === undefined ? 0 : budget.clock.monotonicMs();
+    let lastMs = startedMs;
     while (!this.isClosed && !this.stopping && !this.overSoftLimits()) {
       const frame = this.source.next();
       if (frame === null) {
@@ -284,9 +291,18 @@ export class KafkaConnection implements ConnectionContext {
         return;
       }
       this.responses.dispatch(frame);
-      if (budget !== undefined && budget.clock.monotonicMs() - startedMs >= budget.maxMs) {
-        this.yieldDispatch(budget);
-        return;
+      if (budget !== undefined) {
+        const nowMs = budget.clock.monotonicMs();
+        const shared = budget.shared;
+        if (shared !== undefined) {
+          shared.spend(nowMs - lastMs);
+          lastMs = nowMs;
+        }
+        // One request always runs; the next waits when this connection's or the turn's budget is spent.
+        if (nowMs - startedMs >= budget.maxMs || shared?.exhausted === true) {
+          this.yieldDispatch(budget);
+          return;
+        }
       }
     }
   }

@@ -8,6 +8,7 @@ import { RequestMemoryPool } from './request-memory-pool.js';
 import { ResponseMemoryPool } from './response-memory-pool.js';
 import { type ConnectionLimits, type ConnectionResources, defaultConnectionResources, type PartialRequestGuard, TcpConnection } from './tcp-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
+import { dispatchBudgetOf, SharedDispatchBudget } from './shared-dispatch-budget.js';
 
 export type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 
@@ -38,6 +39,8 @@ export const DEFAULT_QUEUED_MAX_REQUEST_BYTES = 104_857_600;
 export const DEFAULT_QUEUED_MAX_RESPONSE_BYTES = 268_435_456;
 /** Default `connection.max.dispatch.ms.per.turn` (Tributary-only): 50 ms. */
 export const DEFAULT_MAX_DISPATCH_MS_PER_TURN = 50;
+/** network.max.dispatch.ms.per.turn's default (Tributary-only), ms. */
+export const DEFAULT_NETWORK_MAX_DISPATCH_MS_PER_TURN = 50;
 /** Default `socket.partial.request.timeout.ms` (Tributary-only): 30 s. */
 export const DEFAULT_PARTIAL_REQUEST_TIMEOUT_MS = 30_000;
 /** Default graceful-stop wait for in-flight responses before sockets are destroyed. */
@@ -82,6 +85,12 @@ export interface SocketServerOptions {
   maxPendingResponseBytesPerConnection?: number;
   /** connection.max.dispatch.ms.per.turn: how long one connection's requests run back to back in one turn, ms; 0 disables (default 50). */
   maxDispatchMsPerTurn?: number;
+  /**
+   * network.max.dispatch.ms.per.turn, the bound on all connections' dispatch in one turn
+   * (shared-dispatch-budget.ts): the broker's one budget over all its listeners and gateways;
+   * absent, this listener keeps its own of DEFAULT_NETWORK_MAX_DISPATCH_MS_PER_TURN; null: none.
+   */
+  sharedDispatchBudget?: SharedDispatchBudget | null;
   /** Called once when a connection closes, for any reason (after its late responses are dropped). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -144,6 +153,10 @@ export class SocketServer {
     };
     this.clock = options.time ?? new SystemTime();
     const dispatchMs = nonNegativeInteger(options.maxDispatchMsPerTurn, DEFAULT_MAX_DISPATCH_MS_PER_TURN, 'maxDispatchMsPerTurn');
+    const shared = options.sharedDispatchBudget === undefined
+      ? new SharedDispatchBudget(DEFAULT_NETWORK_MAX_DISPATCH_MS_PER_TURN, this.clock)
+      : options.sharedDispatchBudget;
+    const dispatchBudget = dispatchBudgetOf(dispatchMs, shared, this.clock);
     this.listenerName = options.listenerName ?? 'PLAINTEXT';
     this.logger = options.logger ?? componentLogger(createLogger(), 'socket-server');
     this.limits = {
@@ -159,7 +172,7 @@ export class SocketServer {
         DEFAULT_MAX_PENDING_RESPONSE_BYTES_PER_CONNECTION,
         'maxPendingResponseBytesPerConnection',
       ),
-      ...(dispatchMs > 0 ? { dispatchBudget: { maxMs: dispatchMs, clock: this.clock } } : {}),
+      ...(dispatchBudget === undefined ? {} : { dispatchBudget }),
     };
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
     this.maxConnectionsPerIp = positiveInteger(options.maxConnectionsPerIp, Number.MAX_SAFE_INTEGER, 'maxConnectionsPerIp');

@@ -40,11 +40,13 @@ import { type HttpApplicationMount, registerHttpApplications } from './http-appl
 import type { JsonSessionFactory } from './json-socket.js';
 import { JsonConnection } from './websocket-json-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
+import { dispatchBudgetOf, SharedDispatchBudget } from './shared-dispatch-budget.js';
 import { OriginPolicy } from './websocket-origin-policy.js';
 import {
   DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_DISPATCH_MS_PER_TURN,
+  DEFAULT_NETWORK_MAX_DISPATCH_MS_PER_TURN,
   DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
   DEFAULT_SOCKET_REQUEST_MAX_BYTES,
   DEFAULT_STOP_TIMEOUT_MS,
@@ -118,6 +120,12 @@ export interface WebSocketGatewayOptions {
   maxPendingResponseBytesPerConnection?: number;
   /** connection.max.dispatch.ms.per.turn: how long one socket's requests run back to back in one turn, ms; 0 disables (default 50). */
   maxDispatchMsPerTurn?: number;
+  /**
+   * network.max.dispatch.ms.per.turn, the bound on all connections' dispatch in one turn
+   * (shared-dispatch-budget.ts): the broker's one budget over all its listeners and gateways;
+   * absent, this listener keeps its own of DEFAULT_NETWORK_MAX_DISPATCH_MS_PER_TURN; null: none.
+   */
+  sharedDispatchBudget?: SharedDispatchBudget | null;
   /** websocket.max.buffered.bytes, hard bound: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
   maxBufferedBytesPerConnection?: number;
   /**
@@ -203,13 +211,17 @@ export class WebSocketGateway {
       throw new Error(`WebSocketGateway: maxBufferedBytesPerConnection (${maxBufferedBytes}) must be >= maxPendingResponseBytesPerConnection (${maxPendingResponseBytes})`);
     }
     const dispatchMs = nonNegativeInteger(options.maxDispatchMsPerTurn, DEFAULT_MAX_DISPATCH_MS_PER_TURN, 'maxDispatchMsPerTurn');
+    const shared = options.sharedDispatchBudget === undefined
+      ? new SharedDispatchBudget(DEFAULT_NETWORK_MAX_DISPATCH_MS_PER_TURN, this.time)
+      : options.sharedDispatchBudget;
+    const dispatchBudget = dispatchBudgetOf(dispatchMs, shared, this.time);
     this.limits = {
       socketRequestMaxBytes,
       connectionsMaxIdleMs: nonNegativeInteger(options.connectionsMaxIdleMs, DEFAULT_CONNECTIONS_MAX_IDLE_MS, 'connectionsMaxIdleMs'),
       maxInFlightRequests: positiveInteger(options.maxInFlightRequestsPerConnection, DEFAULT_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 'maxInFlightRequestsPerConnection'),
       maxPendingResponseBytes,
       maxBufferedBytes,
-      ...(dispatchMs > 0 ? { dispatchBudget: { maxMs: dispatchMs, clock: this.time } } : {}),
+      ...(dispatchBudget === undefined ? {} : { dispatchBudget }),
     };
     this.jsonMaxMessageBytes = positiveInteger(options.jsonMaxMessageBytes, DEFAULT_JSON_MAX_MESSAGE_BYTES, 'jsonMaxMessageBytes');
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');

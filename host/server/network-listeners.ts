@@ -18,6 +18,8 @@ import { ResponseMemoryPool } from '../network/response-memory-pool.js';
 import type { ConnectionContext, ResponseBytes } from '../network/network-types.js';
 import type { HttpApplicationMount } from '../network/http-applications.js';
 import { SocketServer } from '../network/socket-server.js';
+import { SharedDispatchBudget } from '../network/shared-dispatch-budget.js';
+import { SystemTime } from '../io/time.js';
 import type { MetricsRoute, NotReadyReason } from '../network/http-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
 import { componentLogger, type Logger } from '../observability/logger.js';
@@ -111,6 +113,8 @@ export class NetworkListeners {
   private readonly consumerLag: ((groupId: string | null) => readonly unknown[]) | undefined;
   /** queued.max.response.bytes, shared by every client listener. */
   private readonly responseMemory: ResponseMemoryPool;
+  /** network.max.dispatch.ms.per.turn over every listener and gateway; null when 0 (no bound). */
+  private readonly sharedDispatchBudget: SharedDispatchBudget | null;
 
   constructor(options: NetworkListenersOptions) {
     this.options = options;
@@ -123,6 +127,8 @@ export class NetworkListeners {
     this.loadMetrics = options.loadMetrics;
     this.consumerLag = options.consumerLag;
     const time = options.time;
+    const networkDispatchMs = options.config.networkMaxDispatchMsPerTurn;
+    this.sharedDispatchBudget = networkDispatchMs > 0 ? new SharedDispatchBudget(networkDispatchMs, time ?? new SystemTime()) : null;
     this.responseMemory = options.resources?.responseMemory ?? new ResponseMemoryPool(options.config.queuedMaxResponseBytes, time === undefined ? undefined : (task) => time.defer(task));
   }
 
@@ -169,6 +175,7 @@ export class NetworkListeners {
         maxInFlightRequestsPerConnection: config.connectionMaxInFlightRequests,
         maxPendingResponseBytesPerConnection: config.connectionMaxPendingResponseBytes,
         maxDispatchMsPerTurn: config.connectionMaxDispatchMsPerTurn,
+        sharedDispatchBudget: this.sharedDispatchBudget,
         partialRequestTimeoutMs: config.socketPartialRequestTimeoutMs,
         logger: componentLogger(this.rootLogger, 'socket-server'),
         resources: { ...(this.resources ?? defaultConnectionResources()), responseMemory: this.responseMemory },
@@ -210,6 +217,7 @@ export class NetworkListeners {
         maxPendingResponseBytesPerConnection: config.websocketMaxPendingResponseBytes,
         maxBufferedBytesPerConnection: Math.max(config.websocketMaxBufferedBytes, config.websocketMaxPendingResponseBytes),
         maxDispatchMsPerTurn: config.connectionMaxDispatchMsPerTurn,
+        sharedDispatchBudget: this.sharedDispatchBudget,
         allowedOrigins: config.httpAllowedOrigins,
         httpApplications: this.mounts,
         ...(this.options.rootRedirect === undefined ? {} : { rootRedirect: this.options.rootRedirect }),

@@ -10,6 +10,7 @@ import {
 } from '../../host/network/socket-server.js';
 import { getCore } from '../../host/wasm/core.js';
 import { SystemTime } from '../../host/io/time.js';
+import { SharedDispatchBudget } from '../../host/network/shared-dispatch-budget.js';
 
 // Test protocol: a request frame is int32 correlationId + ASCII command; the response frame is
 // int32 correlationId + 'ok:' + command, unless the command says otherwise.
@@ -417,7 +418,8 @@ describe('SocketServer', () => {
       monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
     };
     const busy = async (maxDispatchMsPerTurn: number): Promise<number> => {
-      const { port } = await startServer(echo, { time, maxDispatchMsPerTurn });
+      // Only this connection's own bound (network.max.dispatch.ms.per.turn has its own test).
+      const { port } = await startServer(echo, { time, maxDispatchMsPerTurn, sharedDispatchBudget: null });
       const pipeliner = await openClient(port);
       const other = await openClient(port);
       await pipeliner.write(Buffer.concat(Array.from({ length: 100 }, (_, i) => requestFrame(i, 'x'.repeat(100)))));
@@ -432,6 +434,34 @@ describe('SocketServer', () => {
     // With the budget the other client is answered long before the pipeline is through; without it, after.
     expect(await busy(10)).toBeLessThan(100);
     expect(await busy(0)).toBe(100);
+  });
+
+  it('bounds all connections\' dispatch in one turn by network.max.dispatch.ms.per.turn: past it each runs one request per turn', async () => {
+    // Every request takes 20 ms on this clock; no per-connection bound, only the shared one.
+    const system = new SystemTime();
+    let nowMs = 0;
+    const time = {
+      setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
+      monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
+    };
+    const busy = async (sharedDispatchBudget: SharedDispatchBudget | null): Promise<number[]> => {
+      const { port } = await startServer(echo, { time, maxDispatchMsPerTurn: 0, sharedDispatchBudget });
+      const pipeliners = [await openClient(port), await openClient(port)];
+      const other = await openClient(port);
+      for (const pipeliner of pipeliners) await pipeliner.write(Buffer.concat(Array.from({ length: 100 }, (_, i) => requestFrame(i, 'x'.repeat(100)))));
+      await Promise.all(pipeliners.map((pipeliner) => pipeliner.waitForFrames(1)));
+      await other.write(requestFrame(7, 'me too'));
+      await other.waitForFrames(1);
+      const seen = pipeliners.map((pipeliner) => pipeliner.frames.length);
+      for (const pipeliner of pipeliners) {
+        await pipeliner.waitForFrames(100);
+        expect(pipeliner.responses().map((f) => f.correlationId)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      }
+      return seen;
+    };
+    // With the shared bound the single request is answered while both pipelines are under way; without it, after them.
+    for (const seen of await busy(new SharedDispatchBudget(10, time))) expect(seen).toBeLessThan(100);
+    expect(await busy(null)).toEqual([100, 100]);
   });
 
   it('logs refused connections once per reason per interval, not once per attempt', async () => {

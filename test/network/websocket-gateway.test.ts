@@ -364,7 +364,7 @@ describe('WebSocketGateway /kafka', () => {
       monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
     };
     const busy = async (maxDispatchMsPerTurn: number): Promise<number> => {
-      const { port } = await startGateway({ time, maxDispatchMsPerTurn });
+      const { port } = await startGateway({ time, maxDispatchMsPerTurn, sharedDispatchBudget: null });
       const pipeliner = await open(port);
       const other = await open(port);
       // 100 requests in one TCP write: uWS delivers them in one read.
