@@ -166,6 +166,31 @@ describe('MetadataCache fed by the BrokerMetadataPublisher', () => {
     broker.logManager.shutdown();
   });
 
+  it('hands out a new topic list on a change and never changes one handed out before (Metadata answers compare their TopicStates)', async () => {
+    const { controller } = await startController({ brokers: [1, 2], seed: 12 });
+    for (const name of ['c', 'a', 'b']) await controller.createTopics([{ name, numPartitions: 2, replicationFactor: 2, configs: [] }]);
+    const broker = attachBroker(controller);
+    const first = broker.cache.topics();
+    const firstStates = [...first];
+    expect(first.map((t) => t.name)).toEqual(['a', 'b', 'c']);
+    // Replacements only (leaders and ISR move): the order holds, the slots are new.
+    await controller.fenceBroker(2, controller.image.broker(2)!.brokerEpoch);
+    await broker.applied();
+    const second = broker.cache.topics();
+    expect(first).toEqual(firstStates);
+    expect(second).not.toBe(first);
+    expectCacheMatchesImage(broker.cache, controller);
+    expect(broker.cache.topics()).toBe(second);
+    // A creation and a deletion among replacements: sorted again.
+    await controller.createPartitions([{ name: 'a', count: 3 }]);
+    await controller.createTopics([{ name: 'ab', numPartitions: 1, replicationFactor: 1, configs: [] }]);
+    await controller.deleteTopics(['c']);
+    await broker.applied();
+    expect(broker.cache.topics().map((t) => t.name)).toEqual(['a', 'ab', 'b']);
+    expectCacheMatchesImage(broker.cache, controller);
+    broker.logManager.shutdown();
+  });
+
   it('answers the handlers from the cache alone: a cache nobody feeds knows no topics', async () => {
     const { controller } = await startController({ seed: 7 });
     await controller.createTopics([{ name: 'orders', numPartitions: 1, replicationFactor: 1, configs: [] }]);
