@@ -10,14 +10,18 @@
  *   piece that takes `event.loop.stall.threshold.ms` or more logs one `event_loop.stall` line at
  *   warn naming what ran and its duration, and counts it.
  * - A tick every half threshold (on the environment's timers) measures how late it runs: a turn
- *   late by the threshold or more with no known work to blame (housekeeping, GC) logs the same
- *   event with `cause: "unattributed"` and the last request seen.
+ *   late by the threshold or more with no known work to blame logs the same event with the last
+ *   request seen and `gcMs`, the garbage collector's pauses within the stall (io/gc-pauses.ts):
+ *   `cause: "gc"` when they make up half of it or more, else `cause: "unattributed"`
+ *   (housekeeping, HTTP handlers, log deletion). The line is written one timer turn after the
+ *   stall, once Node has delivered the collector's entries.
  * Together with the process's event-loop delay histogram (io/event-loop-delay.ts) this is
  * {@link EventLoopWatchdog.metrics}: stalls counted, the worst delay since start and the p99 since the
  * last `/metrics` scrape (the histogram is shared with the `nodejs_eventloop_lag_*` families).
  */
 import type { Time, TimerHandle } from '../io/environment.js';
 import type { EventLoopDelayMonitor } from '../io/event-loop-delay.js';
+import type { GcPauses } from '../io/gc-pauses.js';
 import type { Logger } from './logger.js';
 
 /** What a piece of work was, for the stall line. */
@@ -70,6 +74,8 @@ export interface EventLoopWatchdogOptions {
   readonly thresholdMs: number;
   readonly logger: Logger;
   readonly delayMonitor?: EventLoopDelayMonitor;
+  /** The process's GC pauses (on `time`'s monotonic clock); absent: stalls are not checked for GC. */
+  readonly gcPauses?: GcPauses | undefined;
 }
 
 export class EventLoopWatchdog implements MetadataApplyTiming {
@@ -77,6 +83,7 @@ export class EventLoopWatchdog implements MetadataApplyTiming {
   private readonly thresholdMs: number;
   private readonly logger: Logger;
   private readonly delayMonitor: EventLoopDelayMonitor | undefined;
+  private readonly gcPauses: GcPauses | undefined;
   private stalls = 0;
   private maxStall = 0;
   /** The last request seen, described only when a stall needs it. */
@@ -90,6 +97,7 @@ export class EventLoopWatchdog implements MetadataApplyTiming {
     this.thresholdMs = options.thresholdMs;
     this.logger = options.logger;
     this.delayMonitor = options.delayMonitor;
+    this.gcPauses = options.gcPauses;
   }
 
   /** Whether work should be timed at all. */
@@ -135,7 +143,7 @@ export class EventLoopWatchdog implements MetadataApplyTiming {
         const now = this.time.monotonicMs();
         const lateMs = now - expectedMs;
         if (lateMs >= this.thresholdMs && this.lastAttributedEndMs < expectedMs) {
-          this.stall(lateMs, { cause: 'unattributed', lastRequest: this.lastWork?.() ?? null });
+          this.unattributedStall(expectedMs, now, this.lastWork?.() ?? null);
         }
         schedule(now + intervalMs);
       }, intervalMs);
@@ -143,11 +151,26 @@ export class EventLoopWatchdog implements MetadataApplyTiming {
     schedule(this.time.monotonicMs() + intervalMs);
   }
 
-  /** Stops the tick and the delay histogram. */
+  /** Stops the tick, the delay histogram and the GC observer. */
   stop(): void {
     if (this.timer !== null) this.time.clearTimeout(this.timer);
     this.timer = null;
     this.delayMonitor?.stop();
+    this.gcPauses?.stop();
+  }
+
+  /** A late tick over [fromMs, toMs] with no known work: logged once the GC pauses in it are known. */
+  private unattributedStall(fromMs: number, toMs: number, lastRequest: StallWork | null): void {
+    const lateMs = toMs - fromMs;
+    const gcPauses = this.gcPauses;
+    if (gcPauses === undefined) {
+      this.stall(lateMs, { cause: 'unattributed', lastRequest });
+      return;
+    }
+    this.time.setTimeout(() => {
+      const gcMs = Math.round(gcPauses.pausedMsBetween(fromMs, toMs));
+      this.stall(lateMs, { cause: gcMs * 2 >= lateMs ? 'gc' : 'unattributed', gcMs, lastRequest });
+    }, 0);
   }
 
   /** The counters (see {@link EventLoopMetrics}). */
@@ -167,7 +190,9 @@ export class EventLoopWatchdog implements MetadataApplyTiming {
       ? `${String(fields.api)} from client ${JSON.stringify(fields.clientId)} (${String(fields.partitions)} partition(s))`
       : fields.cause === 'metadata.apply'
         ? `applying metadata (${String(fields.op)} of ${String(fields.partitions)} partition(s) of topic ${String(fields.topic)})`
-        : 'no known request';
+        : fields.cause === 'gc'
+          ? `garbage collection (${String(fields.gcMs)} ms of pauses)`
+          : fields.gcMs === undefined ? 'no known request' : `no known request (${String(fields.gcMs)} ms of it garbage collection)`;
     this.logger.warn(
       { event: 'event_loop.stall', durationMs: Math.round(durationMs), thresholdMs: this.thresholdMs, ...fields },
       `the event loop was blocked for ${Math.round(durationMs)} ms by ${what} (event.loop.stall.threshold.ms ${this.thresholdMs})`,

@@ -27,6 +27,7 @@ import { autoCreateRefusalLog } from '../api/auto-topic-creation.js';
 import type { BrokerServices } from '../api/broker-services.js';
 import { RequestDispatcher } from '../api/request-dispatcher.js';
 import { type EventLoopDelayMonitor, systemEventLoopDelayMonitor } from '../io/event-loop-delay.js';
+import { systemGcPausesFor } from '../io/gc-pauses.js';
 import { type EventLoopMetrics, EventLoopWatchdog } from '../observability/event-loop-watchdog.js';
 import { type BrokerConfig, type Listener, resolveAdvertisedListeners } from '../config/broker-config.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
@@ -141,10 +142,7 @@ export class BrokerServer {
   private network: NetworkListeners | null = null;
   private housekeeping: Housekeeping | null = null;
   private watchdog: EventLoopWatchdog | null = null;
-  /**
-   * The process's one event-loop delay sampler, shared by the watchdog and `/metrics`
-   * (`nodejs_eventloop_lag_*`): created at start-up when either needs it, stopped with the watchdog.
-   */
+  /** The one event-loop delay sampler of the watchdog and `/metrics` (`nodejs_eventloop_lag_*`), made at start-up when needed. */
   private eventLoopDelay: EventLoopDelayMonitor | null = null;
   /** The controller's periodic unclean elections and preferred leader balancing. */
   private leaderBalancer: LeaderBalancer | null = null;
@@ -529,7 +527,7 @@ export class BrokerServer {
     if (config.eventLoopStallThresholdMs > 0 || config.httpListeners.length > 0) this.eventLoopDelay = systemEventLoopDelayMonitor();
     this.watchdog = new EventLoopWatchdog({
       time: environment.time, thresholdMs: config.eventLoopStallThresholdMs, logger: componentLogger(this.rootLogger, 'event-loop'),
-      ...(this.eventLoopDelay !== null ? { delayMonitor: this.eventLoopDelay } : {}),
+      ...(this.eventLoopDelay !== null ? { delayMonitor: this.eventLoopDelay } : {}), gcPauses: systemGcPausesFor(environment.time, config.eventLoopStallThresholdMs),
     });
     return this.watchdog;
   }

@@ -58,6 +58,45 @@ describe('EventLoopWatchdog (event.loop.stall.threshold.ms)', () => {
     watchdog.stop();
   });
 
+  it('calls a late turn that was mostly garbage collection cause gc, with the pause time, once the pauses are known', () => {
+    const { logger, lines } = capture();
+    // Timers in a queue the test runs by hand (the tick and the deferred stall line both wait there).
+    let now = 0;
+    const timers: { dueMs: number; task: () => void }[] = [];
+    const time = {
+      monotonicMs: () => now,
+      setTimeout: (task: () => void, delayMs: number) => {
+        timers.push({ dueMs: now + delayMs, task });
+        return { id: timers.length };
+      },
+      clearTimeout: () => {},
+    };
+    /** Runs the timers queued so far at `atMs` (late ones late), not those they schedule. */
+    const runTimersAt = (atMs: number): void => {
+      now = atMs;
+      for (const timer of timers.splice(0)) timer.task();
+    };
+    // Pauses as the observer reported them: 300 ms inside the first stall, 20 ms inside the second.
+    const pauses = [{ start: 100, duration: 300 }, { start: 1_000, duration: 20 }];
+    const gcPauses = {
+      pausedMsBetween: (from: number, to: number) => pauses.reduce((sum, p) => sum + Math.max(0, Math.min(p.start + p.duration, to) - Math.max(p.start, from)), 0),
+      stop: () => {},
+    };
+    const watchdog = new EventLoopWatchdog({ time, thresholdMs: 100, logger, gcPauses });
+    watchdog.start(); // the tick is due at 50
+    runTimersAt(450); // 400 ms late, 300 of them GC
+    // The line waits one timer turn for the observer's entries.
+    expect(lines).toHaveLength(0);
+    runTimersAt(451);
+    expect(lines[0]).toMatchObject({ event: 'event_loop.stall', cause: 'gc', gcMs: 300, durationMs: 400 });
+    // The tick ran at 451 too (this queue runs what is queued, due or not): the next is due at 501.
+    runTimersAt(1_300); // 799 ms late, 20 ms of it GC
+    runTimersAt(1_301);
+    expect(lines[1]).toMatchObject({ event: 'event_loop.stall', cause: 'unattributed', gcMs: 20, durationMs: 799 });
+    expect(watchdog.metrics().stallCount).toBe(2);
+    watchdog.stop();
+  });
+
   it('names a metadata-apply slice that blocked past the threshold (cause metadata.apply: op, topic, partitions), and the late tick does not count it again', () => {
     const { logger, lines } = capture();
     const { clock, time } = lateClock();
