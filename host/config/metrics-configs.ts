@@ -12,6 +12,8 @@ export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: /metrics carries per-topic and per-partition series (topic, partition labels: messages and bytes in/out, log size, consumer lag); false keeps only the broker-wide series, for clusters with very many partitions.' },
   { name: 'metrics.topic.labels.max', type: 'INT', defaultValue: '500', min: 0,
     doc: 'Tributary-only: the most topics with their own labels in /metrics; topics beyond it (first come, first labelled; a deleted topic frees its place) count only in the broker-wide series, and tributary_metrics_topics_unlabelled says how many there are.' },
+  { name: 'metrics.render.max.series.per.turn', type: 'INT', defaultValue: '2000', min: 1,
+    doc: 'Tributary-only: series of /metrics formatted per event-loop turn; a longer scrape (per-partition log sizes and consumer lag: 50,000 series at max.partitions\' default) is formatted over several turns, other clients being served between them, and answered whole once done.' },
   { name: 'metrics.consumer.groups.max', type: 'INT', defaultValue: '1000', min: 0,
     doc: 'Tributary-only: the most consumer groups with series in /metrics (kafka_consumergroup_*), by group id order; the others are left out and counted in tributary_metrics_groups_unlabelled; 0 leaves out every group series (the lag is still in GET /consumer-lag and tributary group describe).' },
   { name: 'consumer.lag.sample.interval.ms', type: 'INT', defaultValue: '10000', min: 10,
@@ -29,6 +31,8 @@ export interface MetricsConfig {
   readonly metricsTopicLabelsEnable: boolean;
   readonly metricsTopicLabelsMax: number;
   readonly metricsConsumerGroupsMax: number;
+  /** metrics.render.max.series.per.turn. */
+  readonly metricsRenderMaxSeriesPerTurn: number;
   readonly consumerLagSampleIntervalMs: number;
   readonly consumerLagWindowMs: number;
   readonly consumerLagMaxTimestampReads: number;
@@ -41,6 +45,7 @@ export function metricsConfig(get: <T extends ConfigValue>(name: string) => T): 
     metricsTopicLabelsEnable: get('metrics.topic.labels.enable'),
     metricsTopicLabelsMax: get('metrics.topic.labels.max'),
     metricsConsumerGroupsMax: get('metrics.consumer.groups.max'),
+    metricsRenderMaxSeriesPerTurn: get('metrics.render.max.series.per.turn'),
     consumerLagSampleIntervalMs: get('consumer.lag.sample.interval.ms'),
     consumerLagWindowMs: get('consumer.lag.window.ms'),
     consumerLagMaxTimestampReads: get('consumer.lag.max.timestamp.reads'),

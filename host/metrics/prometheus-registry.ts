@@ -21,7 +21,7 @@ import { errorName } from '../protocol/generated/error-codes.js';
 import type { BrokerTopicMetrics, TopicCounters } from './broker-topic-metrics.js';
 import { registerConsumerLagMetrics, type ConsumerLagSource } from './consumer-lag-metrics.js';
 import { registerDefaultMetrics } from './event-loop-lag-metrics.js';
-import { type LazySample, registerLazyCounter, registerLazyGauge } from './lazy-metrics.js';
+import { type LazySample, registerLazyCounter, registerLazyGauge, renderInSlices } from './lazy-metrics.js';
 import { REQUEST_TIME_BUCKETS_MS, type RequestMetrics } from './request-metrics.js';
 
 /** One partition this broker holds, as the gauges need it. */
@@ -55,13 +55,20 @@ export interface BrokerMetricsSources {
   readonly maxConsumerGroups?: number;
   /** The broker's event-loop delay monitor (the watchdog's), read by `nodejs_eventloop_lag_*`; null: not created yet (figures 0). */
   eventLoopDelay(): EventLoopDelayMonitor | null;
+  /** metrics.render.max.series.per.turn: series formatted per event-loop turn by `render()` (default {@link DEFAULT_RENDER_MAX_SERIES_PER_TURN}). */
+  readonly renderMaxSeriesPerTurn?: number;
+  /** Runs a task in a later event-loop turn (the broker's Time.defer), between the slices of a scrape; absent: a scrape is formatted at once. */
+  readonly defer?: (task: () => void) => void;
 }
+
+/** metrics.render.max.series.per.turn's default. */
+export const DEFAULT_RENDER_MAX_SERIES_PER_TURN = 2000;
 
 /** A registry ready to scrape. */
 export interface PrometheusEndpoint {
   /** `text/plain; version=0.0.4; charset=utf-8`. */
   readonly contentType: string;
-  /** The exposition text. */
+  /** The exposition text, formatted over several event-loop turns when it is long (lazy-metrics.ts renderInSlices). */
   render(): Promise<string>;
   /** The underlying prom-client registry (tests, and a console that wants the same numbers). */
   readonly registry: Registry;
@@ -79,7 +86,8 @@ export function createPrometheusEndpoint(sources: BrokerMetricsSources): Prometh
   registerReplicaGauges(registry, sources);
   registerNetworkGauges(registry, sources);
   if (sources.consumerLag !== undefined) registerConsumerLagMetrics(registry, sources.consumerLag, sources.topicMetrics, sources.maxConsumerGroups ?? Number.MAX_SAFE_INTEGER);
-  return { contentType: registry.contentType, render: () => registry.metrics(), registry };
+  const maxSeriesPerTurn = sources.renderMaxSeriesPerTurn ?? DEFAULT_RENDER_MAX_SERIES_PER_TURN;
+  return { contentType: registry.contentType, render: () => renderInSlices(registry, maxSeriesPerTurn, sources.defer), registry };
 }
 
 /** kafka.server:type=BrokerTopicMetrics: one series without labels (all topics), one per labelled topic. */
@@ -183,13 +191,18 @@ class RequestTimeHistogram extends Histogram<'request'> {
 
 /** kafka.server:type=ReplicaManager, kafka.log:type=Log,name=Size, kafka.controller:type=KafkaController. */
 function registerReplicaGauges(registry: Registry, sources: BrokerMetricsSources): void {
-  const gauge = (name: string, help: string, value: (partitions: PartitionGaugeSource[]) => number): void => {
-    registerLazyGauge(registry, { name, help, samples: () => [{ labels: {}, value: value([...sources.partitions()]) }] });
+  // Counted in one pass, without an array of every partition (50,000 at max.partitions' default).
+  const gauge = (name: string, help: string, counts: (partition: PartitionGaugeSource) => boolean): void => {
+    registerLazyGauge(registry, { name, help, samples: () => {
+      let value = 0;
+      for (const partition of sources.partitions()) if (counts(partition)) value++;
+      return [{ labels: {}, value }];
+    } });
   };
-  gauge('kafka_server_replicamanager_partitioncount', 'Partitions this broker holds, leader or follower (PartitionCount).', (p) => p.length);
-  gauge('kafka_server_replicamanager_leadercount', 'Partitions this broker leads (LeaderCount).', (p) => p.filter((x) => x.isLeader).length);
+  gauge('kafka_server_replicamanager_partitioncount', 'Partitions this broker holds, leader or follower (PartitionCount).', () => true);
+  gauge('kafka_server_replicamanager_leadercount', 'Partitions this broker leads (LeaderCount).', (p) => p.isLeader);
   gauge('kafka_server_replicamanager_underreplicatedpartitions', 'Partitions this broker leads whose ISR is smaller than their replica list (UnderReplicatedPartitions).',
-    (p) => p.filter((x) => x.isLeader && x.isrSize < x.replicaCount).length);
+    (p) => p.isLeader && p.isrSize < p.replicaCount);
   registerLazyGauge(registry, {
     name: 'kafka_log_log_size',
     help: 'Bytes of a partition\'s segment files on this broker (kafka.log:type=Log,name=Size), for topics with labels.',
@@ -200,8 +213,11 @@ function registerReplicaGauges(registry: Registry, sources: BrokerMetricsSources
       }
     },
   });
-  gauge('kafka_controller_kafkacontroller_activecontrollercount', '1 on the active controller, 0 elsewhere (ActiveControllerCount).',
-    () => (sources.isActiveController() ? 1 : 0));
+  registerLazyGauge(registry, {
+    name: 'kafka_controller_kafkacontroller_activecontrollercount',
+    help: '1 on the active controller, 0 elsewhere (ActiveControllerCount).',
+    samples: () => [{ labels: {}, value: sources.isActiveController() ? 1 : 0 }],
+  });
 }
 
 /** Connections per listener (Kafka's socket-server-metrics connection-count) and WebSocket sessions. */

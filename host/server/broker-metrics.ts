@@ -57,12 +57,16 @@ export class BrokerMetrics {
   private endpoint: PrometheusEndpoint | null = null;
 
   private readonly maxConsumerGroups: number;
+  private readonly renderMaxSeriesPerTurn: number;
+  private readonly defer: (task: () => void) => void;
   /** The lag reads of partitions led elsewhere, with their inter-broker connections: loaded with the first such partition. */
   private readonly remoteLag: LazyRemotePartitionLag;
 
   constructor(config: BrokerConfig, environment: Environment, private readonly state: BrokerMetricsState) {
     const time = environment.time;
     this.maxConsumerGroups = config.metricsConsumerGroupsMax;
+    this.renderMaxSeriesPerTurn = config.metricsRenderMaxSeriesPerTurn;
+    this.defer = (task) => time.defer(task);
     this.topicMetrics = new BrokerTopicMetrics({ enabled: config.metricsTopicLabelsEnable, max: config.metricsTopicLabelsMax });
     this.remoteLag = new LazyRemotePartitionLag(async () => (await import('./remote-partition-lag.js')).createRemotePartitionLag({
       clientId: `broker-${config.nodeId}-consumer-lag`,
@@ -132,6 +136,8 @@ export class BrokerMetrics {
       webSocketSessions: () => state.webSocketSessions(),
       consumerLag: this.consumerLag,
       maxConsumerGroups: this.maxConsumerGroups,
+      renderMaxSeriesPerTurn: this.renderMaxSeriesPerTurn,
+      defer: this.defer,
       eventLoopDelay: () => state.eventLoopDelay(),
     };
   }
