@@ -232,7 +232,11 @@ export class RequestDispatcher {
     if (response instanceof EncodedResponseBody) {
       const header = new Writer(16);
       encodeResponseHeader(header, definition.apiKey, apiVersion, correlationId);
-      return [header.toBuffer(), ...response.chunks];
+      // A small first chunk (Metadata's throttle_time_ms) goes with the header: one write less.
+      const [first, ...rest] = response.chunks;
+      if (first === undefined || first.length > 64) return [header.toBuffer(), ...response.chunks];
+      header.raw(first);
+      return [header.toBuffer(), ...rest];
     }
     if (definition.zeroCopyBytes === true && !isFlexibleVersion(definition.apiKey, apiVersion)) {
       const chunked = new ChunkedWriter(256, this.readBuffers);
