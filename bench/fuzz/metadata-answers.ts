@@ -14,8 +14,10 @@
  * (`metadata.response.cache.max.bytes` 0, then the default) gets the partitions (CreateTopics v4,
  * `--per-topic` per topic), and while a probe client sends a Metadata of no topics every 20 ms,
  * `--pipeliners` clients each pipeline `--pipelined` all-topics Metadata v8 and read the answers;
- * printed per setting: the probe's longest round trip and the time until every pipelined answer
- * arrived (medians over the runs), and their ratios off / on.
+ * printed per setting: the probe's longest round trip, the time until every pipelined answer
+ * arrived and the broker's peak RSS (sampled every 200 ms), and their medians' ratios off / on.
+ * With `--slow-readers` the pipelining clients never read (issue 15's trial: memory is bounded by
+ * queued.max.response.bytes); they are watched for `--hold` ms.
  */
 import { readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -32,7 +34,7 @@ import { decodeMetadataResponse, encodeMetadataRequest } from '../../host/protoc
 import { encodeRequestHeader } from '../../host/protocol/headers.js';
 import { Writer } from '../../host/protocol/writer.js';
 import { BenchBroker, BENCH_HOST } from '../e2e/broker.js';
-import { takeBuildSnapshot } from '../e2e/build-snapshot.js';
+import { type BuildSnapshot, takeBuildSnapshot } from '../e2e/build-snapshot.js';
 import { median, runBench } from './build-comparison.js';
 import { Connection } from './well-behaved.js';
 
@@ -164,25 +166,68 @@ function readFrames(socket: Socket, count: number): Promise<void> {
   });
 }
 
-interface BrokerOutcome { probeMaxMs: number; allAnsweredMs: number }
+interface BrokerOptions {
+  partitions: number;
+  perTopic: number;
+  pipeliners: number;
+  pipelined: number;
+  /** The pipelining clients never read their sockets; their answers are not awaited. */
+  slowReaders: boolean;
+  /** How long the slow readers are watched, ms. */
+  holdMs: number;
+}
 
-async function brokerRun(label: string, overrides: Record<string, string | number>, options: { partitions: number; perTopic: number; pipeliners: number; pipelined: number }): Promise<BrokerOutcome> {
-  const broker = await BenchBroker.start(takeBuildSnapshot(), { overrides: { 'controller.mutation.rate': 0, ...overrides }, startTimeoutMs: 120_000 });
-  try {
-    const admin = await Connection.open(BENCH_HOST, broker.port);
-    for (let t = 0, created = 0; created < options.partitions; t++) {
-      const count = Math.min(options.perTopic, options.partitions - created);
-      const response = await admin.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
-        topics: [{ name: `${PREFIX}${t}`, numPartitions: count, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 120_000, validateOnly: false,
-      });
-      if (response.topics[0]!.errorCode !== 0) throw new Error(`CreateTopics ${PREFIX}${t}: error ${response.topics[0]!.errorCode}`);
-      created += count;
+interface BrokerOutcome {
+  probeMaxMs: number;
+  /** Until every pipelined answer arrived (readers), or the hold time (slow readers). */
+  allAnsweredMs: number;
+  /** The broker's RSS before the pipelining and its peak meanwhile (sampled every 200 ms), bytes. */
+  rssBefore: number;
+  rssPeak: number;
+}
+
+/** CreateTopics of `partitions` in topics of `perTopic`, tolerating a slow answer (a loaded machine): asked again, TOPIC_ALREADY_EXISTS is success. */
+async function createPartitions(port: number, partitions: number, perTopic: number): Promise<void> {
+  let admin = await Connection.open(BENCH_HOST, port);
+  for (let t = 0, created = 0; created < partitions; t++) {
+    const count = Math.min(perTopic, partitions - created);
+    for (;;) {
+      try {
+        const response = await admin.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
+          topics: [{ name: `${PREFIX}${t}`, numPartitions: count, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 120_000, validateOnly: false,
+        });
+        const code = response.topics[0]!.errorCode;
+        if (code !== 0 && code !== 36) throw new Error(`CreateTopics ${PREFIX}${t}: error ${code}`);
+        break;
+      } catch (error) {
+        if (!String(error).includes('no answer')) throw error;
+        admin.close();
+        admin = await Connection.open(BENCH_HOST, port);
+      }
     }
+    created += count;
+  }
+  admin.close();
+}
+
+function openSocket(port: number): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const socket = connect({ host: BENCH_HOST, port });
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+async function brokerRun(snapshot: BuildSnapshot, label: string, overrides: Record<string, string | number>, options: BrokerOptions): Promise<BrokerOutcome> {
+  const broker = await BenchBroker.start(snapshot, { overrides: { 'controller.mutation.rate': 0, ...overrides }, startTimeoutMs: 120_000 });
+  try {
+    await createPartitions(broker.port, options.partitions, options.perTopic);
     while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX)).length < options.partitions) {
       if (!broker.process.running) throw new Error(`the broker exited while creating partitions:\n${broker.process.outputTail()}`);
       await sleep(500);
     }
     await sleep(6_000); // the first housekeeping ticks after the creates
+    const admin = await Connection.open(BENCH_HOST, broker.port);
     let probing = true;
     let probeMaxMs = 0;
     const probeLoop = (async () => {
@@ -195,29 +240,50 @@ async function brokerRun(label: string, overrides: Record<string, string | numbe
       }
     })();
     await sleep(500);
+    const rssBefore = broker.process.stats().rssBytes;
+    let rssPeak = rssBefore;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        rssPeak = Math.max(rssPeak, broker.process.stats().rssBytes || 0);
+        await sleep(200);
+      }
+    })();
     const startedMs = performance.now();
-    const sockets = await Promise.all(Array.from({ length: options.pipeliners }, () => new Promise<Socket>((resolve, reject) => {
-      const socket = connect({ host: BENCH_HOST, port: broker.port });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
-    })));
-    await Promise.all(sockets.map((socket) => {
-      const read = readFrames(socket, options.pipelined);
-      socket.write(Buffer.concat(Array.from({ length: options.pipelined }, (_, i) => allTopicsFrame(i + 1, true))));
-      return read;
-    }));
+    const sockets = await Promise.all(Array.from({ length: options.pipeliners }, () => openSocket(broker.port)));
+    const frames = Buffer.concat(Array.from({ length: options.pipelined }, (_, i) => allTopicsFrame(i + 1, true)));
+    if (options.slowReaders) {
+      for (const socket of sockets) {
+        socket.pause();
+        socket.on('error', () => {});
+        socket.write(frames);
+      }
+      await sleep(options.holdMs);
+    } else {
+      await Promise.all(sockets.map((socket) => {
+        const read = readFrames(socket, options.pipelined);
+        socket.write(frames);
+        return read;
+      }));
+    }
     const allAnsweredMs = performance.now() - startedMs;
     await sleep(500);
     probing = false;
+    sampling = false;
     await probeLoop;
+    await sampler;
     for (const socket of sockets) socket.destroy();
     admin.close();
-    console.log(`  ${label}: probe max ${probeMaxMs.toFixed(0)} ms, ${options.pipeliners} x ${options.pipelined} all-topics answers in ${allAnsweredMs.toFixed(0)} ms`);
-    return { probeMaxMs, allAnsweredMs };
+    const what = options.slowReaders ? `${options.pipeliners} x ${options.pipelined} all-topics pipelined, never read, for ${options.holdMs} ms` :
+      `${options.pipeliners} x ${options.pipelined} all-topics answers in ${allAnsweredMs.toFixed(0)} ms`;
+    console.log(`  ${label}: probe max ${probeMaxMs.toFixed(0)} ms, ${what}, RSS ${mib(rssBefore)} -> peak ${mib(rssPeak)}`);
+    return { probeMaxMs, allAnsweredMs, rssBefore, rssPeak };
   } finally {
     await broker.close();
   }
 }
+
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 async function main(): Promise<void> {
   const opts = new Command('metadata-answers')
@@ -228,8 +294,10 @@ async function main(): Promise<void> {
     .option('--runs <n>', 'broker runs per setting, alternating', '1')
     .option('--pipeliners <n>', 'clients pipelining all-topics Metadata', '2')
     .option('--pipelined <n>', 'all-topics Metadata each of them pipelines', '20')
+    .option('--slow-readers', 'the pipelining clients never read their sockets')
+    .option('--hold <ms>', 'how long the slow readers are watched', '10000')
     .parse()
-    .opts<{ partitions: string; perTopic: string; answers: string; broker?: boolean; runs: string; pipeliners: string; pipelined: string }>();
+    .opts<{ partitions: string; perTopic: string; answers: string; broker?: boolean; runs: string; pipeliners: string; pipelined: string; slowReaders?: boolean; hold: string }>();
   const partitions = Number(opts.partitions);
   const perTopic = Number(opts.perTopic);
   const local = inProcess(partitions, perTopic, Number(opts.answers));
@@ -238,17 +306,26 @@ async function main(): Promise<void> {
   console.log(`  without the cache ${local.freshMs.toFixed(2)} ms; with it: reused ${local.reusedMs.toFixed(3)} ms (${ratio(local.reusedMs)}), ` +
     `after one topic changed ${local.oneChangedMs.toFixed(2)} ms (${ratio(local.oneChangedMs)}), cold ${local.coldMs.toFixed(2)} ms (${ratio(local.coldMs)})`);
   if (opts.broker !== true) return;
-  const options = { partitions, perTopic, pipeliners: Number(opts.pipeliners), pipelined: Number(opts.pipelined) };
+  const options: BrokerOptions = {
+    partitions, perTopic, pipeliners: Number(opts.pipeliners), pipelined: Number(opts.pipelined), slowReaders: opts.slowReaders === true, holdMs: Number(opts.hold),
+  };
+  const snapshot = takeBuildSnapshot();
   const off: BrokerOutcome[] = [];
   const on: BrokerOutcome[] = [];
-  for (let run = 0; run < Number(opts.runs); run++) {
-    off.push(await brokerRun('metadata.response.cache.max.bytes 0', { 'metadata.response.cache.max.bytes': 0 }, options));
-    on.push(await brokerRun('metadata.response.cache.max.bytes default', {}, options));
+  try {
+    for (let run = 0; run < Number(opts.runs); run++) {
+      off.push(await brokerRun(snapshot, 'metadata.response.cache.max.bytes 0', { 'metadata.response.cache.max.bytes': 0 }, options));
+      on.push(await brokerRun(snapshot, 'metadata.response.cache.max.bytes default', {}, options));
+    }
+  } finally {
+    snapshot.remove();
   }
   const m = (outcomes: BrokerOutcome[], f: (o: BrokerOutcome) => number): number => median(outcomes.map(f));
-  console.log(`broker, median of ${opts.runs}: probe max ${m(off, (o) => o.probeMaxMs).toFixed(0)} -> ${m(on, (o) => o.probeMaxMs).toFixed(0)} ms ` +
-    `(${(m(off, (o) => o.probeMaxMs) / Math.max(1, m(on, (o) => o.probeMaxMs))).toFixed(1)}x), all answered ${m(off, (o) => o.allAnsweredMs).toFixed(0)} -> ` +
-    `${m(on, (o) => o.allAnsweredMs).toFixed(0)} ms (${(m(off, (o) => o.allAnsweredMs) / Math.max(1, m(on, (o) => o.allAnsweredMs))).toFixed(1)}x)`);
+  const line = (name: string, f: (o: BrokerOutcome) => number, unit: (v: number) => string): string =>
+    `${name} ${unit(m(off, f))} -> ${unit(m(on, f))} (${(m(off, f) / Math.max(1, m(on, f))).toFixed(1)}x)`;
+  const ms = (v: number): string => `${v.toFixed(0)} ms`;
+  console.log(`broker, cache off -> on, median of ${opts.runs}: ${line('probe max', (o) => o.probeMaxMs, ms)}, ` +
+    `${options.slowReaders ? '' : `${line('all answered', (o) => o.allAnsweredMs, ms)}, `}${line('peak RSS', (o) => o.rssPeak, mib)}`);
 }
 
 runBench(main);
