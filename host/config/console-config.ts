@@ -10,14 +10,26 @@ import type { ConfigDef, ConfigValue } from './config-def.js';
 export const CONSOLE_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'console.write.enable', type: 'BOOLEAN', defaultValue: 'false',
     doc: 'Tributary-only: lets the web console on http.listeners (/console) create and delete topics, add partitions, produce and reset offsets of empty groups; when false its write requests get HTTP 403 and the console is read-only.' },
+  { name: 'console.topics.page.size', type: 'INT', defaultValue: '50', min: 1,
+    doc: 'Tributary-only: topics in a page of the console\'s topic list (GET /console/api/topics without limit; the console page asks for that); each page costs a Metadata of its topics and two ListOffsets over their partitions, so a smaller page is cheaper with topics of many partitions; a value above console.topics.max.page.size is taken as that.' },
+  { name: 'console.topics.max.page.size', type: 'INT', defaultValue: '200', min: 1,
+    doc: 'Tributary-only: the largest limit GET /console/api/topics accepts; a larger one answers HTTP 400 INVALID_REQUEST.' },
 ];
 
 /** The BrokerConfig fields these configs set. */
 export interface ConsoleConfig {
   readonly consoleWriteEnable: boolean;
+  /** console.topics.page.size. */
+  readonly consoleTopicsPageSize: number;
+  /** console.topics.max.page.size. */
+  readonly consoleTopicsMaxPageSize: number;
 }
 
 /** The fields, from the parsed values. */
 export function consoleConfig(get: <T extends ConfigValue>(name: string) => T): ConsoleConfig {
-  return { consoleWriteEnable: get('console.write.enable') };
+  return {
+    consoleWriteEnable: get('console.write.enable'),
+    consoleTopicsPageSize: get('console.topics.page.size'),
+    consoleTopicsMaxPageSize: get('console.topics.max.page.size'),
+  };
 }

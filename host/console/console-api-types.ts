@@ -66,6 +66,8 @@ export interface TopicSummary {
 export interface TopicsPage {
   total: number;
   offset: number;
+  /** The page size used (the request's `limit`, else console.topics.page.size). */
+  limit: number;
   topics: TopicSummary[];
 }
 

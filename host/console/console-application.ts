@@ -22,7 +22,7 @@ import { clusterGroupLag } from './console-group-lag.js';
 import { describeGroup, type GroupLagSource, listGroupsPage, resetGroupOffsets } from './console-groups.js';
 import { browseMessages, produceMessage } from './console-messages.js';
 import { ConsoleRequestError, errorResponse, intParam, jsonObject, ok } from './console-responses.js';
-import { addPartitions, createTopic, describeTopic, listTopicsPage, type LocalLogSize } from './console-topics.js';
+import { addPartitions, createTopic, describeTopic, listTopicsPage, type LocalLogSize, type TopicsPageLimits } from './console-topics.js';
 import type { ThroughputSampler } from './throughput-sampler.js';
 
 /** Where the console is mounted. */
@@ -36,6 +36,8 @@ export interface ConsoleApplicationOptions {
   /** This broker's node.id (the page marks it). */
   readonly nodeId: number;
   readonly localLogSize: LocalLogSize;
+  /** console.topics.page.size and console.topics.max.page.size. */
+  readonly topicsPage: TopicsPageLimits;
   /** The page's files by name (console-assets.ts); empty when not built. */
   readonly assets: ReadonlyMap<string, ConsoleAsset>;
   /** Lag in seconds and group status, when the broker evaluates them. */
@@ -63,7 +65,7 @@ export class ConsoleApplication implements HttpApplication {
     this.routes = [
       { method: 'get', pattern: /^overview$/, write: false, run: () => this.overview() },
       { method: 'get', pattern: /^throughput$/, write: false, run: async (r) => this.throughput(r.query) },
-      { method: 'get', pattern: /^topics$/, write: false, run: (r) => listTopicsPage(admin(), r.query, options.localLogSize) },
+      { method: 'get', pattern: /^topics$/, write: false, run: (r) => listTopicsPage(admin(), r.query, options.localLogSize, options.topicsPage) },
       { method: 'post', pattern: /^topics$/, write: true, run: (r) => createTopic(admin(), body(r)) },
       { method: 'get', pattern: /^topics\/([^/]+)$/, write: false, run: (r, [name]) => describeTopic(admin(), name!, options.localLogSize) },
       { method: 'delete', pattern: /^topics\/([^/]+)$/, write: true, run: async (r, [name]) => {

@@ -27,7 +27,7 @@ export interface LocalPartition {
 }
 
 export interface ConsoleMountOptions {
-  readonly config: Pick<BrokerConfig, 'nodeId' | 'consoleWriteEnable'>;
+  readonly config: Pick<BrokerConfig, 'nodeId' | 'consoleWriteEnable' | 'consoleTopicsPageSize' | 'consoleTopicsMaxPageSize'>;
   readonly environment: Pick<Environment, 'time' | 'disk'>;
   readonly handler: RequestHandler;
   /** The client listener whose endpoints Metadata gives the console. */
@@ -67,6 +67,7 @@ export function createConsoleMount(options: ConsoleMountOptions): HttpApplicatio
           sampler,
           writeEnabled: options.config.consoleWriteEnable,
           nodeId: options.config.nodeId,
+          topicsPage: { pageSize: options.config.consoleTopicsPageSize, maxPageSize: options.config.consoleTopicsMaxPageSize },
           localLogSize: (topic, partition) => partitions.getPartition(topic, partition)?.log.size ?? null,
           assets: loadConsoleAssets(environment.disk, options.assetsDir ?? defaultConsoleAssetsDir(environment.disk)),
           ...(options.groupLag === undefined ? {} : { groupLag: options.groupLag }),

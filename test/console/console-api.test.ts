@@ -16,7 +16,7 @@ async function call(path: string, init: RequestInit = {}): Promise<{ status: num
 }
 
 beforeAll(async () => {
-  broker = await startGatewayBroker({ 'console.write.enable': true });
+  broker = await startGatewayBroker({ 'console.write.enable': true, 'console.topics.page.size': 3, 'console.topics.max.page.size': 20 });
   base = `http://${broker.gatewayHostPort}`;
   const producer = new Producer({ bootstrapServers: [broker.tcpBootstrap] });
   try {
@@ -41,6 +41,16 @@ describe('The console API', () => {
     const filtered = await call('topics?search=AMM');
     expect((filtered.body['topics'] as { name: string; messages: number }[])).toEqual([expect.objectContaining({ name: 'gamma', messages: 1 })]);
     expect((await call('topics?limit=100000')).status).toBe(400);
+  });
+
+  it('pages console.topics.page.size topics when the request gives no limit, and refuses a limit over console.topics.max.page.size', async () => {
+    const page = await call('topics');
+    expect(page.body).toMatchObject({ total: 4, offset: 0, limit: 3 });
+    expect((page.body['topics'] as { name: string }[]).map((t) => t.name)).toEqual(['alpha', 'beta', 'gamma']);
+    expect((await call('topics?limit=20')).body['limit']).toBe(20);
+    const refused = await call('topics?limit=21');
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('between 1 and 20');
   });
 
   it('browses from an offset and from a time, newest first, within the limit', async () => {

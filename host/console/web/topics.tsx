@@ -5,14 +5,12 @@ import { formatBytes, formatNumber } from './format.js';
 import type { TopicsPage } from '../console-api-types.js';
 import { ErrorLine, Pager, WriteNote } from './widgets.js';
 
-const PAGE = 50;
-
 export function TopicsPage({ writeEnabled }: { writeEnabled: boolean }) {
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
   const [internal, setInternal] = useState(false);
   const { data, error, refresh } = usePoll<TopicsPage>(
-    `topics?offset=${offset}&limit=${PAGE}&internal=${internal}&search=${encodeURIComponent(search)}`, 3000);
+    `topics?offset=${offset}&internal=${internal}&search=${encodeURIComponent(search)}`, 3000); // the broker's console.topics.page.size
   return (
     <section>
       <h1>Topics</h1>
@@ -36,7 +34,7 @@ export function TopicsPage({ writeEnabled }: { writeEnabled: boolean }) {
           ))}
         </tbody>
       </table>
-      {data && <Pager offset={offset} page={PAGE} total={data.total} onOffset={setOffset} />}
+      {data && <Pager offset={offset} page={data.limit} total={data.total} onOffset={setOffset} />}
       {writeEnabled ? <CreateTopic onCreated={refresh} /> : <WriteNote what="create topics" />}
     </section>
   );
