@@ -63,7 +63,7 @@ export class Connection {
   }
 
   async request<Req, Res>(apiKey: number, version: number, encode: (w: Writer, v: number, m: Req) => void,
-    decode: (r: Reader, v: number) => Res, message: Req): Promise<Res> {
+    decode: (r: Reader, v: number) => Res, message: Req, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Res> {
     if (this.failure) throw this.failure;
     const correlationId = ++this.correlationId;
     const w = new Writer();
@@ -75,7 +75,7 @@ export class Connection {
     this.socket.write(Buffer.from(w.toBuffer()));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer to api ${apiKey} within ${REQUEST_TIMEOUT_MS} ms`)), REQUEST_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new Error(`no answer to api ${apiKey} within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
       const r = new Reader(await Promise.race([answer, timeout]));

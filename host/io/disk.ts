@@ -10,6 +10,7 @@
  * `ENOENT`, ...). Callers turn those into `KAFKA_STORAGE_ERROR` (56); anything else that is
  * thrown is a bug.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -85,6 +86,13 @@ export interface Disk {
   mkdir(dir: string): void;
   /** Makes the directory's entries (creates, renames, deletes inside it) durable. */
   fsyncDir(dir: string): void;
+  /**
+   * Optional: makes everything written to the file system holding `dir` durable at once, file
+   * contents and sizes and directory entries alike (Linux `syncfs(2)`): what an fsync of every
+   * file and directory there would do, in one call. Throws a {@link DiskError} `ENOTSUP` when
+   * the platform cannot (callers then fsync one by one), or the I/O error.
+   */
+  syncFileSystem?(dir: string): void;
 }
 
 function wrap(error: unknown, syscall: string, filePath?: string): DiskError {
@@ -213,6 +221,24 @@ export class NodeDisk implements Disk {
       fs.mkdirSync(dir, { recursive: true });
     } catch (error) {
       throw wrap(error, 'mkdir', dir);
+    }
+  }
+
+  /**
+   * `syncfs(2)` through coreutils' `sync --file-system` (Node has no binding for it): one
+   * process spawn and one call, whatever the number of dirty files; used by clean shutdowns
+   * (deferred-sync-disk.ts). `ENOTSUP` off Linux, when `sync` cannot be run or does not know
+   * the option; `EIO` when it reports an error (Linux 5.8+ reports writeback errors there).
+   */
+  syncFileSystem(dir: string): void {
+    if (process.platform !== 'linux') throw new DiskError('ENOTSUP', 'syncfs', dir);
+    try {
+      execFileSync('sync', ['--file-system', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (error) {
+      const failure = error as { code?: unknown; status?: number | null; stderr?: Buffer };
+      const detail = failure.stderr?.toString('utf8').trim() ?? String(error);
+      if (typeof failure.code === 'string' || /unrecognized|invalid|illegal|usage/i.test(detail)) throw new DiskError('ENOTSUP', 'syncfs', dir, detail);
+      throw new DiskError('EIO', 'syncfs', dir, detail);
     }
   }
 

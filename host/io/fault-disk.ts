@@ -36,6 +36,8 @@
  * - `capacityBytes`: the total size of all files may not exceed it; a write that does not fit
  *   stores the prefix that fits and throws `ENOSPC` (as a real `write(2)` returns short then
  *   fails).
+ * - `syncFileSystem(dir)` (syncfs) makes everything durable at once, as `syncAll` does; a fault
+ *   rule answering `ENOTSUP` for it models a platform without syncfs.
  * - `crashAfter(n)`: the n-th call from now "loses power" mid-call (a write lands a random
  *   prefix in the page cache) and throws {@link SimulatedCrash}; every later call throws it too
  *   until {@link FaultDisk.powerLoss} is called. `SimulatedCrash` is not a `DiskError`, so it
@@ -56,7 +58,7 @@ export class SimulatedCrash extends Error {
 /** One call into the disk, as shown to {@link FaultDisk.faultRule}. */
 export interface DiskOp {
   kind: 'open' | 'close' | 'read' | 'write' | 'fsync' | 'fileSize' | 'truncate' | 'size' | 'exists'
-    | 'rename' | 'delete' | 'list' | 'isDirectory' | 'mkdir' | 'fsyncDir';
+    | 'rename' | 'delete' | 'list' | 'isDirectory' | 'mkdir' | 'fsyncDir' | 'syncFileSystem';
   path: string;
   /** Sequence number of this call on this disk, from 0. */
   index: number;
@@ -330,6 +332,13 @@ export class FaultDisk implements Disk {
     for (let q = p; !this.current.has(q); q = path.dirname(q)) missing.push(q);
     for (const q of missing.reverse()) this.link(q, this.newInode(true));
     if (!this.current.get(p)!.isDirectory) throw new DiskError('EEXIST', 'mkdir', p);
+  }
+
+  /** syncfs(2): every file's content and every pending namespace operation become durable (the whole disk is one file system). */
+  syncFileSystem(dir: string): void {
+    const p = this.enter('syncFileSystem', dir);
+    if (!this.current.has(p)) throw new DiskError('ENOENT', 'syncfs', p);
+    this.syncAll();
   }
 
   fsyncDir(dir: string): void {

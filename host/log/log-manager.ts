@@ -17,6 +17,8 @@ import type { Clock } from '../io/clock.js';
 import { type Disk, isDiskError, NodeDisk, writeFileAtomically } from '../io/disk.js';
 import type { RandomSource } from '../io/environment.js';
 import { CryptoRandom } from '../io/random.js';
+import { DeferredSyncDisk } from '../io/deferred-sync-disk.js';
+import { runWithDeferredSync } from './deferred-sync-commit.js';
 import {
   fsyncDirectoryInBackground, makeDirectoryInBackground, removeDirectoryInBackground, renameInBackground, writeFileAtomicallyInBackground,
 } from '../io/background-write.js';
@@ -110,11 +112,15 @@ export class LogManager {
   private readonly startupListings = new Map<string, string[]>();
   /** Partition directories made empty on the thread pool ({@link prepareLogDirectories}), not yet taken by a new log: key → where. */
   private readonly preparedDirs = new Map<string, DirectoryState>();
-
   private readonly random: RandomSource;
+  /** context.disk, deferring fsyncs in {@link withDeferredSync}; onNodeDisk: directory work may go to libuv's thread pool. */
+  private readonly deferredSync: DeferredSyncDisk;
+  private readonly onNodeDisk: boolean;
 
   private constructor(context: StorageContext, defaults: LogConfig, directories: DirectoryState[], random: RandomSource) {
     this.context = context;
+    this.deferredSync = context.disk as DeferredSyncDisk;
+    this.onNodeDisk = this.deferredSync.inner instanceof NodeDisk;
     this.random = random;
     this.defaults = defaults;
     this.directories = directories;
@@ -128,7 +134,7 @@ export class LogManager {
    */
   static open(options: LogManagerOptions): LogManager {
     const context = createStorageContext({
-      ...(options.disk === undefined ? {} : { disk: options.disk }),
+      disk: new DeferredSyncDisk(options.disk ?? new NodeDisk()),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.core === undefined ? {} : { core: options.core }),
       ...(options.groupFlusher === undefined ? {} : { groupFlusher: options.groupFlusher }),
@@ -195,7 +201,7 @@ export class LogManager {
    * made here is made by getOrCreateLogs as before, which reports its errors.
    */
   prepareLogDirectories(requests: readonly { topic: string; partition: number }[]): Promise<void> | null {
-    if (!(this.context.disk instanceof NodeDisk) || this.shutDown) return null;
+    if (!this.onNodeDisk || this.shutDown) return null;
     const keys = requests.map(({ topic, partition }) => topicPartitionKey(topic, partition))
       .filter((key) => !this.logs.has(key) && !this.preparedDirs.has(key) && !this.mayHoldStaleEntry(key));
     const chosen = this.chooseDirectories(keys);
@@ -349,7 +355,7 @@ export class LogManager {
    * simulator's): use deleteLogs. Never rejects: a disk error takes that directory offline.
    */
   deleteLogsInBackground(partitions: readonly { topic: string; partition: number }[]): Promise<void> | null {
-    if (!(this.context.disk instanceof NodeDisk)) return null;
+    if (!this.onNodeDisk) return null;
     const moves = this.detachForDeletion(partitions);
     if (moves.length === 0) return null;
     const renames = moves.map((move) => renameInBackground(move.from, move.to).catch((error: unknown) => this.failMove(move, error)));
@@ -419,7 +425,7 @@ export class LogManager {
 
   /** Removes a renamed-away (`-delete`) partition directory: in the background with NodeDisk. Throws DiskError. */
   private removeDeletedDirectory(state: DirectoryState, dir: string): void {
-    if (!(this.context.disk instanceof NodeDisk)) {
+    if (!this.onNodeDisk) {
       removeDirectory(this.context.disk, dir, false);
       return;
     }
@@ -528,7 +534,7 @@ export class LogManager {
   /** The checkpoint half of {@link tickInBackground}, for a caller that maintained the logs itself ({@link maintainLogs}). */
   writeCheckpointsInBackground(): void {
     if (this.shutDown) return;
-    if (!(this.context.disk instanceof NodeDisk)) return this.writeOnlineCheckpoints();
+    if (!this.onNodeDisk) return this.writeOnlineCheckpoints();
     for (const state of this.directories) {
       if (state.directory.isOffline || state.backgroundWrite !== null) continue;
       const changed = this.changedCheckpoints(state);
@@ -617,10 +623,13 @@ export class LogManager {
     this.shutDown = true;
     const clean = new Map<DirectoryState, boolean>();
     for (const state of this.directories) clean.set(state, !state.directory.isOffline);
-    for (const [key, log] of this.logs) {
-      const state = this.logDirOf.get(key)!;
-      if (!log.close()) clean.set(state, false);
-    }
+    // The checkpoints below claim the logs durable: they are written after the commit.
+    this.withDeferredSync(() => {
+      for (const [key, log] of this.logs) {
+        const state = this.logDirOf.get(key)!;
+        if (!log.close()) clean.set(state, false);
+      }
+    });
     for (const state of this.directories) {
       if (!clean.get(state) || state.directory.isOffline) continue;
       try {
@@ -632,6 +641,11 @@ export class LogManager {
       }
     }
     this.context.files.closeAll();
+  }
+
+  /** Runs `work` with this manager's fsyncs, renames and deletes deferred to one commit ({@link runWithDeferredSync}). */
+  withDeferredSync(work: () => void): void {
+    runWithDeferredSync(this.deferredSync, this.directories.map((state) => state.directory), work);
   }
 
   // ---- internals ----

@@ -494,7 +494,7 @@ export class LogSegment {
     if (this.logFilePending && this.sizeBytes === 0) return;
     if (this.logFilePending) this.fd();
     if (this.logDirty) {
-      this.context.files.disk.fsync(this.fd());
+      this.context.files.fsync(this.logPath);
       this.logDirty = false;
     }
     const indexesPending = this.offsetIndex.isFilePending || this.timeIndex.isFilePending;
@@ -506,7 +506,8 @@ export class LogSegment {
   /** fsyncs only the .log file (the active segment's indexes are rebuilt by recovery anyway). */
   flushLogOnly(): void {
     if (!this.logDirty) return;
-    this.context.files.disk.fsync(this.fd());
+    if (this.logFilePending) this.fd();
+    this.context.files.fsync(this.logPath);
     this.logDirty = false;
   }
 

@@ -441,8 +441,9 @@ export class BrokerServer {
       scheduler: environment.time,
       readBuffers: this.resources.readBuffers,
       logger: componentLogger(rootLogger, 'replica-manager'),
-      // Each partition's leader epochs in its directory, as Kafka's (OffsetForLeaderEpoch, DivergingEpoch).
-      openLeaderEpochCache: (log) => LeaderEpochFileCache.open(environment.disk, log.dir),
+      // Each partition's leader epochs in its directory, as Kafka's (OffsetForLeaderEpoch, DivergingEpoch);
+      // on the LogManager's disk, so that the clean shutdown's deferred sync covers their writes.
+      openLeaderEpochCache: (log) => LeaderEpochFileCache.open(storage.logManager.context.disk, log.dir),
       // Leaders propose ISR changes to the controller (for partitions the publisher gives a topic id).
       alterPartitionSink: alterPartitions,
       // Kafka's isReplicaIsrEligible: a fenced or shutting-down broker neither joins the ISR nor holds the high watermark.
@@ -657,7 +658,8 @@ export class BrokerServer {
     // Kafka's ReplicaManager.shutdown stops the fetchers first: no follower append or truncation
     // may land after the producer-state snapshots below, or while the logs close.
     this.replicaFetching?.shutdown();
-    this.replicaManager?.shutdown();
+    // One producer-state snapshot per partition: made durable together (deferred-sync-disk.ts).
+    storage.logManager.withDeferredSync(() => this.replicaManager?.shutdown());
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.shuttingDown = true;
     this.transactions?.shutdown();

@@ -70,7 +70,8 @@ export function openLogStorage(
     logDirLocks.release();
     throw error;
   }
-  const disk = environment.disk;
+  // The LogManager's disk, so that the clean shutdown's snapshots share its deferred sync.
+  const disk = logManager.context.disk;
   const producerStateDisk: Disk = Object.assign(Object.create(disk) as Disk, {
     list: (dir: string): string[] => logManager.takeStartupListing(dir) ?? disk.list(dir),
   });
