@@ -12,8 +12,8 @@
  * 3 120
  * ```
  * Every write replaces the file atomically and durably (temp file, fsync, rename, directory
- * fsync), so the file always holds a state the cache had. Truncations and the metadata log's
- * assignments write before the call returns. A data partition's assignments on append and at
+ * fsync), so the file always holds a state the cache had. Truncations from the end and the
+ * metadata log's assignments write before the call returns. A data partition's assignments on append and at
  * makeLeader may be `deferred` (issue 15, Kafka's KAFKA-15046: 9,814 fsyncs and seconds of
  * stalled event loop for the first produce to 5,000 new partitions): the entry is kept in
  * memory and written by {@link LeaderEpochFileCache.flush}, which the log calls before its
@@ -24,6 +24,8 @@
  * from the recovered segments). A writer assigns an epoch before appending its first batch and
  * truncates the cache after truncating the log, so the cache may also run ahead of the log,
  * which {@link LeaderEpochFileCache.truncateFromEnd} at the recovered log end offset repairs.
+ * Truncations from the start (the log start offset moved) may be deferred the same way: the
+ * open truncates again at the recovered log start offset.
  *
  * Invariants (asserted): epochs strictly increasing, start offsets non-decreasing, both >= 0.
  */
@@ -226,16 +228,19 @@ export class LeaderEpochFileCache {
    * After the log start moved up to `startOffset` (deleted records, a snapshot): drops the entries
    * starting at or before it, except the latest of them, which now starts at `startOffset`: its
    * epoch still covers the records from there (Kafka's truncateFromStart). Durable when it
-   * returns. @throws DiskError
+   * returns, or with `write` 'deferred' at the next {@link flush} (Kafka's
+   * truncateFromStartAsyncFlush, KAFKA-15046: a DeleteRecords of 50,000 partitions made two fsyncs
+   * each): entries a crash keeps from before the log start are dropped again by the truncation at
+   * the next open (PartitionLeaderEpochs.repair). @throws DiskError
    */
-  truncateFromStart(startOffset: number): void {
+  truncateFromStart(startOffset: number, write: CheckpointWrite = 'durable'): void {
     assert(Number.isSafeInteger(startOffset) && startOffset >= 0, `start offset ${startOffset}`);
     const first = this.earliestEntry();
     if (first === undefined || first.startOffset >= startOffset) return;
     const removed = this.entriesValue.filter((entry) => entry.startOffset <= startOffset);
     const kept = this.entriesValue.slice(removed.length);
     kept.unshift({ epoch: removed[removed.length - 1]!.epoch, startOffset });
-    this.replace(kept);
+    this.replace(kept, write);
   }
 
   /**

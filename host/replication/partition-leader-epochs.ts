@@ -18,7 +18,8 @@
  *                                        (truncated from a log start lost in a crash: read again)
  * ```
  * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts).
- * Truncations rewrite it at once. Assignments (the three first rows) are deferred when the log
+ * Truncations from the end rewrite it at once. Assignments (the three first rows) and
+ * truncations from the start (repair() truncates again at open) are deferred when the log
  * takes the checkpoint (UnifiedLog.setLeaderEpochCheckpoint): written at the log's next flush,
  * roll or clean close, before its recovery point passes them (issue 15: the first produce to
  * 5,000 new partitions cost 9,814 fsyncs on the event loop). A crash then loses at most the
@@ -108,10 +109,14 @@ export class PartitionLeaderEpochs {
     });
   }
 
-  /** After the log start offset moved up (retention, DeleteRecords, a follower following its leader). */
+  /**
+   * After the log start offset moved up (retention, DeleteRecords, a follower following its
+   * leader). Written as assignments are (deferred to the log's flushes when it takes the
+   * checkpoint): repair() at the next open truncates again at the recovered log start.
+   */
   afterLogStartOffsetMoved(): void {
     const logStartOffset = this.log.logStartOffset;
-    this.guard(() => this.cache.truncateFromStart(logStartOffset));
+    this.guard(() => this.cache.truncateFromStart(logStartOffset, this.assignWrite));
   }
 
   /**
