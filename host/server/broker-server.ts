@@ -66,6 +66,7 @@ import { NetworkListeners, StartupGate } from './network-listeners.js';
 import { LazyReplicaFetching } from './lazy-replica-fetching.js';
 import { BrokerMetrics } from './broker-metrics.js';
 import { LazyAlterPartitionManager } from './lazy-alter-partitions.js';
+import { closeLogs, snapshotProducerStates } from './storage-shutdown.js';
 
 /** A bound listener as clients reach it (advertised host, real port). */
 export interface BoundListener {
@@ -658,19 +659,14 @@ export class BrokerServer {
     // Kafka's ReplicaManager.shutdown stops the fetchers first: no follower append or truncation
     // may land after the producer-state snapshots below, or while the logs close.
     this.replicaFetching?.shutdown();
-    // One producer-state snapshot per partition: made durable together (deferred-sync-disk.ts).
-    storage.logManager.withDeferredSync(() => this.replicaManager?.shutdown());
+    snapshotProducerStates(storage.logManager, this.replicaManager, this.logger, this.environment.time);
     const listenersStopped = this.network?.stop() ?? Promise.resolve();
     this.shuttingDown = true;
     this.transactions?.shutdown();
     this.groups?.shutdown();
     await listenersStopped;
     await this.quorum?.stop();
-    // A background checkpoint write would be dropped by shutdown's own writes anyway; waiting
-    // lets it finish instead of leaving its temp file to race the directory's release.
-    await storage.logManager.backgroundWritesIdle();
-    storage.logManager.shutdown();
-    storage.releaseLocks();
+    await closeLogs(storage, this.logger, this.environment.time);
   }
 }
 
