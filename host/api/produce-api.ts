@@ -42,6 +42,9 @@
  * - The partitions refused before the log are logged as one `request.refused` warn line per
  *   request (the first refusal and the count), not one per partition (issue 15: a request may name
  *   100,000 partitions).
+ * - The answer is built in slices of PRODUCE_ANSWER_SLICE_PARTITIONS partitions, one per
+ *   event-loop turn, after the append (itself sliced by request.max.partitions.per.turn): a
+ *   request naming 50,000 unknown topics answered all of them in the turn it arrived (issue 15).
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
@@ -53,9 +56,10 @@ import {
   type ProduceResponseInit,
 } from '../protocol/generated/produce.js';
 import { logRefusedRequest } from '../observability/logger.js';
-import type { ProducePartitionData } from '../replication/replica-manager.js';
+import type { ProducePartitionData, ProducePartitionResult } from '../replication/replica-manager.js';
 import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import { defineApi, type ApiRequestContext } from './api-definition.js';
+import { nextTurn, PRODUCE_ANSWER_SLICE_PARTITIONS } from './request-slices.js';
 
 const { BATCH_LENGTH: LENGTH_OFFSET, MAGIC: MAGIC_OFFSET, ATTRIBUTES: ATTRIBUTES_OFFSET, LOG_OVERHEAD } = BatchLayout;
 
@@ -67,8 +71,6 @@ interface Slot {
   reason: string | null;
   /** Index into the entries handed to the replica manager. */
   entryIndex: number;
-  /** The topic is not in this broker's metadata. */
-  unknownTopic: boolean;
 }
 
 export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
@@ -80,19 +82,17 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
   encode: encodeProduceResponse,
   async handle(request, context) {
     const { broker, apiVersion } = context;
+    // In the request's turn, before the append (appends keep the order requests came in): the
+    // known topics' partitions are checked; an unknown topic is only noted, its partitions are
+    // answered below, in slices.
+    const known = request.topicData.map((topicData) => broker.metadata.topic(topicData.name) !== undefined);
     const slots: Slot[] = [];
     const entries: ProducePartitionData[] = [];
-    for (const topicData of request.topicData) {
-      const topic = topicData.name;
-      const known = broker.metadata.topic(topic) !== undefined;
+    request.topicData.forEach((topicData, t) => {
+      if (!known[t]) return;
       for (const partitionData of topicData.partitionData) {
-        const slot: Slot = { topic, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1, unknownTopic: !known };
+        const slot: Slot = { topic: topicData.name, partition: partitionData.index, errorCode: null, reason: null, entryIndex: -1 };
         slots.push(slot);
-        if (!known) {
-          slot.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-          slot.reason = `topic ${topic} does not exist`;
-          continue;
-        }
         const problem = checkRecords(partitionData.records, apiVersion, apiVersion >= 3 ? request.transactionalId : null);
         if (problem !== null) {
           slot.errorCode = problem.errorCode;
@@ -100,50 +100,33 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
           continue;
         }
         slot.entryIndex = entries.length;
-        entries.push({ topic, partition: partitionData.index, records: partitionData.records });
+        entries.push({ topic: topicData.name, partition: partitionData.index, records: partitionData.records });
       }
-    }
+    });
     const results = entries.length === 0
       ? []
       : await broker.replicaManager.appendRecords({ requiredAcks: request.acks, timeoutMs: request.timeoutMs, entries });
 
     const byTopic = new Map<string, PartitionProduceResponseInit[]>();
-    const { topicMetrics, requestMetrics } = broker;
     const refusals = new PartitionRefusals();
-    for (const slot of slots) {
-      let partitionResponse: PartitionProduceResponseInit;
-      if (slot.errorCode !== null) {
-        partitionResponse = { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: slot.reason };
-        refusals.add(slot.topic, slot.partition, slot.errorCode, slot.reason);
-        // An unknown topic gets no per-topic counters (as in Kafka, whose topic meters only see
-        // partitions that reach the log): a client naming made-up topics must not take their places.
-        if (!slot.unknownTopic) topicMetrics?.recordProduce(slot.topic, slot.errorCode, 0, 0);
-        requestMetrics?.recordError(ApiKey.Produce, slot.errorCode);
-      } else {
-        const result = results[slot.entryIndex]!;
-        // Records appended: the stamped offsets are contiguous; a retried duplicate wrote nothing.
-        const appended = result.errorCode === ErrorCode.NONE && result.appendedBytes > 0 ? result.lastOffset - result.baseOffset + 1 : 0;
-        topicMetrics?.recordProduce(slot.topic, result.errorCode, appended, result.appendedBytes);
-        if (result.errorCode !== ErrorCode.NONE) requestMetrics?.recordError(ApiKey.Produce, result.errorCode);
-        partitionResponse = {
-          index: slot.partition,
-          errorCode: result.errorCode,
-          baseOffset: result.baseOffset,
-          logAppendTimeMs: result.logAppendTimeMs,
-          logStartOffset: result.logStartOffset,
-        };
-        if (result.errorCode !== ErrorCode.NONE) {
-          partitionResponse.errorMessage = result.errorMessage;
-          if (result.recordErrors !== undefined) partitionResponse.recordErrors = result.recordErrors.map(toBatchIndexAndErrorMessage);
-          refusals.add(slot.topic, slot.partition, result.errorCode, result.errorMessage);
-        }
-      }
-      let list = byTopic.get(slot.topic);
+    let slotIndex = 0;
+    let inTurn = 0;
+    for (const [t, topicData] of request.topicData.entries()) {
+      let list = byTopic.get(topicData.name);
       if (list === undefined) {
         list = [];
-        byTopic.set(slot.topic, list);
+        byTopic.set(topicData.name, list);
       }
-      list.push(partitionResponse);
+      for (const partitionData of topicData.partitionData) {
+        // Issue 15: a request naming 50,000 unknown topics answered them all in one turn.
+        if (++inTurn > PRODUCE_ANSWER_SLICE_PARTITIONS && broker.defer !== undefined) {
+          inTurn = 1;
+          await nextTurn(broker.defer);
+        }
+        list.push(known[t]
+          ? partitionAnswer(slots[slotIndex++]!, results, broker, refusals)
+          : unknownTopicAnswer(topicData.name, partitionData.index, broker, refusals));
+      }
     }
     refusals.log(context);
     if (request.acks === 0) return null;
@@ -153,6 +136,51 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
     };
   },
 });
+
+type ProduceBroker = ApiRequestContext['broker'];
+
+/**
+ * A partition of an unknown topic: UNKNOWN_TOPIC_OR_PARTITION, counted per request but not per
+ * topic (as in Kafka, whose topic meters only see partitions that reach the log: a client naming
+ * made-up topics must not take their places).
+ */
+function unknownTopicAnswer(topic: string, partition: number, broker: ProduceBroker, refusals: PartitionRefusals): PartitionProduceResponseInit {
+  const reason = `topic ${topic} does not exist`;
+  refusals.add(topic, partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, reason);
+  broker.requestMetrics?.recordError(ApiKey.Produce, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  return { index: partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: reason };
+}
+
+/** A known topic's partition: refused by the frame checks, or what its append answered. */
+function partitionAnswer(
+  slot: Slot, results: readonly ProducePartitionResult[], broker: ProduceBroker, refusals: PartitionRefusals,
+): PartitionProduceResponseInit {
+  const { topicMetrics, requestMetrics } = broker;
+  if (slot.errorCode !== null) {
+    refusals.add(slot.topic, slot.partition, slot.errorCode, slot.reason);
+    topicMetrics?.recordProduce(slot.topic, slot.errorCode, 0, 0);
+    requestMetrics?.recordError(ApiKey.Produce, slot.errorCode);
+    return { index: slot.partition, errorCode: slot.errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1, errorMessage: slot.reason };
+  }
+  const result = results[slot.entryIndex]!;
+  // Records appended: the stamped offsets are contiguous; a retried duplicate wrote nothing.
+  const appended = result.errorCode === ErrorCode.NONE && result.appendedBytes > 0 ? result.lastOffset - result.baseOffset + 1 : 0;
+  topicMetrics?.recordProduce(slot.topic, result.errorCode, appended, result.appendedBytes);
+  if (result.errorCode !== ErrorCode.NONE) requestMetrics?.recordError(ApiKey.Produce, result.errorCode);
+  const answer: PartitionProduceResponseInit = {
+    index: slot.partition,
+    errorCode: result.errorCode,
+    baseOffset: result.baseOffset,
+    logAppendTimeMs: result.logAppendTimeMs,
+    logStartOffset: result.logStartOffset,
+  };
+  if (result.errorCode !== ErrorCode.NONE) {
+    answer.errorMessage = result.errorMessage;
+    if (result.recordErrors !== undefined) answer.recordErrors = result.recordErrors.map(toBatchIndexAndErrorMessage);
+    refusals.add(slot.topic, slot.partition, result.errorCode, result.errorMessage);
+  }
+  return answer;
+}
 
 /**
  * The per-partition checks Kafka's ProduceRequest.validateRecords makes before the log sees the

@@ -12,6 +12,11 @@ export const LIST_OFFSETS_SLICE_PARTITIONS = 500;
 export const DELETE_RECORDS_SLICE_PARTITIONS = 64;
 /** DescribeProducers partitions per turn (each copies the partition's active producers). */
 export const DESCRIBE_PRODUCERS_SLICE_PARTITIONS = 500;
+/**
+ * Produce partitions answered per turn after the append (a partition of an unknown topic costs a
+ * few µs: 5,000 is about 15 ms; the appends themselves are sliced by request.max.partitions.per.turn).
+ */
+export const PRODUCE_ANSWER_SLICE_PARTITIONS = 5_000;
 /** DescribeGroups groups per turn. */
 export const DESCRIBE_GROUPS_SLICE_GROUPS = 500;
 
