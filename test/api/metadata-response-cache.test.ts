@@ -17,6 +17,7 @@ import { loadBrokerConfig } from '../../host/config/broker-config.js';
 import { brokerLogConfigDefaults } from '../../host/config/topic-config.js';
 import type { QuorumController } from '../../host/controller/quorum-controller.js';
 import { NodeDisk } from '../../host/io/disk.js';
+import { SeededRandom } from '../../host/io/random.js';
 import { LogManager } from '../../host/log/log-manager.js';
 import type { UnifiedLog } from '../../host/log/unified-log.js';
 import type { ResponseBytes } from '../../host/network/network-types.js';
@@ -226,6 +227,65 @@ describe('Reused all-topics Metadata answers', () => {
     await broker.applied();
     expect(await answer(broker.cached, { version: 8 })).toEqual(await answer(broker.fresh, { version: 8 }));
     expect(broker.responseCache.topicsReused).toBe(6);
+  });
+
+  it('stay the fresh answer through a seeded walk of 150 changes (creations, deletions, growth, ISR shrink and expand, fencing, elections)', async () => {
+    const { controller } = await startController({ brokers: [1, 2, 3], seed: 21 });
+    const broker = attachBroker(controller);
+    const random = new SeededRandom(21);
+    const pick = <T>(items: readonly T[]): T => items[random.int(0, items.length - 1)]!;
+    let created = 0;
+    let isrChanges = 0;
+    const steps: string[] = [];
+    for (let step = 0; step < 150; step++) {
+      const topics = controller.image.topics();
+      const choice = random.int(0, 6);
+      if (choice === 0 || topics.length === 0) {
+        await controller.createTopics([{ name: `t${created++}`, numPartitions: random.int(1, 4), replicationFactor: random.int(1, 3), configs: [] }]);
+        steps.push('create');
+      } else if (choice === 1 && topics.length > 2) {
+        await controller.deleteTopics([pick(topics).name]);
+        steps.push('delete');
+      } else if (choice === 2) {
+        const topic = pick(topics);
+        await controller.createPartitions([{ name: topic.name, count: topic.partitions.length + 1 }]);
+        steps.push('grow');
+      } else if (choice === 3) {
+        // The leader shrinks its ISR to itself, or expands it back to every live replica.
+        const topic = pick(topics);
+        const partition = pick(topic.partitions);
+        if (partition.leader < 0) continue;
+        const live = partition.replicas.filter((id) => controller.image.broker(id)?.fenced === false);
+        const newIsr = partition.isr.length > 1 ? [partition.leader] : live;
+        const altered = await controller.alterPartition({
+          brokerId: partition.leader, brokerEpoch: controller.image.broker(partition.leader)!.brokerEpoch,
+          topics: [{ topicName: '', topicId: topic.topicId, partitions: [{
+            partitionIndex: partition.partitionId, leaderEpoch: partition.leaderEpoch, partitionEpoch: partition.partitionEpoch,
+            newIsr: [], newIsrWithEpochs: newIsr.map((brokerId) => ({ brokerId, brokerEpoch: -1 })), leaderRecoveryState: 0,
+          }] }],
+        }, 3);
+        if (altered.topics[0]?.partitions[0]?.errorCode === 0) isrChanges++;
+        steps.push('isr');
+      } else if (choice === 4) {
+        const id = pick([2, 3]);
+        const registration = controller.image.broker(id)!;
+        if (registration.fenced) await controller.unfenceBroker(id, registration.brokerEpoch);
+        else await controller.fenceBroker(id, registration.brokerEpoch);
+        steps.push('fence');
+      } else if (choice === 5) {
+        await controller.electLeaders(0, null);
+        steps.push('elect');
+      } else {
+        steps.push('none');
+      }
+      await broker.applied();
+      const ask: Ask = { version: random.int(0, 8), listener: pick(['PLAINTEXT', 'INTERNAL']), topicOps: random.chance(0.5), clusterOps: random.chance(0.5) };
+      expect(await answer(broker.cached, ask), `step ${step} (${steps.join(' ')}) ${JSON.stringify(ask)}`).toEqual(await answer(broker.fresh, ask));
+    }
+    // The walk did reuse bytes, and went through every kind of change.
+    expect(broker.responseCache.topicsReused).toBeGreaterThan(0);
+    expect(new Set(steps).size).toBe(7);
+    expect(isrChanges).toBeGreaterThan(5);
   });
 
   it('keep under metadata.response.cache.max.bytes, oldest first, and keep nothing at 0', async () => {
