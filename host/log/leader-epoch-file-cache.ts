@@ -29,8 +29,8 @@
  *
  * Invariants (asserted): epochs strictly increasing, start offsets non-decreasing, both >= 0.
  */
-import * as path from 'node:path';
 import { type Disk, DiskError, isDiskError, readWholeFile, writeFileAtomically } from '../io/disk.js';
+import { joinFlat } from './flat-path.js';
 
 /** Kafka's file name for the cache. */
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
@@ -119,7 +119,7 @@ export class LeaderEpochFileCache {
    *   {@link parseLeaderEpochCheckpoint}); callers answer KAFKA_STORAGE_ERROR (56)
    */
   static open(disk: Disk, dir: string): LeaderEpochFileCache {
-    const filePath = path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE);
+    const filePath = joinFlat(dir, LEADER_EPOCH_CHECKPOINT_FILE);
     let entries: EpochEntry[] = [];
     try {
       entries = parseLeaderEpochCheckpoint(readWholeFile(disk, filePath).toString('utf8'), filePath);

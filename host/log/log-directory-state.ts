@@ -40,9 +40,10 @@ export interface DirectoryState {
    * checkpoint file (file order; {@link ABSENT_OFFSET} when left out), so an unchanged file is
    * not built again (issue 15: building the four files of 50k partitions every housekeeping
    * period stalled an idle broker 100-300 ms). Changed through {@link addDirectoryLog} and
-   * {@link removeDirectoryLog} only.
+   * {@link removeDirectoryLog} only. The offsets are a plain array, not a Float64Array: a typed
+   * array is three heap objects and a native block, about 300 bytes a partition against 80.
    */
-  logs: Map<UnifiedLog, Float64Array>;
+  logs: Map<UnifiedLog, number[]>;
   /** The last built content of each checkpoint file (file order); null until built, or after the logs changed. */
   built: (ChangedCheckpoint | null)[];
 }
@@ -75,7 +76,7 @@ export function newDirectoryState(disk: Disk, resolved: string): DirectoryState 
 
 /** `log` is now held in `state`'s directory: every checkpoint file is built again at the next write. */
 export function addDirectoryLog(state: DirectoryState, log: UnifiedLog): void {
-  state.logs.set(log, new Float64Array(CHECKPOINT_FILE_COUNT).fill(ABSENT_OFFSET));
+  state.logs.set(log, new Array<number>(CHECKPOINT_FILE_COUNT).fill(ABSENT_OFFSET));
   state.built.fill(null);
 }
 

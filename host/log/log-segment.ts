@@ -23,6 +23,8 @@ import type { Core } from '../wasm/core.js';
 import { IndexCorruptError } from './abstract-index.js';
 import { readStoredBatchHeader, storedBatchSize, type StoredBatchHeader } from './batch-header.js';
 import type { FileHandleCache } from './file-handle-cache.js';
+import { joinFlat } from './flat-path.js';
+import type { FileMadeListener } from './partition-directory-sync.js';
 import type { IndexMemory } from './index-memory.js';
 import { freshReadBuffers, type ReadBuffers } from './read-buffer-pool.js';
 import { OFFSET_INDEX_ENTRY_SIZE, OffsetIndex } from './offset-index.js';
@@ -113,7 +115,7 @@ export class LogSegment {
   /** The .log file is not made yet ({@link create} with `filesAbsent`): the first write or flush makes it. */
   private logFilePending = false;
   /** Hears that a pending file was made (its directory entry needs an fsync): the owning log's directory sync. */
-  private fileMadeListener: (() => void) | null = null;
+  private fileMadeListener: FileMadeListener | null = null;
   /** Where the last read ended (offset after its last batch, file position): sequential reads skip the lookup. */
   private readCursor: { offset: number; position: number } | null = null;
   /** index.interval.bytes of the last append or recovery, for rebuilding a damaged index. */
@@ -123,7 +125,7 @@ export class LogSegment {
     this.context = context;
     this.dir = dir;
     this.baseOffset = baseOffset;
-    this.logPath = path.join(dir, offsetFileName(baseOffset) + LOG_FILE_SUFFIX);
+    this.logPath = joinFlat(dir, offsetFileName(baseOffset) + LOG_FILE_SUFFIX);
     this.offsetIndex = offsetIndex;
     this.timeIndex = timeIndex;
     this.sizeBytes = sizeBytes;
@@ -143,9 +145,8 @@ export class LogSegment {
   static create(
     context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active = true, filesAbsent = false,
   ): LogSegment {
-    const stem = path.join(dir, offsetFileName(baseOffset));
-    const offsetIndex = OffsetIndex.create(baseOffset, stem + INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
-    const timeIndex = TimeIndex.create(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
+    const offsetIndex = OffsetIndex.create(baseOffset, joinFlat(dir, offsetFileName(baseOffset) + INDEX_FILE_SUFFIX), maxIndexSizeBytes, context.indexMemory, context.files, active);
+    const timeIndex = TimeIndex.create(baseOffset, joinFlat(dir, offsetFileName(baseOffset) + TIME_INDEX_FILE_SUFFIX), maxIndexSizeBytes, context.indexMemory, context.files, active);
     const segment = new LogSegment(context, dir, baseOffset, offsetIndex, timeIndex, 0, nowMs);
     if (filesAbsent) segment.logFilePending = true;
     else context.files.disk.truncate(context.files.fd(segment.logPath, true), 0);
@@ -163,7 +164,7 @@ export class LogSegment {
    * flush): the owning log marks its directory dirty, so the flush that claims the file durable
    * fsyncs the directory entry too (a file made after the directory's last fsync is not durable).
    */
-  onFileMade(listener: () => void): void {
+  onFileMade(listener: FileMadeListener): void {
     this.fileMadeListener = listener;
   }
 
@@ -180,21 +181,21 @@ export class LogSegment {
     context: SegmentContext, dir: string, baseOffset: number, maxIndexSizeBytes: number, nowMs: number, active: boolean, indexIntervalBytes = 4096,
     cleanShutdown = false,
   ): { segment: LogSegment; healthy: boolean } {
-    const stem = path.join(dir, offsetFileName(baseOffset));
-    const logPath = stem + LOG_FILE_SUFFIX;
+    const [logPath, offsetIndexPath, timeIndexPath] = [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX]
+      .map((suffix) => joinFlat(dir, offsetFileName(baseOffset) + suffix)) as [string, string, string];
     const sizeBytes = context.files.disk.size(logPath);
     const knownEmpty = cleanShutdown && sizeBytes === 0;
     let healthy = true;
     let offsetIndex: OffsetIndex;
     let timeIndex: TimeIndex;
     try {
-      offsetIndex = OffsetIndex.open(baseOffset, stem + INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active, knownEmpty);
-      timeIndex = TimeIndex.open(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active, knownEmpty);
+      offsetIndex = OffsetIndex.open(baseOffset, offsetIndexPath, maxIndexSizeBytes, context.indexMemory, context.files, active, knownEmpty);
+      timeIndex = TimeIndex.open(baseOffset, timeIndexPath, maxIndexSizeBytes, context.indexMemory, context.files, active, knownEmpty);
     } catch (error) {
       if (!(error instanceof IndexCorruptError) && !(isDiskError(error) && error.code === 'ENOENT')) throw error;
       healthy = false;
-      offsetIndex = OffsetIndex.create(baseOffset, stem + INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
-      timeIndex = TimeIndex.create(baseOffset, stem + TIME_INDEX_FILE_SUFFIX, maxIndexSizeBytes, context.indexMemory, context.files, active);
+      offsetIndex = OffsetIndex.create(baseOffset, offsetIndexPath, maxIndexSizeBytes, context.indexMemory, context.files, active);
+      timeIndex = TimeIndex.create(baseOffset, timeIndexPath, maxIndexSizeBytes, context.indexMemory, context.files, active);
     }
     const segment = new LogSegment(context, dir, baseOffset, offsetIndex, timeIndex, sizeBytes, nowMs);
     segment.indexIntervalBytes = indexIntervalBytes;
@@ -500,7 +501,7 @@ export class LogSegment {
     const indexesPending = this.offsetIndex.isFilePending || this.timeIndex.isFilePending;
     this.offsetIndex.flush();
     this.timeIndex.flush();
-    if (indexesPending) this.fileMadeListener?.();
+    if (indexesPending) this.fileMadeListener?.markDirty();
   }
 
   /** fsyncs only the .log file (the active segment's indexes are rebuilt by recovery anyway). */
@@ -557,7 +558,7 @@ export class LogSegment {
     if (!this.logFilePending) return this.context.files.fd(this.logPath);
     const fd = this.context.files.fd(this.logPath, true);
     this.logFilePending = false;
-    this.fileMadeListener?.();
+    this.fileMadeListener?.markDirty();
     return fd;
   }
 

@@ -60,6 +60,7 @@
 import * as path from 'node:path';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
+import { emptyMap, ownMap } from './empty-collections.js';
 import { ControlRecordType, type EndTxnMarker, readEndTxnMarker } from './end-txn-marker.js';
 import {
   checkEndTxnMarker, checkProducerEpoch, checkSequence, incrementSequence, lastSequenceOf, type TentativeProducerState,
@@ -167,7 +168,8 @@ export interface ProducerStateManagerOptions {
 }
 
 export class ProducerStateManager {
-  private readonly producers = new Map<number, ProducerStateEntry>();
+  /** Producer id -> its state; the shared empty map until the first producer (empty-collections.ts). */
+  private producers: ReadonlyMap<number, ProducerStateEntry> = emptyMap();
   /** The partition directory (also where the `.txnindex` files of its segments are). */
   readonly dir: string;
   readonly disk: ProducerStateDisk;
@@ -181,8 +183,8 @@ export class ProducerStateManager {
   private lastSnapshotOffset = -1;
   /** False while the state is exactly what the file at lastSnapshotOffset holds. */
   private changedSinceSnapshot = true;
-  /** Open transactions: producer id -> first offset (Kafka's ongoingTxns). */
-  private readonly ongoingTxns = new Map<number, number>();
+  /** Open transactions: producer id -> first offset (Kafka's ongoingTxns); the shared empty map until the first. */
+  private ongoingTxns: ReadonlyMap<number, number> = emptyMap();
   /** Completed transactions whose marker the high watermark has not passed yet, in marker order. */
   private unreplicatedTxns: CompletedTxn[] = [];
   /**
@@ -236,8 +238,8 @@ export class ProducerStateManager {
    */
   load(logStartOffset: number, logEndOffset: number): number {
     assert(logStartOffset <= logEndOffset, 'logStartOffset <= logEndOffset');
-    this.producers.clear();
-    this.ongoingTxns.clear();
+    this.producers = emptyMap();
+    this.ongoingTxns = emptyMap();
     this.unreplicatedTxns = [];
     this.mapEndOffsetValue = logStartOffset;
     this.logStartOffsetValue = logStartOffset;
@@ -257,8 +259,8 @@ export class ProducerStateManager {
         continue;
       }
       for (const entry of decoded.entries) {
-        this.producers.set(entry.producerId, entry);
-        if (entry.currentTxnFirstOffset >= 0) this.ongoingTxns.set(entry.producerId, entry.currentTxnFirstOffset);
+        this.writableProducers().set(entry.producerId, entry);
+        if (entry.currentTxnFirstOffset >= 0) this.writableOngoingTxns().set(entry.producerId, entry.currentTxnFirstOffset);
       }
       this.mapEndOffsetValue = Math.max(offset, logStartOffset);
       // Older snapshots may remain, but this one (the newest) is what a restart would load.
@@ -450,8 +452,8 @@ export class ProducerStateManager {
   /** Deletes every snapshot file and forgets all state (the partition is deleted or emptied). */
   truncateFullyAndStartAt(offset: number): void {
     for (const snapshot of this.snapshotOffsets()) this.disk.delete(path.join(this.dir, snapshotFileName(snapshot)));
-    this.producers.clear();
-    this.ongoingTxns.clear();
+    this.producers = emptyMap();
+    this.ongoingTxns = emptyMap();
     this.unreplicatedTxns = [];
     this.mapEndOffsetValue = offset;
     this.logStartOffsetValue = offset;
@@ -467,7 +469,7 @@ export class ProducerStateManager {
     let removed = 0;
     for (const [producerId, entry] of this.producers) {
       if (entry.currentTxnFirstOffset < 0 && nowMs - entry.lastTimestamp >= this.producerIdExpirationMs) {
-        this.producers.delete(producerId);
+        this.writableProducers().delete(producerId);
         removed++;
       }
     }
@@ -512,7 +514,7 @@ export class ProducerStateManager {
           lastTimestamp: batch.maxTimestamp,
           batches: [],
         };
-        this.producers.set(batch.producerId, entry);
+        this.writableProducers().set(batch.producerId, entry);
       }
       if (batch.producerEpoch !== entry.producerEpoch) {
         // A new epoch restarts the sequence space: old batches can no longer be retried.
@@ -526,7 +528,7 @@ export class ProducerStateManager {
       } else {
         if (batch.isTransactional && entry.currentTxnFirstOffset < 0) {
           entry.currentTxnFirstOffset = batch.baseOffset;
-          this.ongoingTxns.set(batch.producerId, batch.baseOffset);
+          this.writableOngoingTxns().set(batch.producerId, batch.baseOffset);
         }
         entry.batches.push({
           firstSequence: batch.baseSequence,
@@ -547,7 +549,7 @@ export class ProducerStateManager {
     const firstOffset = entry.currentTxnFirstOffset;
     if (firstOffset < 0) return;
     entry.currentTxnFirstOffset = -1;
-    this.ongoingTxns.delete(entry.producerId);
+    if (this.ongoingTxns.has(entry.producerId)) this.writableOngoingTxns().delete(entry.producerId);
     const completed: CompletedTxn = {
       producerId: entry.producerId, firstOffset, lastOffset: offset, isAborted: marker.controlType === ControlRecordType.ABORT,
     };
@@ -557,6 +559,20 @@ export class ProducerStateManager {
     this.onCompletedTxn?.(completed, lastStableOffset);
   }
 
+  /** The producers map to write to: this manager's own, made on the first write. */
+  private writableProducers(): Map<number, ProducerStateEntry> {
+    const own = ownMap(this.producers);
+    this.producers = own;
+    return own;
+  }
+
+  /** The open transactions map to write to: this manager's own, made on the first write. */
+  private writableOngoingTxns(): Map<number, number> {
+    const own = ownMap(this.ongoingTxns);
+    this.ongoingTxns = own;
+    return own;
+  }
+
   /** Returns how many producers were forgotten. */
   private removeUnretainedProducers(logStartOffset: number): number {
     let removed = 0;
@@ -564,7 +580,7 @@ export class ProducerStateManager {
       const last = entry.batches.length > 0 ? entry.batches[entry.batches.length - 1]!.lastOffset : -1;
       // Producers with an open transaction stay: its markers must still find them.
       if (last < logStartOffset && entry.currentTxnFirstOffset < 0) {
-        this.producers.delete(producerId);
+        this.writableProducers().delete(producerId);
         removed++;
       }
     }

@@ -25,6 +25,7 @@
  * Disk failures throw the Disk's error (callers map them to KAFKA_STORAGE_ERROR, 56).
  */
 import * as path from 'node:path';
+import { emptyMap, emptySet, ownMap, ownSet } from './empty-collections.js';
 import { TXN_INDEX_FILE_SUFFIX } from './log-segment.js';
 import type { ProducerStateDisk } from './producer-state-manager.js';
 
@@ -121,15 +122,22 @@ const FORGET_COLLECTED = new FinalizationRegistry<string>((key) => {
   if (SHARED_INDEXES.get(key)?.deref() === undefined) SHARED_INDEXES.delete(key);
 });
 
+/** `bases` of an index without entries, shared. */
+const NO_BASES: readonly number[] = Object.freeze([]);
+
 /** The aborted transactions of one partition, by segment, mirrored in `.txnindex` files. */
 export class TransactionIndex {
   /** Whether {@link load} ran (a shared index may be asked before its partition loaded it). */
   private loadedValue = false;
-  /** Segment base offset -> its entries, in lastOffset order; bases ascending in `bases`. */
-  private readonly segments = new Map<number, AbortedTxn[]>();
-  private bases: number[] = [];
+  /**
+   * Segment base offset -> its entries, in lastOffset order; bases ascending in `bases`. The
+   * shared empty map (and set, and array) until a first entry: most partitions never see an
+   * aborted transaction (empty-collections.ts).
+   */
+  private segments: ReadonlyMap<number, AbortedTxn[]> = emptyMap();
+  private bases: readonly number[] = NO_BASES;
   /** Segments whose file was written since the last flush. */
-  private readonly dirty = new Set<number>();
+  private dirty: ReadonlySet<number> = emptySet();
 
   constructor(
     /** The partition directory. */
@@ -144,8 +152,8 @@ export class TransactionIndex {
    */
   load(segmentBaseOffsets: readonly number[]): void {
     this.loadedValue = true;
-    this.segments.clear();
-    this.dirty.clear();
+    this.segments = emptyMap();
+    this.dirty = emptySet();
     const existing = new Set(segmentBaseOffsets);
     for (const name of this.disk.list(this.dir)) {
       const match = /^(\d{20})\.txnindex$/.exec(name);
@@ -157,7 +165,7 @@ export class TransactionIndex {
         continue;
       }
       const entries = decodeAbortedTxns(this.readFile(file));
-      if (entries.length > 0) this.segments.set(baseOffset, entries);
+      if (entries.length > 0) this.writableSegments().set(baseOffset, entries);
     }
     this.sortBases();
   }
@@ -177,9 +185,9 @@ export class TransactionIndex {
       const kept = entries.filter((entry) => !markerOffsets.has(entry.lastOffset));
       if (kept.length === entries.length) continue;
       removed += entries.length - kept.length;
-      this.segments.set(base, kept);
+      this.writableSegments().set(base, kept);
       this.rewrite(base);
-      if (kept.length === 0) this.segments.delete(base);
+      if (kept.length === 0) this.writableSegments().delete(base);
     }
     this.sortBases();
     return removed;
@@ -200,7 +208,7 @@ export class TransactionIndex {
     if (entries?.some((e) => e.lastOffset === entry.lastOffset)) return;
     if (entries === undefined) {
       entries = [];
-      this.segments.set(segmentBaseOffset, entries);
+      this.writableSegments().set(segmentBaseOffset, entries);
       this.sortBases();
     }
     const last = entries[entries.length - 1];
@@ -222,11 +230,11 @@ export class TransactionIndex {
       const kept = entries.filter((entry) => entry.lastOffset < offset);
       if (kept.length === entries.length) continue;
       if (kept.length === 0) {
-        this.segments.delete(base);
-        this.dirty.delete(base);
+        this.writableSegments().delete(base);
+        if (this.dirty.has(base)) this.writableDirty().delete(base);
         this.disk.delete(this.fileOf(base));
       } else {
-        this.segments.set(base, kept);
+        this.writableSegments().set(base, kept);
         this.rewrite(base);
       }
     }
@@ -237,8 +245,8 @@ export class TransactionIndex {
   deleteSegmentsBefore(baseOffset: number): void {
     for (const base of this.bases) {
       if (base >= baseOffset) break;
-      this.segments.delete(base);
-      this.dirty.delete(base);
+      this.writableSegments().delete(base);
+      if (this.dirty.has(base)) this.writableDirty().delete(base);
       this.disk.delete(this.fileOf(base));
     }
     this.sortBases();
@@ -259,7 +267,7 @@ export class TransactionIndex {
         this.disk.close(fd);
       }
     }
-    this.dirty.clear();
+    this.dirty = emptySet();
   }
 
   /**
@@ -281,7 +289,21 @@ export class TransactionIndex {
   }
 
   private sortBases(): void {
-    this.bases = [...this.segments.keys()].sort((a, b) => a - b);
+    this.bases = this.segments.size === 0 ? NO_BASES : [...this.segments.keys()].sort((a, b) => a - b);
+  }
+
+  /** The segments map to write to: this index's own, made on the first write. */
+  private writableSegments(): Map<number, AbortedTxn[]> {
+    const own = ownMap(this.segments);
+    this.segments = own;
+    return own;
+  }
+
+  /** The dirty set to write to: this index's own, made on the first write. */
+  private writableDirty(): Set<number> {
+    const own = ownSet(this.dirty);
+    this.dirty = own;
+    return own;
   }
 
   private fileOf(baseOffset: number): string {
@@ -297,7 +319,7 @@ export class TransactionIndex {
     } finally {
       this.disk.close(fd);
     }
-    this.dirty.add(baseOffset);
+    this.writableDirty().add(baseOffset);
   }
 
   private writeAt(baseOffset: number, bytes: Uint8Array, position: number): void {
@@ -309,7 +331,7 @@ export class TransactionIndex {
     } finally {
       this.disk.close(fd);
     }
-    this.dirty.add(baseOffset);
+    this.writableDirty().add(baseOffset);
   }
 
   private readFile(file: string): Buffer {

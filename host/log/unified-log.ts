@@ -117,7 +117,7 @@ export class UnifiedLog implements GroupFlushTarget {
 
   /** A file `segment` makes later (LogSegment.onFileMade) is fsynced into the directory by the next flush. */
   private watchFiles(segment: LogSegment): void {
-    if (segment.hasPendingFiles) segment.onFileMade(() => this.directorySync.markDirty());
+    if (segment.hasPendingFiles) segment.onFileMade(this.directorySync);
   }
 
   /**

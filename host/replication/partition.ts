@@ -114,8 +114,7 @@ export class Partition<L extends PartitionLog = PartitionLog> {
       this.epochs = new PartitionLeaderEpochs(this.log, options.leaderEpochCache);
       this.epochs.repair();
     }
-    this.producers = new PartitionProducerState(options.producerState ?? null, this.log, (error) =>
-      this.logger?.error({ topic: this.topic, partition: this.partition, err: error }, 'producer-state snapshot failed'));
+    this.producers = new PartitionProducerState(options.producerState ?? null, this.log, this.logger);
     if (leads) {
       this.startLeaderEpoch(true);
       this.maybeIncrementLeaderHighWatermark();
