@@ -93,6 +93,7 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
     if (cache === undefined || !cache.enabled) return allTopicsResponse(context, topicOperations, clusterOperations);
     const key = { apiVersion, listenerName: context.listenerName, topicAuthorizedOperations: topicOperations, clusterAuthorizedOperations: clusterOperations };
     const body = cache.body(key, () => allTopicsAnswer(context, topicOperations, clusterOperations));
+    if (body instanceof Promise) return body.then((built) => new EncodedResponseBody(MetadataResponseCache.responseChunks(apiVersion, 0, built)));
     return new EncodedResponseBody(MetadataResponseCache.responseChunks(apiVersion, 0, body));
   },
 });

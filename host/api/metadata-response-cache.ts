@@ -63,6 +63,12 @@ export interface MetadataResponseCacheOptions {
   readonly maxBytes: number;
   /** The metadata's change count (MetadataCache.generation): equal readings mean nothing changed. */
   readonly generation: () => number;
+  /**
+   * metadata.response.max.partitions.per.turn: partitions a build encodes (not copied) in one
+   * event-loop turn before it goes on in a later one through `defer`; absent either: one turn.
+   */
+  readonly maxPartitionsPerTurn?: number;
+  readonly defer?: (task: () => void) => void;
 }
 
 /** One stored answer: its body and where each topic's bytes lie in it. */
@@ -80,8 +86,12 @@ interface Entry {
 export class MetadataResponseCache {
   private readonly maxBytes: number;
   private readonly generation: () => number;
+  private readonly maxPartitionsPerTurn: number;
+  private readonly defer: ((task: () => void) => void) | undefined;
   /** Key text → entry; insertion order is age order. */
   private readonly entries = new Map<string, Entry>();
+  /** Key text → the build going on over several turns, which later requests at its generation share. */
+  private readonly building = new Map<string, { readonly generation: number; readonly body: Promise<Buffer> }>();
   private storedBytes = 0;
   /** Answers built (misses), for tests and benchmarks. */
   builds = 0;
@@ -92,6 +102,8 @@ export class MetadataResponseCache {
     if (!(options.maxBytes >= 0)) throw new RangeError(`metadata.response.cache.max.bytes must be >= 0, got ${options.maxBytes}`);
     this.maxBytes = options.maxBytes;
     this.generation = options.generation;
+    this.defer = options.defer;
+    this.maxPartitionsPerTurn = options.defer === undefined ? Number.POSITIVE_INFINITY : options.maxPartitionsPerTurn ?? Number.POSITIVE_INFINITY;
   }
 
   /** False when nothing can be stored (max bytes 0): callers build and encode as before. */
@@ -109,14 +121,49 @@ export class MetadataResponseCache {
    * it must not be written to). Built from `answer()` when the stored one is older, copying the
    * bytes of every topic whose TopicState is the very object the older answer was built from
    * (TopicStates are frozen and replaced on change) while the topic context is the same.
+   *
+   * A build that encodes more than metadata.response.max.partitions.per.turn partitions goes on
+   * in later event-loop turns (a Promise); it answers the metadata as it was when it began
+   * (`answer()` is read then: the topic list and its frozen states, the brokers), which is what an
+   * answer given at that moment would have held. Requests for the same key and generation
+   * meanwhile share it.
    */
-  body(key: MetadataAnswerKey, answer: () => AllTopicsAnswer): Buffer {
+  body(key: MetadataAnswerKey, answer: () => AllTopicsAnswer): Buffer | Promise<Buffer> {
     const generation = this.generation();
     const text = `${key.apiVersion} ${key.topicAuthorizedOperations} ${key.clusterAuthorizedOperations} ${key.listenerName}`;
     const stored = this.entries.get(text);
     if (stored !== undefined && stored.generation === generation) return stored.body;
+    const going = this.building.get(text);
+    if (going !== undefined && going.generation === generation) return going.body;
     this.builds++;
-    const entry = this.build(key.apiVersion, generation, answer(), stored);
+    const steps = this.build(key.apiVersion, generation, answer(), stored);
+    const first = steps.next();
+    if (first.done === true) return this.finish(text, first.value);
+    const body = new Promise<Buffer>((resolve, reject) => {
+      const run = (): void => {
+        try {
+          const step = steps.next();
+          if (step.done !== true) {
+            this.defer!(run);
+            return;
+          }
+          if (this.building.get(text)?.body === body) this.building.delete(text);
+          resolve(this.finish(text, step.value));
+        } catch (error) {
+          if (this.building.get(text)?.body === body) this.building.delete(text);
+          reject(error);
+        }
+      };
+      this.defer!(run);
+    });
+    this.building.set(text, { generation, body });
+    return body;
+  }
+
+  /** Stores a built entry unless a newer one is there; returns its body. */
+  private finish(text: string, entry: Entry): Buffer {
+    const stored = this.entries.get(text);
+    if (stored !== undefined && stored.generation > entry.generation) return entry.body;
     if (stored !== undefined) {
       this.entries.delete(text);
       this.storedBytes -= stored.body.length;
@@ -136,7 +183,8 @@ export class MetadataResponseCache {
     return [throttle, body];
   }
 
-  private build(apiVersion: number, generation: number, answer: AllTopicsAnswer, older: Entry | undefined): Entry {
+  /** Builds an entry; yields (to go on in a later turn) after each maxPartitionsPerTurn partitions encoded. */
+  private *build(apiVersion: number, generation: number, answer: AllTopicsAnswer, older: Entry | undefined): Generator<void, Entry> {
     const { topics, topicContext } = answer;
     const reusable = older !== undefined && older.topicContext === topicContext ? older : undefined;
     const w = new Writer(reusable === undefined ? 64 * 1024 : reusable.body.length + 1024);
@@ -151,6 +199,7 @@ export class MetadataResponseCache {
       if (copyTo > copyFrom) w.raw(reusable!.body.subarray(copyFrom, copyTo));
       copyFrom = copyTo = 0;
     };
+    let encodedPartitions = 0;
     let j = 0;
     for (let i = 0; i < topics.length; i++) {
       const topic = topics[i]!;
@@ -173,6 +222,11 @@ export class MetadataResponseCache {
       }
       copyPending();
       answer.writeTopic(w, topic);
+      encodedPartitions += topic.partitions.length;
+      if (encodedPartitions >= this.maxPartitionsPerTurn && i + 1 < topics.length) {
+        encodedPartitions = 0;
+        yield;
+      }
     }
     copyPending();
     topicStarts[topics.length] = w.length - skip;

@@ -54,6 +54,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only (Kafka has no such bound): the most array elements one request may hold, counted over all its arrays (topics, partitions, assignments, broker ids and so on, nested ones included). A larger request is refused before it is decoded, in a few milliseconds whatever its size: with INVALID_REQUEST where the API has a top-level error code, else by closing the connection, as for a malformed request; the log line names this config. The default lets one request name every partition of a cluster at the max.partitions default twice over; raise both together.' },
   { name: 'metadata.response.cache.max.bytes', type: 'LONG', defaultValue: '67108864', min: 0,
     doc: 'Tributary-only: bytes of encoded all-topics Metadata answers the broker keeps to answer the next ones with (one per API version, listener and authorized-operations flags asked for), dropped as soon as anything they hold changes (a topic created or deleted, partitions added, a leader, leader epoch, replica set or ISR changed, a broker registered, fenced or gone, the controller moved); clients see exactly the answer a fresh build would give. An all-topics answer at 50,000 partitions is about 2-3 MB and took 100-260 ms to build; a body larger than this is built for each request as before, the oldest are dropped first to keep under it; 0 disables (Tributary default 64 MiB).' },
+  { name: 'metadata.response.max.partitions.per.turn', type: 'INT', defaultValue: '5000', min: 1,
+    doc: 'Tributary-only: the most partitions the broker encodes for an all-topics Metadata answer in one event-loop turn (the partitions of topics unchanged since its last answer are copied, not encoded, and do not count); a larger build goes on in later turns, between which other clients are served, and answers the metadata as it was when it began; requests for the same answer meanwhile wait for it (Tributary default 5000, a few milliseconds).' },
   { name: 'event.loop.stall.threshold.ms', type: 'INT', defaultValue: '200', min: 0,
     doc: 'Tributary-only: a request whose synchronous work, or any event-loop turn, takes this many milliseconds or more logs one event_loop.stall line at warn naming what ran (a request: API, client id, partition count; a metadata.apply slice: op, topic, partition count) and is counted in the event-loop metrics; 0 disables the watchdog.' },
 ];
@@ -96,6 +98,8 @@ export interface LimitConfigs {
   readonly coordinatorMaxTimerTasksPerTurn: number;
   /** metadata.response.cache.max.bytes: bytes of encoded all-topics Metadata answers kept; 0 keeps none. */
   readonly metadataResponseCacheMaxBytes: number;
+  /** metadata.response.max.partitions.per.turn: partitions an all-topics Metadata build encodes per event-loop turn. */
+  readonly metadataResponseMaxPartitionsPerTurn: number;
   readonly eventLoopStallThresholdMs: number;
   /** request.max.array.elements: array elements (all arrays, nested included) one request may hold. */
   readonly requestMaxArrayElements: number;
@@ -126,6 +130,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     describeConfigsMaxResourcesPerTurn: get('describe.configs.max.resources.per.turn'),
     coordinatorMaxTimerTasksPerTurn: get('coordinator.max.timer.tasks.per.turn'),
     metadataResponseCacheMaxBytes: get('metadata.response.cache.max.bytes'),
+    metadataResponseMaxPartitionsPerTurn: get('metadata.response.max.partitions.per.turn'),
     eventLoopStallThresholdMs: get('event.loop.stall.threshold.ms'),
     requestMaxArrayElements: get('request.max.array.elements'),
   };

@@ -48,7 +48,6 @@ import { ResponseMemoryPool } from '../network/response-memory-pool.js';
 import { type Core, getCore } from '../wasm/core.js';
 import { BrokerMetadataPublisher } from './broker-metadata-publisher.js';
 import { ControllerClusterMetadata } from './controller-cluster-metadata.js';
-import { MetadataResponseCache } from '../api/metadata-response-cache.js';
 import type { ControllerForwarder } from './controller-forwarding.js';
 import type { ControllerQuorum } from './controller-quorum.js';
 import type { BrokerLifecycleManager } from './broker-lifecycle-manager.js';
@@ -60,7 +59,7 @@ import type { TransactionCoordinatorSetup, TransactionCoordinatorSetupOptions } 
 import { Housekeeping } from './housekeeping.js';
 import { type LeaderBalancer, startLeaderBalancer } from './leader-balancer.js';
 import { type LogStorage, openLogStorage, setAsideStrayLogs } from './log-storage.js';
-import { MetadataCache } from './metadata-cache.js';
+import { MetadataCache, metadataResponseCache } from './metadata-cache.js';
 import { metadataCurrency } from './metadata-currency.js';
 import { NetworkListeners, StartupGate } from './network-listeners.js';
 import { LazyReplicaFetching } from './lazy-replica-fetching.js';
@@ -505,7 +504,7 @@ export class BrokerServer {
       requestMetrics: this.metrics.requestMetrics,
       defer: (task) => environment.time.defer(task),
       responseMemory: this.resources.responseMemory,
-      metadataResponseCache: new MetadataResponseCache({ maxBytes: config.metadataResponseCacheMaxBytes, generation: () => cache.generation }),
+      metadataResponseCache: metadataResponseCache(config, cache, environment.time),
     };
     this.cache = cache;
     this.publisher = publisher;
@@ -694,3 +693,4 @@ function runsRaftQuorum(config: BrokerConfig): boolean {
 function notStarted(what: string): never {
   throw new Error(`BrokerServer.${what}: the broker has not started`);
 }
+

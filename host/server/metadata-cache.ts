@@ -14,6 +14,9 @@ import type { BrokerEndpoint as ApiBrokerEndpoint } from '../api/broker-services
 import type { PartitionState, TopicState } from '../api/cluster-metadata.js';
 import type { BrokerRegistration, MetadataImage, PartitionRegistration, TopicImage } from '../controller/metadata-image.js';
 import { isInternalTopic } from '../controller/topic-name.js';
+import { MetadataResponseCache } from '../api/metadata-response-cache.js';
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { Time } from '../io/environment.js';
 
 /** Controller id while none is known (Kafka's MetadataResponse answers -1). */
 export const UNKNOWN_CONTROLLER_ID = -1;
@@ -203,5 +206,18 @@ export function toTopicState(topic: TopicImage, configs: ReadonlyMap<string, str
     isInternal: isInternalTopic(topic.name),
     partitions: Object.freeze(partitions),
     configs,
+  });
+}
+
+/**
+ * The broker's reused all-topics Metadata answers over `cache`'s generation
+ * (metadata.response.cache.max.bytes, metadata.response.max.partitions.per.turn; slices deferred on `time`).
+ */
+export function metadataResponseCache(config: BrokerConfig, cache: MetadataCache, time: Pick<Time, 'defer'>): MetadataResponseCache {
+  return new MetadataResponseCache({
+    maxBytes: config.metadataResponseCacheMaxBytes,
+    generation: () => cache.generation,
+    maxPartitionsPerTurn: config.metadataResponseMaxPartitionsPerTurn,
+    defer: (task) => time.defer(task),
   });
 }

@@ -43,7 +43,7 @@ afterEach(() => {
 });
 
 /** Broker 1 as the API sees it, fed by `controller`: one dispatcher reusing answers, one building each afresh. */
-function attachBroker(controller: QuorumController, maxBytes = 64 << 20) {
+function attachBroker(controller: QuorumController, maxBytes = 64 << 20, slicing: { maxPartitionsPerTurn: number; defer: (task: () => void) => void } | object = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-metacache-'));
   dirs.push(dir);
   const config = loadBrokerConfig({ overrides: { 'node.id': '1', 'log.dirs': dir, 'auto.create.topics.enable': 'false' } });
@@ -59,7 +59,7 @@ function attachBroker(controller: QuorumController, maxBytes = 64 << 20) {
   controller.addListener(publisher);
   publisher.applyAllTopics();
   const metadata = new ControllerClusterMetadata({ controller, cache, brokerId: 1, brokerEpoch: () => 0 });
-  const responseCache = new MetadataResponseCache({ maxBytes, generation: () => cache.generation });
+  const responseCache = new MetadataResponseCache({ maxBytes, generation: () => cache.generation, ...slicing });
   const services = (withCache: boolean): BrokerServices => ({
     config, nodeId: 1, metadata, replicaManager,
     brokers: (listenerName: string) => cache.aliveBrokerEndpoints(listenerName),
@@ -229,9 +229,10 @@ describe('Reused all-topics Metadata answers', () => {
     expect(broker.responseCache.topicsReused).toBe(6);
   });
 
-  it('stay the fresh answer through a seeded walk of 150 changes (creations, deletions, growth, ISR shrink and expand, fencing, elections)', async () => {
+  it('stay the fresh answer through a seeded walk of 150 changes (creations, deletions, growth, ISR shrink and expand, fencing, elections), built over several turns', async () => {
     const { controller } = await startController({ brokers: [1, 2, 3], seed: 21 });
-    const broker = attachBroker(controller);
+    // Built over several turns too (3 partitions encoded per turn).
+    const broker = attachBroker(controller, 64 << 20, { maxPartitionsPerTurn: 3, defer: (task: () => void) => setImmediate(task) });
     const random = new SeededRandom(21);
     const pick = <T>(items: readonly T[]): T => items[random.int(0, items.length - 1)]!;
     let created = 0;
@@ -286,6 +287,42 @@ describe('Reused all-topics Metadata answers', () => {
     expect(broker.responseCache.topicsReused).toBeGreaterThan(0);
     expect(new Set(steps).size).toBe(7);
     expect(isrChanges).toBeGreaterThan(5);
+  });
+
+  it('are built over several turns past metadata.response.max.partitions.per.turn, shared by the requests meanwhile, and answer the metadata as it was when the build began', async () => {
+    const { controller } = await startController({ brokers: [1, 2], seed: 31 });
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await controller.createTopics([{ name, numPartitions: 5, replicationFactor: 2, configs: [] }]);
+    const turns: (() => void)[] = [];
+    const broker = attachBroker(controller, 64 << 20, { maxPartitionsPerTurn: 4, defer: (task: () => void) => turns.push(task) });
+    const connection = fakeConnection();
+    const before = await answer(broker.fresh, { version: 8, correlationId: 1 });
+
+    const first = broker.cached.handle(metadataFrame({ version: 8, correlationId: 1 }), connection);
+    const second = broker.cached.handle(metadataFrame({ version: 8, correlationId: 2 }), connection);
+    expect(first).toBeInstanceOf(Promise);
+    // A change while the build goes on: the build answers the metadata it began with.
+    await controller.createPartitions([{ name: 'c', count: 7 }]);
+    await broker.applied();
+    let ran = 0;
+    while (turns.length > 0) {
+      turns.shift()!();
+      ran++;
+    }
+    expect(ran).toBeGreaterThanOrEqual(5); // 30 partitions, 4 per turn, at least a topic each
+    const joined = async (result: unknown): Promise<Buffer> => Buffer.concat(await (result as Promise<Buffer[]>));
+    expect(await joined(first)).toEqual(before);
+    const secondBytes = await joined(second);
+    expect(secondBytes.readInt32BE(0)).toBe(2);
+    expect(secondBytes.subarray(4)).toEqual(before.subarray(4));
+    expect(broker.responseCache.builds).toBe(1);
+
+    // The next request sees the change: rebuilt (topic c encoded again, the others copied).
+    const next = broker.cached.handle(metadataFrame({ version: 8, correlationId: 3 }), connection);
+    while (turns.length > 0) turns.shift()!();
+    const after = await answer(broker.fresh, { version: 8, correlationId: 3 });
+    expect(Buffer.concat(await (next as Promise<Buffer[]>))).toEqual(after);
+    expect(after).not.toEqual(before);
+    expect(broker.responseCache.topicsReused).toBe(5);
   });
 
   it('keep under metadata.response.cache.max.bytes, oldest first, and keep nothing at 0', async () => {
