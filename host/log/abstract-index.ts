@@ -159,7 +159,9 @@ export abstract class AbstractIndex implements EvictableIndex {
     const fd = this.files.fd(this.filePath, true);
     const disk = this.files.disk;
     const made = this.filePending;
-    if (made || this.fileBytes > wanted) disk.truncate(fd, wanted);
+    // A new file is truncated only when a stale one is longer: the write below covers [0, wanted),
+    // and truncating an empty file makes its close start writeback on ext4 (writeFileAtomically).
+    if ((made ? disk.fileSize(fd) : this.fileBytes) > wanted) disk.truncate(fd, wanted);
     this.fileBytes = made ? wanted : Math.min(this.fileBytes, wanted);
     const from = this.persistedEntries * this.entrySize;
     if (wanted > from) disk.write(fd, this.store!.view.subarray(from, wanted), from);

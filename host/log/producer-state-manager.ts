@@ -401,7 +401,7 @@ export class ProducerStateManager {
     const bytes = encodeProducerSnapshot(offset, this.producers.values());
     const fd = this.disk.open(temporary, 'create');
     try {
-      this.disk.truncate(fd, 0);
+      if (this.disk.fileSize(fd) > 0) this.disk.truncate(fd, 0); // a stale temp file only (see writeFileAtomically)
       this.disk.write(fd, bytes, 0);
       this.disk.fsync(fd);
     } finally {
