@@ -126,7 +126,7 @@ export class MetadataResponseCache {
    * in later event-loop turns (a Promise); it answers the metadata as it was when it began
    * (`answer()` is read then: the topic list and its frozen states, the brokers), which is what an
    * answer given at that moment would have held. Requests for the same key and generation
-   * meanwhile share it.
+   * meanwhile share it; those of a later generation wait for it and then build from it.
    */
   body(key: MetadataAnswerKey, answer: () => AllTopicsAnswer): Buffer | Promise<Buffer> {
     const generation = this.generation();
@@ -134,7 +134,12 @@ export class MetadataResponseCache {
     const stored = this.entries.get(text);
     if (stored !== undefined && stored.generation === generation) return stored.body;
     const going = this.building.get(text);
-    if (going !== undefined && going.generation === generation) return going.body;
+    if (going !== undefined) {
+      if (going.generation === generation) return going.body;
+      // One build per key at a time (a metadata churn must not start one per request): after the
+      // older one, build from it, which copies all but what changed since.
+      return going.body.catch(() => undefined).then(() => this.body(key, answer));
+    }
     this.builds++;
     const steps = this.build(key.apiVersion, generation, answer(), stored);
     const first = steps.next();

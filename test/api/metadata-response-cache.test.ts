@@ -325,6 +325,29 @@ describe('Reused all-topics Metadata answers', () => {
     expect(broker.responseCache.topicsReused).toBe(5);
   });
 
+  it('build one answer per key at a time: a request of a later generation waits for the build going on, then builds from it', async () => {
+    const { controller } = await startController({ brokers: [1, 2], seed: 32 });
+    for (const name of ['a', 'b', 'c', 'd']) await controller.createTopics([{ name, numPartitions: 5, replicationFactor: 2, configs: [] }]);
+    const turns: (() => void)[] = [];
+    const broker = attachBroker(controller, 64 << 20, { maxPartitionsPerTurn: 4, defer: (task: () => void) => turns.push(task) });
+    const connection = fakeConnection();
+    const first = broker.cached.handle(metadataFrame({ version: 8, correlationId: 1 }), connection);
+    const before = await answer(broker.fresh, { version: 8, correlationId: 1 });
+    await controller.createPartitions([{ name: 'b', count: 6 }]);
+    await broker.applied();
+    const second = broker.cached.handle(metadataFrame({ version: 8, correlationId: 2 }), connection);
+    const after = await answer(broker.fresh, { version: 8, correlationId: 2 });
+    expect(broker.responseCache.builds).toBe(1);
+    for (let turn = 0; turn < 100 && turns.length > 0; turn++) {
+      turns.shift()!();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(Buffer.concat(await (first as Promise<Buffer[]>))).toEqual(before);
+    expect(Buffer.concat(await (second as Promise<Buffer[]>))).toEqual(after);
+    expect(broker.responseCache.builds).toBe(2);
+    expect(broker.responseCache.topicsReused).toBe(3);
+  });
+
   it('keep under metadata.response.cache.max.bytes, oldest first, and keep nothing at 0', async () => {
     const { controller } = await startController({ brokers: [1], seed: 3 });
     await controller.createTopics([{ name: 'orders', numPartitions: 50, replicationFactor: 1, configs: [] }]);
