@@ -168,3 +168,18 @@ export interface ClusterMetadata {
   /** A new producer id for InitProducerId (never reused, also across restarts). */
   allocateProducerId(): Promise<{ errorCode: number; producerId: number }>;
 }
+
+/**
+ * The index of the first topic of `sorted` (ordered by name, JavaScript string order) whose name
+ * is `name` or after it; `sorted.length` when none is. Binary search: O(log n).
+ */
+export function firstTopicAtOrAfter(sorted: readonly { readonly name: string }[], name: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]!.name < name) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -33,6 +33,7 @@ import {
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { ZERO_UUID } from '../protocol/reader.js';
 import { defineApi } from './api-definition.js';
+import { firstTopicAtOrAfter } from './cluster-metadata.js';
 import { TOPIC_AUTHORIZED_OPERATIONS } from './metadata-api.js';
 import { topicNameProblem } from './topic-names.js';
 import { isInternalTopic } from '../controller/topic-name.js';
@@ -96,14 +97,7 @@ export const describeTopicPartitionsApi = defineApi<DescribeTopicPartitionsReque
 
 /** The names of `sorted` (in name order) from the first at or after `from`, found by binary search. */
 function* namesFrom(sorted: readonly { name: string }[], from: string): Generator<string> {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]!.name < from) low = middle + 1;
-    else high = middle;
-  }
-  for (let i = low; i < sorted.length; i++) yield sorted[i]!.name;
+  for (let i = firstTopicAtOrAfter(sorted, from); i < sorted.length; i++) yield sorted[i]!.name;
 }
 
 function unknown(name: string, errorCode: number): TopicAnswer {

@@ -105,12 +105,8 @@ export const metadataApi = defineApi<MetadataRequest, MetadataResponseInit>({
  */
 function allTopicsAnswer(context: ApiRequestContext, topicOperations: number, clusterOperations: number): AllTopicsAnswer {
   const { broker, apiVersion } = context;
-  const brokers = brokerList(broker, context.listenerName);
-  const alive = new Set(brokers.map((b) => b.nodeId));
-  const noTopics: MetadataResponseInit = {
-    throttleTimeMs: 0, brokers, clusterId: broker.metadata.clusterId, controllerId: broker.metadata.controllerId, topics: [],
-    clusterAuthorizedOperations: clusterOperations,
-  };
+  const { brokers, alive } = brokersOf(context);
+  const noTopics = response(broker, brokers, [], clusterOperations);
   const tailBytes = apiVersion >= 8 ? 4 : 0; // cluster_authorized_operations
   const whole = new Writer(256);
   encodeMetadataResponse(whole, apiVersion, noTopics);
@@ -140,19 +136,10 @@ function allTopicsAnswer(context: ApiRequestContext, topicOperations: number, cl
  * metadata-response-cache.ts are this, encoded).
  */
 export function allTopicsResponse(context: ApiRequestContext, topicOperations: number, clusterOperations: number): MetadataResponseInit {
-  const { broker } = context;
-  const brokers = brokerList(broker, context.listenerName);
-  const alive = new Set(brokers.map((b) => b.nodeId));
+  const { brokers, alive } = brokersOf(context);
   const topics: MetadataResponseTopicInit[] = [];
-  for (const topic of broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations, alive));
-  return {
-    throttleTimeMs: 0,
-    brokers,
-    clusterId: broker.metadata.clusterId,
-    controllerId: broker.metadata.controllerId,
-    topics,
-    clusterAuthorizedOperations: clusterOperations,
-  };
+  for (const topic of context.broker.metadata.topics()) topics.push(describeTopic(topic, topicOperations, alive));
+  return response(context.broker, brokers, topics, clusterOperations);
 }
 
 /** The answer for the topics a request names, creating the unknown ones where allowed. */
@@ -165,8 +152,7 @@ async function answerNamedTopics(
 ): Promise<MetadataResponseInit> {
   const { broker, apiVersion } = context;
   const topics: MetadataResponseTopicInit[] = [];
-  const brokers = brokerList(broker, context.listenerName);
-  const alive = new Set(brokers.map((b) => b.nodeId));
+  const { brokers, alive } = brokersOf(context);
   const autoCreation = (apiVersion < 4 || request.allowAutoTopicCreation) && broker.config.autoCreateTopicsEnable
     ? new RequestAutoTopicCreation(context)
     : null;
@@ -191,6 +177,22 @@ async function answerNamedTopics(
     topics.push(describeTopic(topic, topicOperations, alive));
   }
   autoCreation?.logRefusals();
+  return response(broker, brokers, topics, clusterOperations);
+}
+
+/** The brokers answered on the request's listener, and their ids (a replica elsewhere is offline). */
+function brokersOf(context: ApiRequestContext): { brokers: MetadataResponseInit['brokers']; alive: Set<number> } {
+  const brokers = brokerList(context.broker, context.listenerName);
+  return { brokers, alive: new Set(brokers.map((b) => b.nodeId)) };
+}
+
+/** A Metadata answer around `topics`: throttle time 0 (written per request when cached), cluster id, controller. */
+function response(
+  broker: BrokerServices,
+  brokers: MetadataResponseInit['brokers'],
+  topics: MetadataResponseTopicInit[],
+  clusterOperations: number,
+): MetadataResponseInit {
   return {
     throttleTimeMs: 0,
     brokers,

@@ -11,7 +11,7 @@
  * keep one.
  */
 import type { BrokerEndpoint as ApiBrokerEndpoint } from '../api/broker-services.js';
-import type { PartitionState, TopicState } from '../api/cluster-metadata.js';
+import { firstTopicAtOrAfter, type PartitionState, type TopicState } from '../api/cluster-metadata.js';
 import type { BrokerRegistration, MetadataImage, PartitionRegistration, TopicImage } from '../controller/metadata-image.js';
 import { isInternalTopic } from '../controller/topic-name.js';
 import { MetadataResponseCache } from '../api/metadata-response-cache.js';
@@ -171,13 +171,7 @@ export class MetadataCache {
 
 /** The index of the topic called `name` in `sorted` (in name order; it is there), by binary search. */
 function slotOf(sorted: readonly TopicState[], name: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]!.name < name) low = middle + 1;
-    else high = middle;
-  }
+  const low = firstTopicAtOrAfter(sorted, name);
   if (sorted[low]?.name !== name) throw new Error(`assertion failed: topic ${name} is not in the sorted topics`);
   return low;
 }
