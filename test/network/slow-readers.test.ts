@@ -81,6 +81,25 @@ describe('ResponseMemoryPool (queued.max.response.bytes)', () => {
   });
 });
 
+/** A listener whose connections share `pool` as their queued.max.response.bytes. */
+async function startServer(handler: RequestHandler, pool: ResponseMemoryPool): Promise<SocketServer> {
+  const server = new SocketServer({
+    host: '127.0.0.1', port: 0, handler, logger: silent, resources: { ...defaultConnectionResources(), responseMemory: pool },
+  });
+  servers.push(server);
+  await server.start();
+  return server;
+}
+
+/** A client that pipelines `count` requests for big answers (correlation ids 1..count) and reads nothing. */
+async function nonReadingPipeline(server: SocketServer, count: number): Promise<Raw> {
+  const slow = await Raw.open(server.address().port);
+  clients.push(slow);
+  slow.socket.pause();
+  slow.socket.write(Buffer.concat(Array.from({ length: count }, (_, i) => frame(i + 1, 'big'))));
+  return slow;
+}
+
 describe('Clients that do not read their responses cannot hold the broker\'s memory (issue 15)', () => {
   it('stops reading a non-reading client past queued.max.response.bytes while another client is still answered, then delivers everything in order once it reads', async () => {
     const dispatchedPerConnection = new Map<number, number>();
@@ -92,20 +111,11 @@ describe('Clients that do not read their responses cannot hold the broker\'s mem
       return Promise.resolve(Buffer.concat([correlationId, Buffer.from('ok')]));
     };
     const pool = new ResponseMemoryPool(64 * 1024);
-    const server = new SocketServer({
-      host: '127.0.0.1', port: 0, handler, logger: silent, resources: { ...defaultConnectionResources(), responseMemory: pool },
-    });
-    servers.push(server);
-    await server.start();
+    const server = await startServer(handler, pool);
 
     // The slow client pipelines 64 requests for 512 KiB answers (32 MiB) and reads nothing.
-    const slow = await Raw.open(server.address().port);
-    clients.push(slow);
-    slow.socket.pause();
     const sent = 64;
-    const requests: Buffer[] = [];
-    for (let id = 1; id <= sent; id++) requests.push(frame(id, 'big'));
-    slow.socket.write(Buffer.concat(requests));
+    const slow = await nonReadingPipeline(server, sent);
     const slowId = 1;
     await waitFor('the slow connection to be muted by queued.max.response.bytes', () =>
       (pool.overCapacity && pool.waitingCount === 1 ? true : undefined));
@@ -135,17 +145,8 @@ describe('Clients that do not read their responses cannot hold the broker\'s mem
   it('gives a closed connection\'s pending responses back to the pool, and the muted connections read again', async () => {
     const handler: RequestHandler = (request) => [request.subarray(0, 4), Buffer.alloc(BIG_BYTES, 0x62)];
     const pool = new ResponseMemoryPool(64 * 1024);
-    const server = new SocketServer({
-      host: '127.0.0.1', port: 0, handler, logger: silent, resources: { ...defaultConnectionResources(), responseMemory: pool },
-    });
-    servers.push(server);
-    await server.start();
-    const slow = await Raw.open(server.address().port);
-    clients.push(slow);
-    slow.socket.pause();
-    const requests: Buffer[] = [];
-    for (let id = 1; id <= 32; id++) requests.push(frame(id, 'big'));
-    slow.socket.write(Buffer.concat(requests));
+    const server = await startServer(handler, pool);
+    const slow = await nonReadingPipeline(server, 32);
     await waitFor('the slow connection to be muted', () => (pool.waitingCount === 1 ? true : undefined));
     slow.socket.destroy();
     await waitFor('its bytes to leave the pool', () => (server.connectionCount === 0 && pool.usedBytes === 0 ? true : undefined));

@@ -159,6 +159,16 @@ async function openClient(port: number): Promise<RawClient> {
 
 const echo: RequestHandler = (frame) => okResponse(frame);
 
+/** System timers, and a monotonic clock that moves `stepMs` at every reading (each request "takes" that long). */
+function steppingClock(stepMs: number) {
+  const system = new SystemTime();
+  let nowMs = 0;
+  return {
+    setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
+    monotonicMs: () => (nowMs += stepMs), defer: (task: () => void) => { setImmediate(task); },
+  };
+}
+
 describe('SocketServer', () => {
   it('binds a free port when asked for port 0 and reports it', async () => {
     const { server, port } = await startServer(echo);
@@ -411,12 +421,7 @@ describe('SocketServer', () => {
 
   it('runs one connection\'s pipelined requests only for connection.max.dispatch.ms.per.turn per turn: another client is answered in between', async () => {
     // A clock on which every request takes 20 ms: the 10 ms budget is spent by each request.
-    const system = new SystemTime();
-    let nowMs = 0;
-    const time = {
-      setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
-      monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
-    };
+    const time = steppingClock(20);
     const busy = async (maxDispatchMsPerTurn: number): Promise<number> => {
       // Only this connection's own bound (network.max.dispatch.ms.per.turn has its own test).
       const { port } = await startServer(echo, { time, maxDispatchMsPerTurn, sharedDispatchBudget: null });
@@ -438,12 +443,7 @@ describe('SocketServer', () => {
 
   it('bounds all connections\' dispatch in one turn by network.max.dispatch.ms.per.turn: past it each runs one request per turn', async () => {
     // Every request takes 20 ms on this clock; no per-connection bound, only the shared one.
-    const system = new SystemTime();
-    let nowMs = 0;
-    const time = {
-      setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
-      monotonicMs: () => (nowMs += 20), defer: (task: () => void) => { setImmediate(task); },
-    };
+    const time = steppingClock(20);
     const busy = async (sharedDispatchBudget: SharedDispatchBudget | null): Promise<number[]> => {
       const { port } = await startServer(echo, { time, maxDispatchMsPerTurn: 0, sharedDispatchBudget });
       const pipeliners = [await openClient(port), await openClient(port)];
