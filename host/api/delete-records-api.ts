@@ -19,7 +19,7 @@ import {
   type DeleteRecordsResponseInit,
 } from '../protocol/generated/delete-records.js';
 import { defineApi } from './api-definition.js';
-import { DELETE_RECORDS_SLICE_PARTITIONS, mapInSlices } from './request-slices.js';
+import { mapInSlices } from './request-slices.js';
 
 export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsResponseInit>({
   apiKey: ApiKey.DeleteRecords,
@@ -31,8 +31,8 @@ export const deleteRecordsApi = defineApi<DeleteRecordsRequest, DeleteRecordsRes
   async handle(request, context) {
     const entries = request.topics.flatMap((topic) =>
       topic.partitions.map((partition) => ({ topic: topic.name, partition: partition.partitionIndex, offset: partition.offset })));
-    const { replicaManager, defer } = context.broker;
-    const results = await mapInSlices(entries, DELETE_RECORDS_SLICE_PARTITIONS, (slice) => replicaManager.deleteRecords(slice), defer);
+    const { replicaManager, defer, config } = context.broker;
+    const results = await mapInSlices(entries, config.deleteRecordsMaxPartitionsPerTurn, (slice) => replicaManager.deleteRecords(slice), defer);
     let index = 0;
     return {
       throttleTimeMs: 0,

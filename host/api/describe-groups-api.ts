@@ -21,7 +21,7 @@ import {
 } from '../protocol/generated/describe-groups.js';
 import { defineApi } from './api-definition.js';
 import { withOffsetsTopic } from './group-request-context.js';
-import { DESCRIBE_GROUPS_SLICE_GROUPS, nextTurn } from './request-slices.js';
+import { nextTurn } from './request-slices.js';
 
 export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroupsResponseInit>({
   apiKey: ApiKey.DescribeGroups,
@@ -33,9 +33,10 @@ export const describeGroupsApi = defineApi<DescribeGroupsRequest, DescribeGroups
   handle: (request, context) => withOffsetsTopic(context, async (coordinator, group) => {
     // A long group list is described in slices that yield to the event loop (issue 15).
     const groups: DescribeGroupsResponseInit['groups'] = [];
-    for (let start = 0; start < request.groups.length || start === 0; start += DESCRIBE_GROUPS_SLICE_GROUPS) {
+    const perTurn = context.broker.config.describeGroupsMaxGroupsPerTurn;
+    for (let start = 0; start < request.groups.length || start === 0; start += perTurn) {
       if (start > 0) await nextTurn(context.broker.defer);
-      const slice = request.groups.slice(start, start + DESCRIBE_GROUPS_SLICE_GROUPS);
+      const slice = request.groups.slice(start, start + perTurn);
       groups.push(...(await coordinator.describeGroups({ ...request, groups: slice }, group)).groups);
     }
     return { throttleTimeMs: 0, groups };

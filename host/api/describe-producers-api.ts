@@ -19,7 +19,7 @@
  * offset of its open transaction (-1 when none).
  *
  * Bounded work per turn (issue 15): the partitions are answered in slices of
- * {@link DESCRIBE_PRODUCERS_SLICE_PARTITIONS} that yield to the event loop between them
+ * describe.producers.max.partitions.per.turn that yield to the event loop between them
  * (request-slices.ts); each answer is O(1) in the topic's size plus the partition's producers.
  */
 import { ApiKey } from '../protocol/generated/api-keys.js';
@@ -33,7 +33,7 @@ import {
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { defineApi } from './api-definition.js';
 import type { BrokerServices } from './broker-services.js';
-import { DESCRIBE_PRODUCERS_SLICE_PARTITIONS, mapInSlices } from './request-slices.js';
+import { mapInSlices } from './request-slices.js';
 
 export const describeProducersApi = defineApi<DescribeProducersRequest, DescribeProducersResponseInit>({
   apiKey: ApiKey.DescribeProducers,
@@ -45,7 +45,7 @@ export const describeProducersApi = defineApi<DescribeProducersRequest, Describe
   async handle(request, context) {
     const { broker } = context;
     const entries = request.topics.flatMap((topic) => topic.partitionIndexes.map((partitionIndex) => ({ topic: topic.name, partitionIndex })));
-    const answers = await mapInSlices(entries, DESCRIBE_PRODUCERS_SLICE_PARTITIONS,
+    const answers = await mapInSlices(entries, broker.config.describeProducersMaxPartitionsPerTurn,
       (slice) => slice.map(({ topic, partitionIndex }) => describePartition(broker, topic, partitionIndex)), broker.defer);
     let index = 0;
     return {

@@ -21,7 +21,7 @@
  * - v0 answers with an offsets array (old_style_offsets); we return the one offset found.
  * - v1 (KIP-79) introduced the timestamp lookup semantics used by `kcat -o s@...` and
  *   offsets_for_times.
- * - A request naming more than 500 partitions is answered in slices that yield to the event loop
+ * - A request naming more than list.offsets.max.partitions.per.turn partitions is answered in slices that yield to the event loop
  *   (request-slices.ts, issue 15).
  * - Only the partition leader answers (NOT_LEADER_OR_FOLLOWER, 6, on a follower replica). A
  *   follower's request (replica_id >= 0, as a ReplicaFetcher sends after OFFSET_OUT_OF_RANGE) gets
@@ -39,7 +39,7 @@ import {
 } from '../protocol/generated/list-offsets.js';
 import { IsolationLevel } from '../replication/partition.js';
 import { defineApi } from './api-definition.js';
-import { LIST_OFFSETS_SLICE_PARTITIONS, mapInSlices } from './request-slices.js';
+import { mapInSlices } from './request-slices.js';
 import type { BrokerServices } from './broker-services.js';
 
 /** Kafka's ListOffsetsRequest special timestamps. */
@@ -57,7 +57,7 @@ export const listOffsetsApi = defineApi<ListOffsetsRequest, ListOffsetsResponseI
     const { broker, apiVersion } = context;
     const isolationLevel = apiVersion >= 2 ? request.isolationLevel : IsolationLevel.READ_UNCOMMITTED;
     const entries = request.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
-    const answers = await mapInSlices(entries, LIST_OFFSETS_SLICE_PARTITIONS, (slice) => slice.map(({ topic, partition }) => {
+    const answers = await mapInSlices(entries, broker.config.listOffsetsMaxPartitionsPerTurn, (slice) => slice.map(({ topic, partition }) => {
       const found = lookup(broker, topic, partition.partitionIndex, partition.timestamp, isolationLevel, request.replicaId >= 0);
       const response: ListOffsetsPartitionResponseInit = {
         partitionIndex: partition.partitionIndex,

@@ -42,7 +42,7 @@
  * - The partitions refused before the log are logged as one `request.refused` warn line per
  *   request (the first refusal and the count), not one per partition (issue 15: a request may name
  *   100,000 partitions).
- * - The answer is built in slices of PRODUCE_ANSWER_SLICE_PARTITIONS partitions, one per
+ * - The answer is built in slices of produce.response.max.partitions.per.turn partitions, one per
  *   event-loop turn, after the append (itself sliced by request.max.partitions.per.turn): a
  *   request naming 50,000 unknown topics answered all of them in the turn it arrived (issue 15).
  */
@@ -59,7 +59,7 @@ import { logRefusedRequest } from '../observability/logger.js';
 import type { ProducePartitionData, ProducePartitionResult } from '../replication/replica-manager.js';
 import { BatchAttributes, BatchLayout, MAGIC_V2, RECORD_BATCH_OVERHEAD } from '../wasm/batch-layout.js';
 import { defineApi, type ApiRequestContext } from './api-definition.js';
-import { nextTurn, PRODUCE_ANSWER_SLICE_PARTITIONS } from './request-slices.js';
+import { nextTurn } from './request-slices.js';
 
 const { BATCH_LENGTH: LENGTH_OFFSET, MAGIC: MAGIC_OFFSET, ATTRIBUTES: ATTRIBUTES_OFFSET, LOG_OVERHEAD } = BatchLayout;
 
@@ -119,7 +119,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
       }
       for (const partitionData of topicData.partitionData) {
         // Issue 15: a request naming 50,000 unknown topics answered them all in one turn.
-        if (++inTurn > PRODUCE_ANSWER_SLICE_PARTITIONS && broker.defer !== undefined) {
+        if (++inTurn > broker.config.produceResponseMaxPartitionsPerTurn && broker.defer !== undefined) {
           inTurn = 1;
           await nextTurn(broker.defer);
         }

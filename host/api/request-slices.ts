@@ -1,24 +1,11 @@
 /**
  * Bounded synchronous work per request turn (issue 15): a handler that works through a very long
  * list (partitions of a ListOffsets, DeleteRecords or DescribeProducers, groups of a DescribeGroups: a 100 MiB
- * request can name millions) maps it in slices, yielding to the event loop between slices through
+ * request can name millions) maps it in slices (each API's `*.max.partitions.per.turn` or
+ * `describe.groups.max.groups.per.turn` config, host/config/limit-configs.ts), yielding to the event loop between slices through
  * `BrokerServices.defer`, so other clients' requests are answered in between. Small lists (one
  * slice) stay synchronous. Results keep the input order.
  */
-
-/** ListOffsets partitions looked up per event-loop turn (a timestamp lookup may read an index). */
-export const LIST_OFFSETS_SLICE_PARTITIONS = 500;
-/** DeleteRecords partitions per turn (each may delete segments and write checkpoints). */
-export const DELETE_RECORDS_SLICE_PARTITIONS = 64;
-/** DescribeProducers partitions per turn (each copies the partition's active producers). */
-export const DESCRIBE_PRODUCERS_SLICE_PARTITIONS = 500;
-/**
- * Produce partitions answered per turn after the append (a partition of an unknown topic costs a
- * few µs: 5,000 is about 15 ms; the appends themselves are sliced by request.max.partitions.per.turn).
- */
-export const PRODUCE_ANSWER_SLICE_PARTITIONS = 5_000;
-/** DescribeGroups groups per turn. */
-export const DESCRIBE_GROUPS_SLICE_GROUPS = 500;
 
 /**
  * `items.map(fn)` in slices of `sliceSize` (>= 1), awaiting one event-loop turn through `defer`

@@ -48,6 +48,16 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the most partitions the broker\'s periodic housekeeping (flush.ms, retention, producer-id expiry, ISR expiration, every min(log.retention.check.interval.ms, 5 s)) works through in one event-loop turn; a broker holding more does each pass in slices of this many, between which clients are served, and writes the checkpoint files after the last (Tributary default 2000).' },
   { name: 'describe.configs.max.resources.per.turn', type: 'INT', defaultValue: '100', min: 1,
     doc: 'Tributary-only: the most resources of one DescribeConfigs the broker describes in one event-loop turn (a broker resource is about 350 configs); a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 100).' },
+  { name: 'produce.response.max.partitions.per.turn', type: 'INT', defaultValue: '5000', min: 1,
+    doc: 'Tributary-only: the most partitions of one Produce answer the broker builds in one event-loop turn, after the append (a partition of an unknown topic costs a few microseconds: a request naming 50,000 unknown topics held the loop ~150 ms); a larger answer is built in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 5000).' },
+  { name: 'list.offsets.max.partitions.per.turn', type: 'INT', defaultValue: '500', min: 1,
+    doc: 'Tributary-only: the most partitions of one ListOffsets the broker looks up in one event-loop turn (a timestamp lookup may read a time index); a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 500).' },
+  { name: 'delete.records.max.partitions.per.turn', type: 'INT', defaultValue: '64', min: 1,
+    doc: 'Tributary-only: the most partitions of one DeleteRecords the broker works through in one event-loop turn (each may delete segment files and move its log start offset); a request naming more is done in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 64).' },
+  { name: 'describe.producers.max.partitions.per.turn', type: 'INT', defaultValue: '500', min: 1,
+    doc: 'Tributary-only: the most partitions of one DescribeProducers the broker describes in one event-loop turn (each copies the partition\'s active producers); a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 500).' },
+  { name: 'describe.groups.max.groups.per.turn', type: 'INT', defaultValue: '500', min: 1,
+    doc: 'Tributary-only: the most groups of one DescribeGroups the coordinator describes in one event-loop turn; a request naming more is answered in slices of this many, between which other clients are served, with the same answer in request order (Tributary default 500).' },
   { name: 'coordinator.max.timer.tasks.per.turn', type: 'INT', defaultValue: '500', min: 1,
     doc: 'Tributary-only: the most expired timer tasks of the group and transaction coordinators (group.initial.rebalance.delay.ms and rebalance timeouts ending, sessions expiring, transactions timing out) run in one event-loop turn; the rest run in the next turns, in the order they fell due, after other clients were served. Timers set together fall due together: 10,000 groups created in one burst ended their initial rebalance delay within a few milliseconds and answering them all held the loop for 600 ms (Tributary default 500).' },
   { name: 'request.max.array.elements', type: 'INT', defaultValue: '100000', min: 1,
@@ -94,6 +104,16 @@ export interface LimitConfigs {
   readonly housekeepingMaxPartitionsPerTurn: number;
   /** describe.configs.max.resources.per.turn: DescribeConfigs resources described per event-loop turn. */
   readonly describeConfigsMaxResourcesPerTurn: number;
+  /** produce.response.max.partitions.per.turn: partitions of one Produce answer built per event-loop turn. */
+  readonly produceResponseMaxPartitionsPerTurn: number;
+  /** list.offsets.max.partitions.per.turn: partitions of one ListOffsets looked up per event-loop turn. */
+  readonly listOffsetsMaxPartitionsPerTurn: number;
+  /** delete.records.max.partitions.per.turn: partitions of one DeleteRecords worked through per event-loop turn. */
+  readonly deleteRecordsMaxPartitionsPerTurn: number;
+  /** describe.producers.max.partitions.per.turn: partitions of one DescribeProducers described per event-loop turn. */
+  readonly describeProducersMaxPartitionsPerTurn: number;
+  /** describe.groups.max.groups.per.turn: groups of one DescribeGroups described per event-loop turn. */
+  readonly describeGroupsMaxGroupsPerTurn: number;
   /** coordinator.max.timer.tasks.per.turn: expired coordinator timer tasks run per event-loop turn. */
   readonly coordinatorMaxTimerTasksPerTurn: number;
   /** metadata.response.cache.max.bytes: bytes of encoded all-topics Metadata answers kept; 0 keeps none. */
@@ -128,6 +148,11 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     requestMaxPartitionsPerTurn: get('request.max.partitions.per.turn'),
     housekeepingMaxPartitionsPerTurn: get('housekeeping.max.partitions.per.turn'),
     describeConfigsMaxResourcesPerTurn: get('describe.configs.max.resources.per.turn'),
+    produceResponseMaxPartitionsPerTurn: get('produce.response.max.partitions.per.turn'),
+    listOffsetsMaxPartitionsPerTurn: get('list.offsets.max.partitions.per.turn'),
+    deleteRecordsMaxPartitionsPerTurn: get('delete.records.max.partitions.per.turn'),
+    describeProducersMaxPartitionsPerTurn: get('describe.producers.max.partitions.per.turn'),
+    describeGroupsMaxGroupsPerTurn: get('describe.groups.max.groups.per.turn'),
     coordinatorMaxTimerTasksPerTurn: get('coordinator.max.timer.tasks.per.turn'),
     metadataResponseCacheMaxBytes: get('metadata.response.cache.max.bytes'),
     metadataResponseMaxPartitionsPerTurn: get('metadata.response.max.partitions.per.turn'),

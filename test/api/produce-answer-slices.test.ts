@@ -1,16 +1,17 @@
 /**
  * Produce naming many partitions (issue 15): the append gets the known topics' partitions in the
- * request's turn (appends keep their order), and the answer is built PRODUCE_ANSWER_SLICE_PARTITIONS
+ * request's turn (appends keep their order), and the answer is built produce.response.max.partitions.per.turn
  * partitions per event-loop turn afterwards: a request naming 12,000 unknown topics is answered in
  * three turns, with the same answer, in request order, as without slicing.
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiRequestContext } from '../../host/api/api-definition.js';
 import { produceApi } from '../../host/api/produce-api.js';
-import { PRODUCE_ANSWER_SLICE_PARTITIONS } from '../../host/api/request-slices.js';
 import type { ProduceRequest } from '../../host/protocol/generated/produce.js';
 import { buildRecordBatch } from '../../host/record/batch-builder.js';
 
+/** produce.response.max.partitions.per.turn in these tests (the default). */
+const PER_TURN = 5_000;
 const records = buildRecordBatch({ records: [{ value: 'v', timestamp: 1 }] });
 
 function context(appended: string[], defer?: (task: () => void) => void): ApiRequestContext {
@@ -23,7 +24,7 @@ function context(appended: string[], defer?: (task: () => void) => void): ApiReq
   };
   return {
     apiVersion: 8, apiKey: 0, peer: 'test', correlationId: 1, clientId: 'test', logger: { warn: () => {} },
-    broker: { metadata, replicaManager, ...(defer === undefined ? {} : { defer }) },
+    broker: { metadata, replicaManager, config: { produceResponseMaxPartitionsPerTurn: PER_TURN }, ...(defer === undefined ? {} : { defer }) },
   } as unknown as ApiRequestContext;
 }
 
@@ -50,7 +51,7 @@ describe('Produce naming many partitions', () => {
       for (let i = 0; i < 20 && turns.length === 0; i++) await Promise.resolve();
     }
     const whole = await produceApi.handle(request, context([]));
-    expect(turnCount).toBe(Math.ceil(12_000 / PRODUCE_ANSWER_SLICE_PARTITIONS) - 1);
+    expect(turnCount).toBe(Math.ceil(12_000 / PER_TURN) - 1);
     const answer = await sliced;
     expect(answer).toEqual(whole);
     expect(answer!.responses).toHaveLength(11_999);

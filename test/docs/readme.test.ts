@@ -12,9 +12,6 @@ import { apiKeyName } from '../../host/protocol/generated/api-keys.js';
 import { DEFAULT_MAX_EVICTABLE_INDEX_BYTES } from '../../host/log/index-memory.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../host/record/compression-codecs.js';
 import { getCore } from '../../host/wasm/core.js';
-import {
-  DELETE_RECORDS_SLICE_PARTITIONS, DESCRIBE_GROUPS_SLICE_GROUPS, DESCRIBE_PRODUCERS_SLICE_PARTITIONS, LIST_OFFSETS_SLICE_PARTITIONS,
-} from '../../host/api/request-slices.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -40,7 +37,7 @@ describe('README.md', () => {
     expect(table).toEqual(rows);
   });
 
-  it('states the fixed bounds as the build has them (WebAssembly memory, its regions, index bytes, request slices)', () => {
+  it('states the fixed bounds as the build has them (WebAssembly memory, its regions, index bytes)', () => {
     const core = getCore();
     const asconfig = JSON.parse(readFileSync(new URL('../../asconfig.json', import.meta.url), 'utf8')) as { options: { maximumMemory: number } };
     const row = (bound: string): string => readme.split('\n').find((line) => line.startsWith(`| ${bound} |`)) ?? '';
@@ -50,9 +47,6 @@ describe('README.md', () => {
     expect(row('evictable index bytes')).toContain(`| ${DEFAULT_MAX_EVICTABLE_INDEX_BYTES / 2 ** 20} MiB |`);
     expect(row('request frame ring')).toContain('| 32 MiB |');
     expect(row('decompressed records section')).toContain(`| ${DEFAULT_MAX_DECOMPRESSED_BYTES / 2 ** 20} MiB per batch |`);
-    expect(row('request work per event-loop turn')).toContain(
-      `| ListOffsets ${LIST_OFFSETS_SLICE_PARTITIONS} partitions, DeleteRecords ${DELETE_RECORDS_SLICE_PARTITIONS} partitions, DescribeGroups ${DESCRIBE_GROUPS_SLICE_GROUPS} groups`);
-    expect(row('request work per event-loop turn')).toContain(`, DescribeProducers ${DESCRIBE_PRODUCERS_SLICE_PARTITIONS} partitions |`);
   });
 
   it('gives the two-command quick start', () => {
