@@ -62,12 +62,18 @@ export interface TopicSummary {
   sizeBytes: number | null;
 }
 
-/** GET topics: a page of topics sorted by name. */
+/**
+ * GET topics: a page of topics sorted by name (JavaScript string order), at most `limit` of them
+ * and at most console.topics.max.page.partitions partitions (a page of one topic may have more).
+ */
 export interface TopicsPage {
+  /** Topics the filter keeps, in all pages. */
   total: number;
   offset: number;
-  /** The page size used (the request's `limit`, else console.topics.page.size). */
+  /** The most topics a page has (the request's `limit`, else console.topics.page.size). */
   limit: number;
+  /** The offset of the next page, null after the last one (a page may end before `limit` topics). */
+  nextOffset: number | null;
   topics: TopicSummary[];
 }
 

@@ -7,7 +7,7 @@
  *   GET  /console/<file>                the page's script and styles
  *   GET  /console/api/overview          cluster id, controller, brokers, quorum, topic and group counts
  *   GET  /console/api/throughput?since= messages and bytes per second in and out, one sample a second
- *   ...  /console/api/topics...         console-topics.ts, console-messages.ts
+ *   ...  /console/api/topics...         console-topics-page.ts, console-topics.ts, console-messages.ts
  *   ...  /console/api/groups...         console-groups.ts
  *
  * Writes (POST, DELETE) are refused with 403 CONSOLE_WRITE_DISABLED unless
@@ -22,7 +22,8 @@ import { clusterGroupLag } from './console-group-lag.js';
 import { describeGroup, type GroupLagSource, listGroupsPage, resetGroupOffsets } from './console-groups.js';
 import { browseMessages, produceMessage } from './console-messages.js';
 import { ConsoleRequestError, errorResponse, intParam, jsonObject, ok } from './console-responses.js';
-import { addPartitions, createTopic, describeTopic, listTopicsPage, type LocalLogSize, type TopicsPageLimits } from './console-topics.js';
+import { addPartitions, createTopic, describeTopic, type LocalLogSize } from './console-topics.js';
+import { type PartitionBounds, TopicsPager, type TopicsPageLimits, type TopicsPageSource } from './console-topics-page.js';
 import type { ThroughputSampler } from './throughput-sampler.js';
 
 /** Where the console is mounted. */
@@ -36,8 +37,10 @@ export interface ConsoleApplicationOptions {
   /** This broker's node.id (the page marks it). */
   readonly nodeId: number;
   readonly localLogSize: LocalLogSize;
-  /** console.topics.page.size and console.topics.max.page.size. */
+  /** console.topics.page.size, console.topics.max.page.size and console.topics.max.page.partitions. */
   readonly topicsPage: TopicsPageLimits;
+  /** The broker's metadata and replicas the topic list reads (the offsets of partitions led elsewhere come through `clients`). */
+  readonly topics: Omit<TopicsPageSource, 'remoteBounds'>;
   /** The page's files by name (console-assets.ts); empty when not built. */
   readonly assets: ReadonlyMap<string, ConsoleAsset>;
   /** Lag in seconds and group status, when the broker evaluates them. */
@@ -62,10 +65,11 @@ export class ConsoleApplication implements HttpApplication {
     const groupLag = clusterGroupLag(options.groupLag ?? null, admin);
     const lag = () => groupLag;
     const body = (request: HttpAppRequest) => jsonObject(request.contentType, request.body);
+    const topicsPager = new TopicsPager({ ...options.topics, remoteBounds: (topic, partitions) => remoteBounds(admin(), topic, partitions) }, options.topicsPage);
     this.routes = [
       { method: 'get', pattern: /^overview$/, write: false, run: () => this.overview() },
       { method: 'get', pattern: /^throughput$/, write: false, run: async (r) => this.throughput(r.query) },
-      { method: 'get', pattern: /^topics$/, write: false, run: (r) => listTopicsPage(admin(), r.query, options.localLogSize, options.topicsPage) },
+      { method: 'get', pattern: /^topics$/, write: false, run: (r) => topicsPager.page(r.query) },
       { method: 'post', pattern: /^topics$/, write: true, run: (r) => createTopic(admin(), body(r)) },
       { method: 'get', pattern: /^topics\/([^/]+)$/, write: false, run: (r, [name]) => describeTopic(admin(), name!, options.localLogSize) },
       { method: 'delete', pattern: /^topics\/([^/]+)$/, write: true, run: async (r, [name]) => {
@@ -153,6 +157,19 @@ export class ConsoleApplication implements HttpApplication {
     const since = intParam(query, 'since', 0, 0, Number.MAX_SAFE_INTEGER);
     return { intervalMs: this.options.sampler.intervalMs, samples: this.options.sampler.samples(since) };
   }
+}
+
+/** Earliest and latest offsets of some partitions of a topic, from their leaders (two ListOffsets). */
+async function remoteBounds(admin: ConsoleClients['admin'], topic: string, partitions: number[]): Promise<PartitionBounds[]> {
+  const [low, high] = await Promise.all([
+    admin.listOffsets({ topic, partitions, spec: 'earliest' }),
+    admin.listOffsets({ topic, partitions, spec: 'latest' }),
+  ]);
+  const highOf = new Map(high.map((h) => [h.partition, h.offset]));
+  return low.flatMap((l) => {
+    const h = highOf.get(l.partition);
+    return h === undefined ? [] : [{ partition: l.partition, low: l.offset, high: h }];
+  });
 }
 
 function decodeSegment(segment: string): string {

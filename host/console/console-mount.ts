@@ -19,23 +19,24 @@ import type { RequestHandler } from '../network/network-types.js';
 import type { ConsoleApplication } from './console-application.js';
 import type { ConsoleClients } from './console-clients.js';
 import type { GroupLagSource } from './console-groups.js';
+import type { ConsoleTopicState, LocalReplica } from './console-topics-page.js';
 import { ThroughputSampler, type ThroughputTotals } from './throughput-sampler.js';
 
-/** What the console reads of a partition this broker holds. */
-export interface LocalPartition {
-  readonly log: { readonly size: number };
-}
-
 export interface ConsoleMountOptions {
-  readonly config: Pick<BrokerConfig, 'nodeId' | 'consoleWriteEnable' | 'consoleTopicsPageSize' | 'consoleTopicsMaxPageSize'>;
+  readonly config: Pick<BrokerConfig, 'nodeId' | 'consoleWriteEnable' | 'consoleTopicsPageSize' | 'consoleTopicsMaxPageSize' | 'consoleTopicsMaxPagePartitions'>;
   readonly environment: Pick<Environment, 'time' | 'disk'>;
   readonly handler: RequestHandler;
   /** The client listener whose endpoints Metadata gives the console. */
   readonly listenerName: string;
   /** This broker's advertised endpoints (known once it registered). */
   readonly ownEndpoints: () => readonly BrokerAddress[];
+  /**
+   * The broker's metadata (MetadataCache): every topic in name order (JavaScript string order), a
+   * shared array replaced, never modified, on a change.
+   */
+  readonly metadata: { topics(): readonly ConsoleTopicState[] };
   /** The partitions this broker holds (ReplicaManager). */
-  readonly partitions: { getPartition(topic: string, partition: number): LocalPartition | undefined };
+  readonly partitions: { getPartition(topic: string, partition: number): LocalReplica | undefined };
   /** The broker's cumulative counters. */
   readonly throughput: () => ThroughputTotals;
   /** Lag in seconds and group status (the broker's consumer lag monitor), for the groups it knows. */
@@ -67,7 +68,16 @@ export function createConsoleMount(options: ConsoleMountOptions): HttpApplicatio
           sampler,
           writeEnabled: options.config.consoleWriteEnable,
           nodeId: options.config.nodeId,
-          topicsPage: { pageSize: options.config.consoleTopicsPageSize, maxPageSize: options.config.consoleTopicsMaxPageSize },
+          topicsPage: {
+            pageSize: options.config.consoleTopicsPageSize,
+            maxPageSize: options.config.consoleTopicsMaxPageSize,
+            maxPagePartitions: options.config.consoleTopicsMaxPagePartitions,
+          },
+          topics: {
+            topics: () => options.metadata.topics(),
+            localReplica: (topic, partition) => partitions.getPartition(topic, partition),
+            defer: (task) => environment.time.defer(task),
+          },
           localLogSize: (topic, partition) => partitions.getPartition(topic, partition)?.log.size ?? null,
           assets: loadConsoleAssets(environment.disk, options.assetsDir ?? defaultConsoleAssetsDir(environment.disk)),
           ...(options.groupLag === undefined ? {} : { groupLag: options.groupLag }),

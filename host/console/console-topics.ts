@@ -2,76 +2,23 @@
  * The console's topic endpoints, through the Admin client (Metadata, ListOffsets,
  * DescribeConfigs, CreateTopics, DeleteTopics, CreatePartitions):
  *
- *   GET    /console/api/topics?offset=&limit=&internal=&search=   a page of topics, by name
+ *   GET    /console/api/topics?offset=&limit=&internal=&search=   a page of topics (console-topics-page.ts)
  *   GET    /console/api/topics/<name>                              partitions and configs
  *   POST   /console/api/topics            {name, partitions?, replicationFactor?, configs?}   (write)
  *   DELETE /console/api/topics/<name>                                                        (write)
  *   POST   /console/api/topics/<name>/partitions   {count}                                    (write)
  *
- * Work per request is bounded by the page: one Metadata for the names (sorted and filtered
- * without describing a partition), a second Metadata for the topics of the page only, then
- * ListOffsets for those (issue 15: at 50,000 partitions describing every partition of every
- * topic for each page held the loop for hundreds of milliseconds, and the page is polled every
- * 3 s). The page size is console.topics.page.size unless the request gives `limit`, at most
- * console.topics.max.page.size. Sizes are those of the replicas this broker holds (Kafka reports sizes
- * per log directory, DescribeLogDirs, which Tributary does not have yet): null for partitions
- * held elsewhere only.
+ * The list of topics reads the broker's own metadata and logs instead (console-topics-page.ts:
+ * issue 15, an all-topics Metadata per page held the loop for 1-2 s at 50,000 partitions). Sizes
+ * are those of the replicas this broker holds (Kafka reports sizes per log directory,
+ * DescribeLogDirs, which Tributary does not have yet): null for partitions held elsewhere only.
  */
 import type { Admin } from '../clients/admin.js';
-import type { TopicDetail, TopicSummary, TopicsPage } from './console-api-types.js';
-import { ConsoleRequestError, intParam } from './console-responses.js';
+import type { TopicDetail } from './console-api-types.js';
+import { ConsoleRequestError } from './console-responses.js';
 
 /** The size in bytes of this broker's replica of a partition, null when it holds none. */
 export type LocalLogSize = (topic: string, partition: number) => number | null;
-
-/** console.topics.page.size and console.topics.max.page.size. */
-export interface TopicsPageLimits {
-  /** Topics in a page when the request gives no `limit`. */
-  readonly pageSize: number;
-  /** The largest `limit` accepted (a larger one answers 400 INVALID_REQUEST). */
-  readonly maxPageSize: number;
-}
-
-/**
- * A page of topics sorted by name (localeCompare); `search` keeps names containing it, case
- * ignored. @throws ConsoleRequestError 400 for an offset or limit out of range
- */
-export async function listTopicsPage(admin: Admin, query: URLSearchParams, localLogSize: LocalLogSize, limits: TopicsPageLimits): Promise<TopicsPage> {
-  const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  const limit = intParam(query, 'limit', Math.min(limits.pageSize, limits.maxPageSize), 1, limits.maxPageSize);
-  const includeInternal = query.get('internal') === 'true';
-  const search = (query.get('search') ?? '').toLowerCase();
-  const names = (await admin.listTopics({ includeInternal }))
-    .filter((name) => search === '' || name.toLowerCase().includes(search))
-    .sort((a, b) => a.localeCompare(b));
-  const pageNames = names.slice(offset, offset + limit);
-  // A topic deleted since the names were read is left out of the page.
-  const described = pageNames.length === 0 ? [] : await admin.describeTopics({ topics: pageNames }).catch(async () => {
-    const existing = new Set(await admin.listTopics({ includeInternal }));
-    const remaining = pageNames.filter((name) => existing.has(name));
-    return remaining.length === 0 ? [] : admin.describeTopics({ topics: remaining });
-  });
-  const page = described.sort((a, b) => a.name.localeCompare(b.name));
-  const topics = await Promise.all(page.map(async (topic): Promise<TopicSummary> => {
-    const offsets = topic.partitions.length === 0 ? [] : await admin.fetchTopicOffsets(topic.name).catch(() => []);
-    let sizeBytes: number | null = null;
-    for (const partition of topic.partitions) {
-      const size = localLogSize(topic.name, partition.partition);
-      if (size !== null) sizeBytes = (sizeBytes ?? 0) + size;
-    }
-    return {
-      name: topic.name,
-      internal: topic.isInternal,
-      partitions: topic.partitions.length,
-      replicationFactor: topic.partitions[0]?.replicas.length ?? 0,
-      underReplicatedPartitions: topic.partitions.filter((p) => p.isr.length < p.replicas.length).length,
-      offlinePartitions: topic.partitions.filter((p) => p.leader < 0).length,
-      messages: offsets.reduce((sum, p) => sum + Math.max(0, p.high - p.low), 0),
-      sizeBytes,
-    };
-  }));
-  return { total: names.length, offset, limit, topics };
-}
 
 /** One topic: partitions with leader, replicas, ISR, offsets and local size; its configs. */
 export async function describeTopic(admin: Admin, name: string, localLogSize: LocalLogSize): Promise<TopicDetail> {

@@ -390,6 +390,7 @@ export class BrokerServer {
       handler: (frame, connection) => this.handleRequest(frame, connection),
       listenerName: this.network!.clientListeners[0]?.name ?? 'PLAINTEXT',
       ownEndpoints: () => this.listeners,
+      metadata: { topics: () => this.metadataCache.topics() },
       partitions: this.replicaManager!,
       throughput: () => {
         const all = this.metrics.topicMetrics.allTopics;

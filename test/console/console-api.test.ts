@@ -36,8 +36,10 @@ describe('The console API', () => {
     const first = await call('topics?limit=2');
     expect(first.body['total']).toBe(4);
     expect((first.body['topics'] as { name: string }[]).map((t) => t.name)).toEqual(['alpha', 'beta']);
+    expect(first.body['nextOffset']).toBe(2);
     const second = await call('topics?limit=2&offset=2');
     expect((second.body['topics'] as { name: string }[]).map((t) => t.name)).toEqual(['gamma', 'timeline']);
+    expect(second.body['nextOffset']).toBe(null);
     const filtered = await call('topics?search=AMM');
     expect((filtered.body['topics'] as { name: string; messages: number }[])).toEqual([expect.objectContaining({ name: 'gamma', messages: 1 })]);
     expect((await call('topics?limit=100000')).status).toBe(400);
@@ -51,6 +53,22 @@ describe('The console API', () => {
     const refused = await call('topics?limit=21');
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain('between 1 and 20');
+  });
+
+  it('reads the topic list from the broker\'s metadata and logs: no Metadata or ListOffsets request, however many pages', async () => {
+    const requests = (apiKey: number) => broker.broker.metrics.requestMetrics.apis().find((a) => a.apiKey === apiKey)?.requests ?? 0;
+    const METADATA = 3;
+    const LIST_OFFSETS = 2;
+    const before = [requests(METADATA), requests(LIST_OFFSETS)];
+    for (const path of ['topics', 'topics?offset=3', 'topics?internal=true&limit=20', 'topics?search=a']) expect((await call(path)).status).toBe(200);
+    const timeline = (await call('topics?search=timeline')).body['topics'] as { messages: number; sizeBytes: number }[];
+    expect(timeline).toEqual([expect.objectContaining({ messages: 10, partitions: 1 })]);
+    expect(timeline[0]!.sizeBytes).toBeGreaterThan(0);
+    expect([requests(METADATA), requests(LIST_OFFSETS)]).toEqual(before);
+    // The counters do see the console's own requests: one topic's detail still goes through its Admin client.
+    expect((await call('topics/timeline')).status).toBe(200);
+    expect(requests(METADATA)).toBeGreaterThan(before[0]!);
+    expect(requests(LIST_OFFSETS)).toBeGreaterThan(before[1]!);
   });
 
   it('browses from an offset and from a time, newest first, within the limit', async () => {

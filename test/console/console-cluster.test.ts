@@ -2,7 +2,7 @@
  * The console of one node of a three-node cluster (RealClockQuorum: every node a broker and a
  * controller voter): it shows every broker, and a topic whose partitions are led by the other
  * nodes with the offsets and records those leaders hold, which it reaches over TCP as a client
- * would (its own broker's requests stay in-process).
+ * would (its own broker's requests stay in-process); its topic list counts the records of both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admin } from '../../host/clients/admin.js';
@@ -57,5 +57,13 @@ describe('The console of one node of a cluster', () => {
     const browse = await consoleApi(node, `topics/spread/messages?partition=${remote.partition}`);
     const values = (browse['records'] as { value: string }[]).map((r) => Buffer.from(r.value, 'base64').toString());
     expect(values).toEqual(Array.from({ length: remote.partition + 1 }, (_, i) => `p${remote.partition}-r${remote.partition - i}`));
+  });
+
+  it('counts in the topic list the records of partitions led here (read from the logs) and led elsewhere (ListOffsets to their leaders), on every node', async () => {
+    for (const node of nodes) {
+      const page = await consoleApi(node, 'topics?search=spread');
+      // 1 + 2 + ... + 6 records, whichever node leads each partition; sizes only of the replicas the node holds.
+      expect(page['topics'], `node ${node.nodeId}`).toEqual([expect.objectContaining({ name: 'spread', partitions: 6, messages: 21 })]);
+    }
   });
 });

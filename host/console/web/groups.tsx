@@ -34,7 +34,8 @@ export function GroupsPage() {
           ))}
         </tbody>
       </table>
-      {data && <Pager offset={offset} page={PAGE} total={data.total} onOffset={setOffset} />}
+      {data && <Pager offset={offset} shown={data.groups.length} total={data.total} onOffset={setOffset}
+        previous={offset === 0 ? null : Math.max(0, offset - PAGE)} next={offset + PAGE < data.total ? offset + PAGE : null} />}
     </section>
   );
 }

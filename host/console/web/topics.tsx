@@ -7,7 +7,10 @@ import { ErrorLine, Pager, WriteNote } from './widgets.js';
 
 export function TopicsPage({ writeEnabled }: { writeEnabled: boolean }) {
   const [search, setSearch] = useState('');
-  const [offset, setOffset] = useState(0);
+  // Where the pages before this one started: pages end at a topic count or a partition count
+  // (console.topics.max.page.partitions), so Previous goes back to where it was, not `limit` back.
+  const [starts, setStarts] = useState<number[]>([]);
+  const offset = starts.at(-1) ?? 0;
   const [internal, setInternal] = useState(false);
   const { data, error, refresh } = usePoll<TopicsPage>(
     `topics?offset=${offset}&internal=${internal}&search=${encodeURIComponent(search)}`, 3000); // the broker's console.topics.page.size
@@ -15,8 +18,8 @@ export function TopicsPage({ writeEnabled }: { writeEnabled: boolean }) {
     <section>
       <h1>Topics</h1>
       <div class="toolbar">
-        <input placeholder="Filter by name" value={search} onInput={(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
-        <label><input type="checkbox" checked={internal} onChange={(e) => setInternal(e.currentTarget.checked)} /> internal topics</label>
+        <input placeholder="Filter by name" value={search} onInput={(e) => { setSearch(e.currentTarget.value); setStarts([]); }} />
+        <label><input type="checkbox" checked={internal} onChange={(e) => { setInternal(e.currentTarget.checked); setStarts([]); }} /> internal topics</label>
       </div>
       <ErrorLine error={error} />
       <table data-testid="topics-table">
@@ -34,7 +37,9 @@ export function TopicsPage({ writeEnabled }: { writeEnabled: boolean }) {
           ))}
         </tbody>
       </table>
-      {data && <Pager offset={offset} page={data.limit} total={data.total} onOffset={setOffset} />}
+      {data && <Pager offset={offset} shown={data.topics.length} total={data.total}
+        previous={starts.length === 0 ? null : (starts.at(-2) ?? 0)} next={data.nextOffset}
+        onOffset={(to) => setStarts(to === data.nextOffset ? [...starts, to] : starts.slice(0, -1))} />}
       {writeEnabled ? <CreateTopic onCreated={refresh} /> : <WriteNote what="create topics" />}
     </section>
   );

@@ -9,13 +9,19 @@ export function WriteNote({ what }: { what: string }) {
   return <p class="muted write-note" data-testid="write-disabled">Read-only: start the broker with <code>console.write.enable=true</code> to {what} here.</p>;
 }
 
-export function Pager({ offset, page, total, onOffset }: { offset: number; page: number; total: number; onOffset: (offset: number) => void }) {
-  if (total <= page) return <p class="muted">{total} in all</p>;
+/**
+ * Previous / next buttons under a paged list: `shown` rows from `offset` of `total`; `previous`
+ * and `next` are the offsets the buttons go to, null to disable one.
+ */
+export function Pager({ offset, shown, total, previous, next, onOffset }: {
+  offset: number; shown: number; total: number; previous: number | null; next: number | null; onOffset: (offset: number) => void;
+}) {
+  if (previous === null && next === null && offset === 0) return <p class="muted">{total} in all</p>;
   return (
     <div class="pager">
-      <button disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - page))}>Previous</button>
-      <span>{offset + 1}–{Math.min(total, offset + page)} of {total}</span>
-      <button disabled={offset + page >= total} onClick={() => onOffset(offset + page)}>Next</button>
+      <button disabled={previous === null} onClick={() => previous !== null && onOffset(previous)}>Previous</button>
+      <span>{shown === 0 ? offset : offset + 1}–{offset + shown} of {total}</span>
+      <button disabled={next === null} onClick={() => next !== null && onOffset(next)}>Next</button>
     </div>
   );
 }
