@@ -15,7 +15,7 @@ export const CONSOLE_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'console.topics.max.page.size', type: 'INT', defaultValue: '200', min: 1,
     doc: 'Tributary-only: the largest limit GET /console/api/topics accepts; a larger one answers HTTP 400 INVALID_REQUEST.' },
   { name: 'console.topics.max.page.partitions', type: 'INT', defaultValue: '5000', min: 1,
-    doc: 'Tributary-only: a page of the console\'s topic list (GET /console/api/topics) ends before the topic that would take its partitions over this many (a page of one topic may have more; the answer\'s nextOffset is where the next page starts), and the page\'s work runs in slices of at most this many partitions (or topic names, when filtering) per event-loop turn, so a page never holds the loop for long whatever the topics\' sizes.' },
+    doc: 'Tributary-only: a page of the console\'s topic list (GET /console/api/topics) ends before the topic that would take its partitions over this many (a page of one topic may have more; the answer\'s nextOffset is where the next page starts), and the page\'s work (and the console overview\'s partition counts) runs in slices of at most this many partitions (or topic names, when filtering) per event-loop turn, so neither holds the loop for long whatever the topics\' sizes.' },
 ];
 
 /** The BrokerConfig fields these configs set. */

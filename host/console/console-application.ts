@@ -59,17 +59,18 @@ type Route = (request: HttpAppRequest, params: string[]) => Promise<unknown>;
 
 export class ConsoleApplication implements HttpApplication {
   private readonly routes: { method: string; pattern: RegExp; write: boolean; run: Route }[];
+  private readonly topicsPager: TopicsPager;
 
   constructor(private readonly options: ConsoleApplicationOptions) {
     const admin = () => options.clients.admin;
     const groupLag = clusterGroupLag(options.groupLag ?? null, admin);
     const lag = () => groupLag;
     const body = (request: HttpAppRequest) => jsonObject(request.contentType, request.body);
-    const topicsPager = new TopicsPager({ ...options.topics, remoteBounds: (topic, partitions) => remoteBounds(admin(), topic, partitions) }, options.topicsPage);
+    this.topicsPager = new TopicsPager({ ...options.topics, remoteBounds: (topic, partitions) => remoteBounds(admin(), topic, partitions) }, options.topicsPage);
     this.routes = [
       { method: 'get', pattern: /^overview$/, write: false, run: () => this.overview() },
       { method: 'get', pattern: /^throughput$/, write: false, run: async (r) => this.throughput(r.query) },
-      { method: 'get', pattern: /^topics$/, write: false, run: (r) => topicsPager.page(r.query) },
+      { method: 'get', pattern: /^topics$/, write: false, run: (r) => this.topicsPager.page(r.query) },
       { method: 'post', pattern: /^topics$/, write: true, run: (r) => createTopic(admin(), body(r)) },
       { method: 'get', pattern: /^topics\/([^/]+)$/, write: false, run: (r, [name]) => describeTopic(admin(), name!, options.localLogSize) },
       { method: 'delete', pattern: /^topics\/([^/]+)$/, write: true, run: async (r, [name]) => {
@@ -122,22 +123,14 @@ export class ConsoleApplication implements HttpApplication {
 
   private async overview(): Promise<Overview> {
     const admin = this.options.clients.admin;
-    const [cluster, quorum, topics, groups] = await Promise.all([
+    // The counts from the broker's metadata, not an all-topics Metadata (issue 15: polled every
+    // 10 s by every page, it held the loop for a second at 50,000 partitions).
+    const [cluster, quorum, totals, groups] = await Promise.all([
       admin.describeCluster(),
       admin.describeQuorum().catch(() => null),
-      admin.describeTopics(),
+      this.topicsPager.totals(),
       admin.listGroups().catch(() => []),
     ]);
-    let partitions = 0;
-    let underReplicated = 0;
-    let offline = 0;
-    for (const topic of topics) {
-      for (const p of topic.partitions) {
-        partitions++;
-        if (p.isr.length < p.replicas.length) underReplicated++;
-        if (p.leader < 0) offline++;
-      }
-    }
     return {
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
@@ -145,10 +138,7 @@ export class ConsoleApplication implements HttpApplication {
       writeEnabled: this.options.writeEnabled,
       brokers: cluster.brokers,
       quorum,
-      topics: topics.length,
-      partitions,
-      underReplicatedPartitions: underReplicated,
-      offlinePartitions: offline,
+      ...totals,
       groups: groups.length,
     };
   }

@@ -18,6 +18,8 @@
  * loop either. The indexes of the topics a filter keeps are memoized per metadata snapshot (the
  * array the cache hands out) and filter, so polling an unchanged cluster scans no names.
  *
+ * The overview's counts (`totals`) are read the same way, in the same slices, once per snapshot.
+ *
  * No page cache: a page costs at most console.topics.max.page.partitions reads of fields in
  * memory (well under a millisecond at the default), about what building a cached copy's key and
  * checking its age would save, and a cached page would show offsets up to its age old.
@@ -85,6 +87,16 @@ export interface TopicsPageLimits {
   readonly maxPagePartitions: number;
 }
 
+/** The overview's counts over the topics Admin.describeTopics() lists (internal ones left out). */
+export interface TopicTotals {
+  readonly topics: number;
+  readonly partitions: number;
+  /** Partitions whose ISR is smaller than their replica set. */
+  readonly underReplicatedPartitions: number;
+  /** Partitions without a leader. */
+  readonly offlinePartitions: number;
+}
+
 /** The topics a filter keeps in one metadata snapshot: indexes into the snapshot's array. */
 interface Matches {
   readonly snapshot: readonly ConsoleTopicState[];
@@ -98,6 +110,7 @@ interface Matches {
  */
 export class TopicsPager {
   private memo: Matches | null = null;
+  private totalsMemo: { readonly snapshot: readonly ConsoleTopicState[]; readonly totals: Promise<TopicTotals> } | null = null;
 
   constructor(private readonly source: TopicsPageSource, private readonly limits: TopicsPageLimits) {}
 
@@ -133,6 +146,40 @@ export class TopicsPager {
       nextOffset: next < indexes.length && page.length > 0 ? next : null,
       topics: await this.summaries(page),
     };
+  }
+
+  /**
+   * Topics (internal ones left out), partitions, under-replicated and offline partitions, from the
+   * broker's metadata in slices of console.topics.max.page.partitions partitions per event-loop
+   * turn; computed once per metadata snapshot.
+   */
+  totals(): Promise<TopicTotals> {
+    const snapshot = this.source.topics();
+    if (this.totalsMemo?.snapshot !== snapshot) this.totalsMemo = { snapshot, totals: this.countTotals(snapshot) };
+    return this.totalsMemo.totals;
+  }
+
+  private async countTotals(snapshot: readonly ConsoleTopicState[]): Promise<TopicTotals> {
+    let topics = 0;
+    let partitions = 0;
+    let underReplicatedPartitions = 0;
+    let offlinePartitions = 0;
+    let inTurn = 0;
+    for (const topic of snapshot) {
+      if (topic.isInternal) continue;
+      topics++;
+      for (const partition of topic.partitions) {
+        if (inTurn === this.limits.maxPagePartitions) {
+          await this.nextTurn();
+          inTurn = 0;
+        }
+        inTurn++;
+        partitions++;
+        if (partition.isr.length < partition.replicas.length) underReplicatedPartitions++;
+        if (partition.leaderId < 0) offlinePartitions++;
+      }
+    }
+    return { topics, partitions, underReplicatedPartitions, offlinePartitions };
   }
 
   /** The indexes into `snapshot` of the topics kept, memoized for the last snapshot and filter. */

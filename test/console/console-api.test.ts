@@ -55,7 +55,7 @@ describe('The console API', () => {
     expect(JSON.stringify(refused.body)).toContain('between 1 and 20');
   });
 
-  it('reads the topic list from the broker\'s metadata and logs: no Metadata or ListOffsets request, however many pages', async () => {
+  it('reads the topic list from the broker\'s metadata and logs (no Metadata or ListOffsets request), and the overview\'s counts from its metadata', async () => {
     const requests = (apiKey: number) => broker.broker.metrics.requestMetrics.apis().find((a) => a.apiKey === apiKey)?.requests ?? 0;
     const METADATA = 3;
     const LIST_OFFSETS = 2;
@@ -65,6 +65,7 @@ describe('The console API', () => {
     expect(timeline).toEqual([expect.objectContaining({ messages: 10, partitions: 1 })]);
     expect(timeline[0]!.sizeBytes).toBeGreaterThan(0);
     expect([requests(METADATA), requests(LIST_OFFSETS)]).toEqual(before);
+    expect((await call('overview')).body).toMatchObject({ topics: 4, partitions: 4, underReplicatedPartitions: 0, offlinePartitions: 0 });
     // The counters do see the console's own requests: one topic's detail still goes through its Admin client.
     expect((await call('topics/timeline')).status).toBe(200);
     expect(requests(METADATA)).toBeGreaterThan(before[0]!);

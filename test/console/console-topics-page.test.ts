@@ -3,7 +3,8 @@
  * counts what a page reads: pages end at console.topics.max.page.partitions partitions, walking
  * `nextOffset` visits every kept topic exactly once, offsets come from the replicas this broker
  * leads (ListOffsets only for partitions led elsewhere), no turn reads more than the bound, and an
- * unchanged snapshot is not scanned again. All counts, no clocks.
+ * unchanged snapshot is not scanned again; the overview's counts come from the same state. All
+ * counts, no clocks.
  */
 import { describe, expect, it } from 'vitest';
 import type { TopicsPage } from '../../host/console/console-api-types.js';
@@ -186,5 +187,18 @@ describe('The console\'s topic list', () => {
     broker.snapshot = topicsOf({ ...names(100), 'orders-new': 1 }); // a change: the cache hands out a new array
     expect(await pager.page(query({ search: 'ord' }))).toMatchObject({ total: 51 });
     expect(broker.turns).toBe(5);
+  });
+
+  it('counts the overview\'s topics and partitions (internal ones left out) in slices of the bound, once per snapshot', async () => {
+    const leaderOf = (p: number) => (p === 2 ? -1 : NODE);
+    const broker = new FakeBroker(topicsOf({ '__consumer_offsets': 50, a: 7, b: 7, c: 7 }, leaderOf, (p) => p < 2), ledHere);
+    const pager = new TopicsPager(broker, limits(5));
+    expect(await pager.totals()).toEqual({ topics: 3, partitions: 21, underReplicatedPartitions: 6, offlinePartitions: 3 });
+    expect(broker.turns).toBe(4); // 21 partitions, 5 a turn
+    expect(broker.replicaReads).toBe(0);
+    await pager.totals();
+    expect(broker.turns).toBe(4);
+    broker.snapshot = topicsOf({ a: 7 }, leaderOf);
+    expect(await pager.totals()).toEqual({ topics: 1, partitions: 7, underReplicatedPartitions: 0, offlinePartitions: 1 });
   });
 });
