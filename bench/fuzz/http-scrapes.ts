@@ -1,15 +1,17 @@
 /**
- * `npm run bench:http-scrapes -- [--baseline <root>] [--partitions 49500] [--gets 6] [--runs 1]`:
+ * `npm run bench:http-scrapes -- [--baseline <root>] [--partitions 49500] [--gets 6] [--runs 1]
+ * [--routes /metrics,/console/api/topics]`:
  * issue 15's stalls of the HTTP console and the Prometheus endpoint on a broker holding many
  * partitions. For each build (a project root given by `--baseline`, e.g. a worktree of the commit
  * to compare, built; then this one), a broker process with default configs except
  * `controller.mutation.rate` 0 (the creates are not throttled) and `max.partitions` above
  * `--partitions`, with an HTTP listener, gets `--partitions` empty partitions (topics of 500,
- * CreateTopics v4); once every partition directory exists, for each route
- * (`GET /metrics`, `GET /console/api/topics`) it is fetched `--gets` times in a row while a
- * probe client sends a Metadata (no topics) over TCP every 20 ms: printed are the probe's
- * longest round trip, its median, and the longest GET. With `--runs n` the builds alternate run
- * by run and medians are printed, then the ratios baseline / this build.
+ * CreateTopics v4, and one topic of one partition for the probe); once every partition directory
+ * exists, for each route (`--routes`, default `GET /metrics` and `GET /console/api/topics`) it is
+ * fetched `--gets` times in a row while a probe client sends a Metadata of its one topic over TCP
+ * every 20 ms: printed are the probe's longest round trip, its 99th percentile and median, and
+ * the longest GET. With `--runs n` the builds alternate run by run and medians are printed, then
+ * the ratios baseline / this build.
  */
 import { readdirSync } from 'node:fs';
 import { Command } from 'commander';
@@ -24,11 +26,13 @@ import { Connection } from './well-behaved.js';
 const PREFIX = 'scraped-';
 const PER_TOPIC = 500;
 const PROBE_INTERVAL_MS = 20;
-const ROUTES = ['/metrics', '/console/api/topics'] as const;
+const PROBE_TOPIC = `${PREFIX}probe`;
 
 interface Outcome {
   /** The probe's longest Metadata round trip while the route was fetched, ms. */
   readonly probeMaxMs: number;
+  /** Its 99th percentile, ms. */
+  readonly probeP99Ms: number;
   readonly probeMedianMs: number;
   /** The longest of the GETs, ms. */
   readonly getMaxMs: number;
@@ -44,7 +48,7 @@ async function probedGets(probe: Connection, url: string, gets: number): Promise
     while (probing) {
       const sentMs = performance.now();
       await probe.request(ApiKey.Metadata, 8, encodeMetadataRequest, decodeMetadataResponse,
-        { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+        { topics: [{ name: PROBE_TOPIC }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
       roundTrips.push(performance.now() - sentMs);
       await sleep(PROBE_INTERVAL_MS);
     }
@@ -60,10 +64,12 @@ async function probedGets(probe: Connection, url: string, gets: number): Promise
   await sleep(300);
   probing = false;
   await probeLoop;
-  return { probeMaxMs: Math.max(0, ...roundTrips), probeMedianMs: median(roundTrips), getMaxMs };
+  const sorted = [...roundTrips].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+  return { probeMaxMs: Math.max(0, ...roundTrips), probeP99Ms: p99, probeMedianMs: median(roundTrips), getMaxMs };
 }
 
-async function runBuild(snapshot: BuildSnapshot, partitions: number, gets: number): Promise<Map<string, Outcome>> {
+async function runBuild(snapshot: BuildSnapshot, partitions: number, gets: number, routes: readonly string[]): Promise<Map<string, Outcome>> {
   const broker = await BenchBroker.start(snapshot, {
     http: true,
     overrides: { 'controller.mutation.rate': 0, 'max.partitions': partitions + 1000 },
@@ -72,23 +78,23 @@ async function runBuild(snapshot: BuildSnapshot, partitions: number, gets: numbe
   const out = new Map<string, Outcome>();
   try {
     const admin = await Connection.open(BENCH_HOST, broker.port);
-    for (let t = 0, created = 0; created < partitions; t++) {
-      const count = Math.min(PER_TOPIC, partitions - created);
+    for (let t = -1, created = 0; created < partitions + 1; t++) {
+      const count = t < 0 ? 1 : Math.min(PER_TOPIC, partitions + 1 - created);
       const response = await admin.request(ApiKey.CreateTopics, 4, encodeCreateTopicsRequest, decodeCreateTopicsResponse, {
-        topics: [{ name: `${PREFIX}${t}`, numPartitions: count, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 120_000, validateOnly: false,
+        topics: [{ name: t < 0 ? PROBE_TOPIC : `${PREFIX}${t}`, numPartitions: count, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 120_000, validateOnly: false,
       });
-      if (response.topics[0]!.errorCode !== 0) throw new Error(`CreateTopics ${PREFIX}${t}: error ${response.topics[0]!.errorCode}`);
+      if (response.topics[0]!.errorCode !== 0) throw new Error(`CreateTopics ${t}: error ${response.topics[0]!.errorCode}`);
       created += count;
     }
     admin.close();
-    while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX)).length < partitions) {
+    while (readdirSync(broker.logDir).filter((name) => name.startsWith(PREFIX)).length < partitions + 1) {
       if (!broker.process.running) throw new Error(`the broker exited while creating partitions:\n${broker.process.outputTail()}`);
       await sleep(500);
     }
     await sleep(6_000); // the first housekeeping ticks after the creates
     const probe = await Connection.open(BENCH_HOST, broker.port);
     try {
-      for (const route of ROUTES) out.set(`GET ${route}`, await probedGets(probe, `http://${BENCH_HOST}:${broker.httpPort}${route}`, gets));
+      for (const route of routes) out.set(`GET ${route}`, await probedGets(probe, `http://${BENCH_HOST}:${broker.httpPort}${route}`, gets));
     } finally {
       probe.close();
     }
@@ -104,8 +110,10 @@ async function main(): Promise<void> {
     .option('--partitions <n>', 'partitions the broker holds', '49500')
     .option('--gets <n>', 'GETs of each route in a row', '6')
     .option('--runs <n>', 'runs per build', '1')
+    .option('--routes <paths>', 'the routes fetched, comma-separated', '/metrics,/console/api/topics')
     .parse()
-    .opts<{ baseline?: string; partitions: string; gets: string; runs: string }>();
+    .opts<{ baseline?: string; partitions: string; gets: string; runs: string; routes: string }>();
+  const routes = options.routes.split(',');
   const partitions = Number(options.partitions);
   const builds: { label: string; snapshot: BuildSnapshot }[] = [];
   try {
@@ -119,25 +127,26 @@ async function main(): Promise<void> {
     for (let run = 0; run < Number(options.runs); run++) {
       for (const build of run % 2 === 0 ? builds : [...builds].reverse()) {
         process.stderr.write(`run ${run + 1}: ${build.label}\n`);
-        for (const [name, outcome] of await runBuild(build.snapshot, partitions, Number(options.gets))) {
+        for (const [name, outcome] of await runBuild(build.snapshot, partitions, Number(options.gets), routes)) {
           const list = results.get(build.label)!.get(name) ?? [];
           list.push(outcome);
           results.get(build.label)!.set(name, list);
         }
       }
     }
-    const lines = [`http scrapes bench (issue 15): ${partitions} partitions, ${options.gets} GETs per route, Metadata probe every ${PROBE_INTERVAL_MS} ms, ${options.runs} run(s) per build, medians`];
+    const lines = [`http scrapes bench (issue 15): ${partitions} partitions, ${options.gets} GETs per route, one-topic Metadata probe every ${PROBE_INTERVAL_MS} ms, ${options.runs} run(s) per build, medians`];
     for (const build of builds) {
       lines.push(`  ${build.label}:`);
       for (const [name, outcomes] of results.get(build.label)!) {
-        lines.push(`    ${name}: probe waited up to ${median(outcomes.map((o) => o.probeMaxMs)).toFixed(0)} ms (median ${median(outcomes.map((o) => o.probeMedianMs)).toFixed(1)} ms), ` +
-          `longest GET ${median(outcomes.map((o) => o.getMaxMs)).toFixed(0)} ms; per run, probe max: ${outcomes.map((o) => o.probeMaxMs.toFixed(0)).join(', ')} ms`);
+        lines.push(`    ${name}: probe waited up to ${median(outcomes.map((o) => o.probeMaxMs)).toFixed(0)} ms (p99 ${median(outcomes.map((o) => o.probeP99Ms)).toFixed(1)} ms, ` +
+          `median ${median(outcomes.map((o) => o.probeMedianMs)).toFixed(1)} ms), longest GET ${median(outcomes.map((o) => o.getMaxMs)).toFixed(0)} ms; ` +
+          `per run, probe max / p99: ${outcomes.map((o) => `${o.probeMaxMs.toFixed(0)} / ${o.probeP99Ms.toFixed(0)}`).join(', ')} ms`);
       }
     }
     if (builds.length === 2) {
       const [base, current] = builds.map((b) => results.get(b.label)!);
-      lines.push('  ratios baseline / this build (probe\'s longest wait, longest GET; this build\'s figure floored at 1 ms):');
-      lines.push(...ratioLines(base!, current!, [(o: Outcome) => o.probeMaxMs, (o) => o.getMaxMs], 1));
+      lines.push('  ratios baseline / this build (probe\'s longest wait, its p99, longest GET; this build\'s figure floored at 1 ms):');
+      lines.push(...ratioLines(base!, current!, [(o: Outcome) => o.probeMaxMs, (o) => o.probeP99Ms, (o) => o.getMaxMs], 1));
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
