@@ -13,7 +13,7 @@ export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'metrics.topic.labels.max', type: 'INT', defaultValue: '500', min: 0,
     doc: 'Tributary-only: the most topics with their own labels in /metrics; topics beyond it (first come, first labelled; a deleted topic frees its place) count only in the broker-wide series, and tributary_metrics_topics_unlabelled says how many there are.' },
   { name: 'metrics.render.max.series.per.turn', type: 'INT', defaultValue: '2000', min: 1,
-    doc: 'Tributary-only: series of /metrics formatted per event-loop turn; a longer scrape (per-partition log sizes and consumer lag: 50,000 series at max.partitions\' default) is formatted over several turns, other clients being served between them, and answered whole once done.' },
+    doc: 'Tributary-only: series of /metrics formatted, or partitions read for them (the partition counts, partitions without a topic label), per event-loop turn; a longer scrape (per-partition log sizes and consumer lag: 50,000 series at max.partitions\' default) is read and formatted over several turns, other clients being served between them, and each turn\'s text is sent as it is formatted (chunked), never held whole.' },
   { name: 'metrics.consumer.groups.max', type: 'INT', defaultValue: '1000', min: 0,
     doc: 'Tributary-only: the most consumer groups with series in /metrics (kafka_consumergroup_*), by group id order; the others are left out and counted in tributary_metrics_groups_unlabelled; 0 leaves out every group series (the lag is still in GET /consumer-lag and tributary group describe).' },
   { name: 'consumer.lag.sample.interval.ms', type: 'INT', defaultValue: '10000', min: 10,

@@ -19,7 +19,7 @@ import type { Registry } from 'prom-client';
 import type { BrokerTopicMetrics } from './broker-topic-metrics.js';
 import type { GroupLagReport } from './consumer-lag-monitor.js';
 import { CONSUMER_STATUSES } from './consumer-lag-status.js';
-import { type LazySample, registerLazyGauge } from './lazy-metrics.js';
+import { type LazyItem, registerLazyGauge, VISITED } from './lazy-metrics.js';
 
 /** The monitor's reports, read once per gauge per scrape. */
 export interface ConsumerLagSource {
@@ -33,11 +33,22 @@ export function registerConsumerLagMetrics(registry: Registry, lag: ConsumerLagS
   const perPartition = (name: string, help: string, value: (p: GroupLagReport['partitions'][number]) => number | null): void => {
     registerLazyGauge(registry, {
       name, help, labelNames: ['consumergroup', 'topic', 'partition'],
-      *samples(): Generator<LazySample> {
+      *samples(): Generator<LazyItem> {
+        // One sample object, refilled per series (read before the next is asked for); a partition without a series is VISITED.
+        const labels = { consumergroup: '', topic: '', partition: 0 };
+        const sample = { labels, value: 0 };
         for (const group of source.describeGroups()) {
           for (const p of group.partitions) {
             const v = value(p);
-            if (v !== null && topics.hasLabels(p.topic)) yield { labels: { consumergroup: group.groupId, topic: p.topic, partition: p.partition }, value: v };
+            if (v === null || !topics.hasLabels(p.topic)) {
+              yield VISITED;
+              continue;
+            }
+            labels.consumergroup = group.groupId;
+            labels.topic = p.topic;
+            labels.partition = p.partition;
+            sample.value = v;
+            yield sample;
           }
         }
       },
@@ -50,7 +61,7 @@ export function registerConsumerLagMetrics(registry: Registry, lag: ConsumerLagS
     name: 'kafka_consumergroup_lag_sum',
     help: 'Lag of a group in offsets, summed over the partitions of a topic (without a topic label: of every topic).',
     labelNames: ['consumergroup', 'topic'],
-    *samples(): Generator<LazySample> {
+    *samples(): Generator<LazyItem> {
       for (const group of source.describeGroups()) {
         yield { labels: { consumergroup: group.groupId }, value: group.totalLag };
         const byTopic = new Map<string, number>();

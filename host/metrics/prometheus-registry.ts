@@ -21,10 +21,13 @@ import { errorName } from '../protocol/generated/error-codes.js';
 import type { BrokerTopicMetrics, TopicCounters } from './broker-topic-metrics.js';
 import { registerConsumerLagMetrics, type ConsumerLagSource } from './consumer-lag-metrics.js';
 import { registerDefaultMetrics } from './event-loop-lag-metrics.js';
-import { type LazySample, registerLazyCounter, registerLazyGauge, renderInSlices } from './lazy-metrics.js';
+import { type ChunkWriter, type LazyItem, registerLazyCounter, registerLazyGauge, renderChunks, renderInSlices, VISITED } from './lazy-metrics.js';
 import { REQUEST_TIME_BUCKETS_MS, type RequestMetrics } from './request-metrics.js';
 
-/** One partition this broker holds, as the gauges need it. */
+/**
+ * One partition this broker holds, as the gauges need it. {@link BrokerMetricsSources.partitions}
+ * may yield one object again and again, its fields changed: read it before asking for the next.
+ */
 export interface PartitionGaugeSource {
   readonly topic: string;
   readonly partition: number;
@@ -39,7 +42,10 @@ export interface PartitionGaugeSource {
 export interface BrokerMetricsSources {
   readonly topicMetrics: BrokerTopicMetrics;
   readonly requestMetrics: RequestMetrics;
-  /** The partitions this broker holds (leaders and followers). */
+  /**
+   * The partitions this broker holds (leaders and followers), as they are when each is reached:
+   * a scrape reads them over several event-loop turns (metrics.render.max.series.per.turn).
+   */
   partitions(): Iterable<PartitionGaugeSource>;
   /** Whether a topic still exists (deleted topics lose their series). */
   topicExists(topic: string): boolean;
@@ -70,6 +76,12 @@ export interface PrometheusEndpoint {
   readonly contentType: string;
   /** The exposition text, formatted over several event-loop turns when it is long (lazy-metrics.ts renderInSlices). */
   render(): Promise<string>;
+  /**
+   * The same text written to `write` one chunk per event-loop turn as it is formatted
+   * (lazy-metrics.ts renderChunks; `/metrics` sends each chunk as it comes); resolves false when
+   * `write` asked to stop.
+   */
+  renderChunks(write: ChunkWriter): Promise<boolean>;
   /** The underlying prom-client registry (tests, and a console that wants the same numbers). */
   readonly registry: Registry;
 }
@@ -87,7 +99,12 @@ export function createPrometheusEndpoint(sources: BrokerMetricsSources): Prometh
   registerNetworkGauges(registry, sources);
   if (sources.consumerLag !== undefined) registerConsumerLagMetrics(registry, sources.consumerLag, sources.topicMetrics, sources.maxConsumerGroups ?? Number.MAX_SAFE_INTEGER);
   const maxSeriesPerTurn = sources.renderMaxSeriesPerTurn ?? DEFAULT_RENDER_MAX_SERIES_PER_TURN;
-  return { contentType: registry.contentType, render: () => renderInSlices(registry, maxSeriesPerTurn, sources.defer), registry };
+  return {
+    contentType: registry.contentType,
+    render: () => renderInSlices(registry, maxSeriesPerTurn, sources.defer),
+    renderChunks: (write) => renderChunks(registry, maxSeriesPerTurn, write, sources.defer),
+    registry,
+  };
 }
 
 /** kafka.server:type=BrokerTopicMetrics: one series without labels (all topics), one per labelled topic. */
@@ -107,7 +124,7 @@ function registerTopicCounters(registry: Registry, sources: BrokerMetricsSources
       name: `kafka_server_brokertopicmetrics_${name}_total`,
       help: `${help} No topic label: every topic.`,
       labelNames: ['topic'],
-      *samples(): Generator<LazySample> {
+      *samples(): Generator<LazyItem> {
         topics.retainTopics((topic) => sources.topicExists(topic));
         yield { labels: {}, value: topics.allTopics[field] };
         for (const [topic, counters] of topics.topics()) yield { labels: { topic }, value: counters[field] };
@@ -189,27 +206,71 @@ class RequestTimeHistogram extends Histogram<'request'> {
   }
 }
 
-/** kafka.server:type=ReplicaManager, kafka.log:type=Log,name=Size, kafka.controller:type=KafkaController. */
+/** The partition counts of one pass over the partitions (the ReplicaManager gauges). */
+interface PartitionCounts {
+  partitions: number;
+  leaders: number;
+  underReplicated: number;
+}
+
+/**
+ * kafka.server:type=ReplicaManager, kafka.log:type=Log,name=Size, kafka.controller:type=KafkaController.
+ * The three counts come from one pass over the partitions, made by the first of them
+ * (partitioncount) and read by the next two, which a scrape formats right after it (registration
+ * order); the pass yields {@link VISITED} per partition, so it is sliced like the series.
+ */
 function registerReplicaGauges(registry: Registry, sources: BrokerMetricsSources): void {
-  // Counted in one pass, without an array of every partition (50,000 at max.partitions' default).
-  const gauge = (name: string, help: string, counts: (partition: PartitionGaugeSource) => boolean): void => {
-    registerLazyGauge(registry, { name, help, samples: () => {
-      let value = 0;
-      for (const partition of sources.partitions()) if (counts(partition)) value++;
-      return [{ labels: {}, value }];
-    } });
+  let counted: PartitionCounts | null = null;
+  function* countPartitions(): Generator<LazyItem, PartitionCounts> {
+    const counts: PartitionCounts = { partitions: 0, leaders: 0, underReplicated: 0 };
+    for (const p of sources.partitions()) {
+      counts.partitions++;
+      if (p.isLeader) {
+        counts.leaders++;
+        if (p.isrSize < p.replicaCount) counts.underReplicated++;
+      }
+      yield VISITED;
+    }
+    counted = counts;
+    return counts;
+  }
+  registerLazyGauge(registry, {
+    name: 'kafka_server_replicamanager_partitioncount',
+    help: 'Partitions this broker holds, leader or follower (PartitionCount).',
+    *samples(): Generator<LazyItem> {
+      yield { labels: {}, value: (yield* countPartitions()).partitions };
+    },
+  });
+  const counts = function* (figure: (counts: PartitionCounts) => number): Generator<LazyItem> {
+    yield { labels: {}, value: figure(counted ?? (yield* countPartitions())) };
   };
-  gauge('kafka_server_replicamanager_partitioncount', 'Partitions this broker holds, leader or follower (PartitionCount).', () => true);
-  gauge('kafka_server_replicamanager_leadercount', 'Partitions this broker leads (LeaderCount).', (p) => p.isLeader);
-  gauge('kafka_server_replicamanager_underreplicatedpartitions', 'Partitions this broker leads whose ISR is smaller than their replica list (UnderReplicatedPartitions).',
-    (p) => p.isLeader && p.isrSize < p.replicaCount);
+  registerLazyGauge(registry, {
+    name: 'kafka_server_replicamanager_leadercount',
+    help: 'Partitions this broker leads (LeaderCount).',
+    samples: () => counts((c) => c.leaders),
+  });
+  registerLazyGauge(registry, {
+    name: 'kafka_server_replicamanager_underreplicatedpartitions',
+    help: 'Partitions this broker leads whose ISR is smaller than their replica list (UnderReplicatedPartitions).',
+    samples: () => counts((c) => c.underReplicated),
+  });
   registerLazyGauge(registry, {
     name: 'kafka_log_log_size',
     help: 'Bytes of a partition\'s segment files on this broker (kafka.log:type=Log,name=Size), for topics with labels.',
     labelNames: ['topic', 'partition'],
-    *samples(): Generator<LazySample> {
+    *samples(): Generator<LazyItem> {
+      // One sample object, refilled per partition (read before the next is asked for).
+      const labels = { topic: '', partition: 0 };
+      const sample = { labels, value: 0 };
       for (const p of sources.partitions()) {
-        if (sources.topicMetrics.hasLabels(p.topic)) yield { labels: { topic: p.topic, partition: p.partition }, value: p.sizeBytes };
+        if (!sources.topicMetrics.hasLabels(p.topic)) {
+          yield VISITED;
+          continue;
+        }
+        labels.topic = p.topic;
+        labels.partition = p.partition;
+        sample.value = p.sizeBytes;
+        yield sample;
       }
     },
   });

@@ -11,8 +11,11 @@
  *   offline (a disk error; until restart). `/health` stays 200 meanwhile: the process is alive.
  *   An `isReady` callback that throws counts as not ready (and is logged: it is a bug).
  * - `GET /metrics`: the Prometheus text exposition of the broker's metrics, when a
- *   {@link MetricsRoute} is given (host/metrics/prometheus-registry.ts), else 404; a render that
- *   fails answers 500 (and is logged: it is a bug).
+ *   {@link MetricsRoute} is given (host/metrics/prometheus-registry.ts), else 404. The text is
+ *   sent as it is formatted, one chunk per event-loop turn (chunked transfer encoding), never
+ *   held whole; a render that fails before its first chunk answers 500, after it closes the
+ *   connection (the scraper sees a cut answer, not a partial text taken for whole), and is logged
+ *   (it is a bug).
  * - `GET /consumer-lag` (`?group=ID` for one group): `200 {"groups":[...]}`, the consumer lag
  *   and status of the groups this broker coordinates (host/metrics/consumer-lag-monitor.ts's
  *   GroupLagReport), when a `consumerLag` callback is given, else 404. A named group without a
@@ -21,7 +24,8 @@
  *
  * Responses are JSON (but `/metrics`), `Cache-Control: no-store` (probes must never see a cached
  * answer). `/health` and `/ready` answer synchronously inside the uWS callback; `/metrics`
- * renders asynchronously, so it watches for the client going away (onAborted) before answering.
+ * renders asynchronously, so it watches for the client going away (onAborted) and stops
+ * rendering when it does.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { NetworkLogger } from './network-types.js';
@@ -30,7 +34,12 @@ import type { NetworkLogger } from './network-types.js';
 export interface MetricsRoute {
   /** The Content-Type of the text, e.g. `text/plain; version=0.0.4; charset=utf-8`. */
   readonly contentType: string;
-  render(): Promise<string>;
+  /**
+   * Renders the text, handing it to `write` in chunks whose concatenation is the whole text (one
+   * chunk per event-loop turn of rendering); `write` returns false to stop (the client went
+   * away). Resolves false when stopped. Rejects on a bug.
+   */
+  renderChunks(write: (chunk: string) => boolean): Promise<boolean>;
 }
 
 /** One reason `/ready` answers 503 although the broker started, e.g. a full log directory. */
@@ -120,19 +129,35 @@ export function guardHttpHandler<A extends unknown[]>(
 
 function serveMetrics(res: HttpResponse, route: MetricsRoute, logger: NetworkLogger): void {
   let aborted = false;
+  let started = false;
   res.onAborted(() => {
     aborted = true;
   });
-  route.render().then(
-    (text) => {
-      if (aborted) return;
+  // Each chunk goes out in its own turn (uWS buffers what the socket does not take at once).
+  const write = (chunk: string): boolean => {
+    if (aborted) return false;
+    res.cork(() => {
+      if (!started) res.writeStatus('200 OK').writeHeader('Content-Type', route.contentType).writeHeader('Cache-Control', 'no-store');
+      started = true;
+      res.write(chunk);
+    });
+    return true;
+  };
+  route.renderChunks(write).then(
+    (finished) => {
+      if (aborted || !finished) return;
       res.cork(() => {
-        res.writeStatus('200 OK').writeHeader('Content-Type', route.contentType).writeHeader('Cache-Control', 'no-store').end(text);
+        if (!started) res.writeStatus('200 OK').writeHeader('Content-Type', route.contentType).writeHeader('Cache-Control', 'no-store');
+        res.end();
       });
     },
     (error: unknown) => {
       logger.error({ event: 'http.handler_failed', err: error }, '/metrics failed to render (bug); answering 500');
       if (aborted) return;
+      if (started) {
+        res.close();
+        return;
+      }
       res.cork(() => {
         res.writeStatus('500 Internal Server Error').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error: 'INTERNAL_ERROR' }));
       });

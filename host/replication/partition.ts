@@ -179,6 +179,11 @@ export class Partition<L extends PartitionLog = PartitionLog> {
     return [...this.isrState.isr].sort((a, b) => (a === leaderId ? -1 : b === leaderId ? 1 : a - b));
   }
 
+  /** How many replicas the committed ISR holds ({@link isr}'s length, without its sorted copy). */
+  get isrSize(): number {
+    return this.isrState.isr.size;
+  }
+
   get highWatermark(): number {
     return this.log.highWatermark;
   }

@@ -112,7 +112,7 @@ export class BrokerMetrics {
       get contentType(): string {
         return metrics.endpoint?.contentType ?? PROMETHEUS_TEXT_CONTENT_TYPE;
       },
-      render: async () => (await metrics.loadPrometheus()).render(),
+      renderChunks: async (write) => (await metrics.loadPrometheus()).renderChunks(write),
     };
   }
 
@@ -143,16 +143,21 @@ export class BrokerMetrics {
   }
 }
 
+/**
+ * The partitions of `replicaManager` for the gauges, as one object refilled per partition (the
+ * gauges read it before asking for the next: no object per partition and scrape). The list is
+ * taken when the iteration starts; each partition is read when reached, a scrape spanning turns.
+ */
 function* partitionGauges(replicaManager: ReplicaManager<UnifiedLog> | null): Iterable<PartitionGaugeSource> {
   if (replicaManager === null) return;
+  const view = { topic: '', partition: 0, isLeader: false, isrSize: 0, replicaCount: 0, sizeBytes: 0 };
   for (const partition of replicaManager.allPartitions()) {
-    yield {
-      topic: partition.topic,
-      partition: partition.partition,
-      isLeader: partition.isLeader,
-      isrSize: partition.isr.length,
-      replicaCount: partition.replicas.length,
-      sizeBytes: partition.log.size,
-    };
+    view.topic = partition.topic;
+    view.partition = partition.partition;
+    view.isLeader = partition.isLeader;
+    view.isrSize = partition.isrSize;
+    view.replicaCount = partition.replicas.length;
+    view.sizeBytes = partition.log.size;
+    yield view;
   }
 }
