@@ -178,10 +178,22 @@ export class BrokerMetadataPublisher implements MetadataListener {
     return true;
   }
 
-  /** Applies every topic in the cache to local storage and partitions (start-up). */
+  /**
+   * Applies every topic in the cache to local storage and partitions (start-up), in one turn with
+   * the log manager's fsyncs, renames and deletes deferred to one commit (LogManager.withDeferredSync:
+   * two syncfs per log directory, or the same fsyncs in a crash-safe order). Opening a Partition
+   * repairs its `leader-epoch-checkpoint` (PartitionLeaderEpochs.repair), and after a DeleteRecords
+   * up to the high watermark every one of them is rewritten (its epoch started at the log end,
+   * which is now also the log start): 10,000 partitions made 20,000 fsyncs here, one after the
+   * other (issue 15: restarts of 18-141 s). Nothing is appended or fetched before this returns,
+   * so every rewrite is durable before the partition takes a write, as before; a crash before the
+   * commit leaves the old checkpoints, which the next open repairs again.
+   */
   applyAllTopics(): void {
     this.allTopicsApplied = true;
-    for (const topic of this.cache.topics()) this.applyTopic(topic);
+    this.logManager.withDeferredSync(() => {
+      for (const topic of this.cache.topics()) this.applyTopic(topic);
+    });
   }
 
   // ---- MetadataListener: the controller's committed changes ----
