@@ -23,7 +23,7 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
   { name: 'queued.max.request.bytes', type: 'LONG', defaultValue: '104857600', min: 1,
     doc: 'Bytes of requests being received, across the connections of a listener, before they stop reading (the peer waits on TCP backpressure); a frame reserves its whole size once its size prefix is read (Tributary default 100 MiB; Kafka -1, unbounded).' },
   { name: 'queued.max.response.bytes', type: 'LONG', defaultValue: '268435456', min: 1,
-    doc: 'Tributary-only (Kafka answers one request per connection at a time, so a peer that does not read holds one response): bytes of responses the peers have not read yet (completed responses waiting in order plus what the socket has not handed to the kernel), across all the broker\'s TCP Kafka connections (the WebSocket /kafka route has its own per-socket bounds, websocket.max.pending.response.bytes and websocket.max.buffered.bytes). Past it, a connection that has a response pending dispatches no new request and stops reading (the peer waits on TCP backpressure) until the total falls back under it; a connection with nothing pending may still send one request at a time, so clients that read keep being answered, and a Fetch (v3+) is answered with its first record batch only (the minimum KIP-74 guarantees; the consumer fetches again for the rest). No response is dropped or reordered. A Fetch counts as fetch.max.bytes (or its smaller max_bytes) while it is being read, so Fetches pipelined in one read see the ones before them. Memory is bounded by this plus about one response per connection (one batch for a Fetch begun past it) (Tributary default 256 MiB).' },
+    doc: 'Tributary-only (Kafka answers one request per connection at a time, so a peer that does not read holds one response): bytes of responses the peers have not read yet (completed responses waiting in order plus what the socket has not handed to the kernel), across all the broker\'s TCP Kafka connections (the WebSocket /kafka route has its own per-socket bounds, websocket.max.pending.response.bytes and websocket.max.buffered.bytes, and websocket.max.total.buffered.bytes across its sockets). Past it, a connection that has a response pending dispatches no new request and stops reading (the peer waits on TCP backpressure) until the total falls back under it; a connection with nothing pending may still send one request at a time, so clients that read keep being answered, and a Fetch (v3+) is answered with its first record batch only (the minimum KIP-74 guarantees; the consumer fetches again for the rest). No response is dropped or reordered. A Fetch counts as fetch.max.bytes (or its smaller max_bytes) while it is being read, so Fetches pipelined in one read see the ones before them. Memory is bounded by this plus about one response per connection (one batch for a Fetch begun past it) (Tributary default 256 MiB).' },
   { name: 'connection.max.in.flight.requests', type: 'INT', defaultValue: '128', min: 1,
     doc: 'Tributary-only (Kafka answers one request per connection at a time): requests of one connection (TCP or WebSocket /kafka) being answered at once; past it the connection reads no more until an answer goes out, and its answers stay in request order (librdkafka pipelines deeply; Tributary default 128).' },
   { name: 'connection.max.dispatch.ms.per.turn', type: 'INT', defaultValue: '50', min: 0,
@@ -36,6 +36,8 @@ export const LIMIT_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the same bound for one WebSocket /kafka connection of http.listeners (uWS buffered amount included); past it requests are not dispatched and answers not handed to uWS until it drains (Tributary default 16 MiB).' },
   { name: 'websocket.max.buffered.bytes', type: 'LONG', defaultValue: '134217728', min: 1,
     doc: 'Tributary-only: everything one WebSocket /kafka connection may hold (requests received but not dispatched, since uWS cannot stop reading, plus its pending answers); past it the connection is cut off without a close frame; a value below websocket.max.pending.response.bytes is taken as that (Tributary default 128 MiB).' },
+  { name: 'websocket.max.total.buffered.bytes', type: 'LONG', defaultValue: '268435456', min: 1,
+    doc: 'Tributary-only: everything the WebSockets of one http.listeners gateway may hold together (both routes: /kafka requests received but not dispatched, answers held and buffered by uWS; /json buffered output). uWS cannot stop reading a WebSocket, so the TCP listeners\' answer (stop reading, queued.max.request.bytes and queued.max.response.bytes) is not available; past this bound the socket holding the most is cut off without a close frame, then the next, until the total is back under it, each with a warn line naming this config. Peers that read their answers hold little and are not cut while one that does not read holds more. Without it, websocket.max.buffered.bytes times max.connections was the only bound (Tributary default 256 MiB).' },
   { name: 'max.connections.per.ip', type: 'INT', defaultValue: '1000', min: 1,
     doc: 'Open client connections from one IP address; further ones from it are closed as soon as they are accepted (Tributary default 1000; Kafka 2147483647).' },
   { name: 'socket.partial.request.timeout.ms', type: 'INT', defaultValue: '30000', min: 0,
@@ -94,6 +96,8 @@ export interface LimitConfigs {
   readonly websocketMaxPendingResponseBytes: number;
   /** websocket.max.buffered.bytes: what one WebSocket /kafka connection may hold before it is cut off. */
   readonly websocketMaxBufferedBytes: number;
+  /** websocket.max.total.buffered.bytes: what all WebSockets of a gateway may hold before the largest holder is cut off. */
+  readonly websocketMaxTotalBufferedBytes: number;
   readonly maxConnectionsPerIp: number;
   readonly socketPartialRequestTimeoutMs: number;
   /** metadata.apply.max.partitions.per.turn: partitions of a metadata change applied to storage per event-loop turn. */
@@ -142,6 +146,7 @@ export function limitConfigs(get: <T extends ConfigValue>(name: string) => T): L
     networkMaxDispatchMsPerTurn: get('network.max.dispatch.ms.per.turn'),
     websocketMaxPendingResponseBytes: get('websocket.max.pending.response.bytes'),
     websocketMaxBufferedBytes: get('websocket.max.buffered.bytes'),
+    websocketMaxTotalBufferedBytes: get('websocket.max.total.buffered.bytes'),
     maxConnectionsPerIp: get('max.connections.per.ip'),
     socketPartialRequestTimeoutMs: get('socket.partial.request.timeout.ms'),
     metadataApplyMaxPartitionsPerTurn: get('metadata.apply.max.partitions.per.turn'),

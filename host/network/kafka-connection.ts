@@ -133,6 +133,11 @@ export interface KafkaConnectionOptions {
   logger: NetworkLogger;
   /** queued.max.response.bytes across the broker's connections; absent: no shared bound. */
   responseMemory?: ResponseMemoryPool | undefined;
+  /**
+   * Called after every pump (a request arrived, a response completed, output drained) with
+   * heldBytes: the WebSocket gateway's websocket.max.total.buffered.bytes (websocket-memory-budget.ts).
+   */
+  onHeldBytes?: ((heldBytes: number) => void) | undefined;
   /** Called once, when the connection becomes closed. */
   onClosed: (connection: KafkaConnection) => void;
 }
@@ -147,6 +152,7 @@ export class KafkaConnection implements ConnectionContext {
   private readonly limits: ConnectionLimits;
   private readonly logger: NetworkLogger;
   private readonly onClosed: (connection: KafkaConnection) => void;
+  private readonly onHeldBytes: ((heldBytes: number) => void) | undefined;
   /** Dispatched requests and their responses, written in request order. */
   private readonly responses: OrderedResponses;
   private readonly pumpLoop = new CoalescingPump(
@@ -180,6 +186,7 @@ export class KafkaConnection implements ConnectionContext {
     this.limits = options.limits;
     this.logger = options.logger;
     this.onClosed = options.onClosed;
+    this.onHeldBytes = options.onHeldBytes;
     this.responseMemory = options.responseMemory ?? null;
     this.responses = new OrderedResponses(options.handler, this, {
       onCompleted: () => {
@@ -351,6 +358,7 @@ export class KafkaConnection implements ConnectionContext {
   private reportPendingResponses(): void {
     if (this.isClosed) return;
     this.responseMemory?.update(this.responseMemoryHolder, this.responses.heldResponseBytes + this.unsentBytes());
+    this.onHeldBytes?.(this.heldBytes);
   }
 
   /** Cuts off a connection holding more than maxBufferedBytes; true when it did. */

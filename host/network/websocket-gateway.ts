@@ -42,6 +42,7 @@ import { JsonConnection } from './websocket-json-connection.js';
 import type { ConnectionContext, NetworkLogger, RequestHandler } from './network-types.js';
 import { dispatchBudgetOf, SharedDispatchBudget } from './shared-dispatch-budget.js';
 import { OriginPolicy } from './websocket-origin-policy.js';
+import { WebSocketMemoryBudget } from './websocket-memory-budget.js';
 import {
   DEFAULT_CONNECTIONS_MAX_IDLE_MS,
   DEFAULT_MAX_CONNECTIONS,
@@ -66,6 +67,8 @@ export const DEFAULT_WEBSOCKET_MAX_PENDING_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** Default hard bound: bytes one socket may hold (requests + responses) before it is cut off: 128 MiB. */
 export const DEFAULT_WEBSOCKET_MAX_BUFFERED_BYTES = 128 * 1024 * 1024;
 /** Default largest `/json` message, bytes (JSON is parsed whole, so it gets a smaller bound). */
+/** websocket.max.total.buffered.bytes default: what all sockets hold together before the largest is cut off. */
+export const DEFAULT_WEBSOCKET_MAX_TOTAL_BUFFERED_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_JSON_MAX_MESSAGE_BYTES = 1024 * 1024;
 /**
  * How far above the limit a message may be and still be read, so that it can be refused with a
@@ -128,6 +131,11 @@ export interface WebSocketGatewayOptions {
   sharedDispatchBudget?: SharedDispatchBudget | null;
   /** websocket.max.buffered.bytes, hard bound: what one socket may hold (unprocessed requests + unsent responses) before it is cut off. */
   maxBufferedBytesPerConnection?: number;
+  /**
+   * websocket.max.total.buffered.bytes: what all sockets (both routes) may hold together before
+   * the one holding the most is cut off (websocket-memory-budget.ts).
+   */
+  maxTotalBufferedBytes?: number;
   /**
    * http.allowed.origins: browser origins (`scheme://host[:port]`, `null`, or `*` for all) allowed
    * to upgrade besides local pages; see websocket-origin-policy.ts. Default: none listed.
@@ -194,6 +202,8 @@ export class WebSocketGateway {
   private onAllClosed: (() => void) | null = null;
   private readonly jsonEnabled: boolean;
   private readonly originPolicy: OriginPolicy;
+  /** websocket.max.total.buffered.bytes over every socket of this gateway. */
+  private readonly memory: WebSocketMemoryBudget;
 
   /** @throws Error for a bad limit or an `allowedOrigins` entry that is not an origin */
   constructor(private readonly options: WebSocketGatewayOptions) {
@@ -225,6 +235,10 @@ export class WebSocketGateway {
     };
     this.jsonMaxMessageBytes = positiveInteger(options.jsonMaxMessageBytes, DEFAULT_JSON_MAX_MESSAGE_BYTES, 'jsonMaxMessageBytes');
     this.maxConnections = positiveInteger(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections');
+    this.memory = new WebSocketMemoryBudget(
+      positiveInteger(options.maxTotalBufferedBytes, DEFAULT_WEBSOCKET_MAX_TOTAL_BUFFERED_BYTES, 'maxTotalBufferedBytes'),
+      (task) => this.time.defer(task),
+    );
     this.originPolicy = new OriginPolicy({ allowedOrigins: options.allowedOrigins ?? [], gatewayHost: options.host });
     this.app = uWS.App();
     this.registerKafkaRoute();
@@ -292,6 +306,16 @@ export class WebSocketGateway {
   }
 
   /** Open WebSockets per route, without a snapshot of each (metrics). */
+  /** Bytes all sockets hold together, as last reported (websocket.max.total.buffered.bytes counts these). */
+  get totalBufferedBytes(): number {
+    return this.memory.usedBytes;
+  }
+
+  /** Sockets cut off because all sockets together held more than websocket.max.total.buffered.bytes. */
+  get totalBufferedCutOffs(): number {
+    return this.memory.cutOffs;
+  }
+
   sessionCounts(): { kafka: number; json: number } {
     return { kafka: this.kafkaConnections.size, json: this.jsonConnections.size };
   }
@@ -374,6 +398,7 @@ export class WebSocketGateway {
           this.logger,
           () => this.time.nowMs(),
           (closed) => this.kafkaConnectionClosed(closed),
+          this.memory,
         );
         data.connection = connection;
         this.kafkaConnections.add(connection);
@@ -403,7 +428,7 @@ export class WebSocketGateway {
         const data = ws.getUserData();
         const id = this.nextConnectionId++;
         const connection = new JsonConnection(id, `${data.remoteAddress}/json#${id}`, ws, this.limits, this.jsonMaxMessageBytes, this.logger, () => this.time.nowMs(), (closed) =>
-          this.jsonConnectionClosed(closed),
+          this.jsonConnectionClosed(closed), this.memory,
         );
         data.json = connection;
         this.jsonConnections.add(connection);
@@ -502,10 +527,10 @@ export class WebSocketGateway {
     this.onAllClosed?.();
   }
 
+  /** Every socket's idle and blocked-output checks, and its figure in websocket.max.total.buffered.bytes. */
   private startTimer(): void {
     const idleMs = this.limits.connectionsMaxIdleMs;
-    if (idleMs <= 0) return;
-    const periodMs = Math.max(10, Math.min(1000, Math.floor(idleMs / 4)));
+    const periodMs = idleMs <= 0 ? 1000 : Math.max(10, Math.min(1000, Math.floor(idleMs / 4)));
     // Every periodMs (Time has one-shot timers: each check arms the next; stop() clears it).
     const check = (): void => {
       const now = this.time.nowMs();

@@ -8,6 +8,7 @@
 import type { WebSocket } from 'uWebSockets.js';
 import type { JsonSessionHandlers, JsonSocket } from './json-socket.js';
 import type { ConnectionContext, NetworkLogger } from './network-types.js';
+import type { BufferedMemoryHolder, WebSocketMemoryBudget } from './websocket-memory-budget.js';
 import { truncateUtf8, WebSocketCloseCode, type WebSocketConnectionLimits } from './websocket-kafka-connection.js';
 
 /** The part of a uWS WebSocket a `/json` connection uses. */
@@ -18,7 +19,7 @@ export type UwsTextSocket = Pick<WebSocket<unknown>, 'send' | 'getBufferedAmount
  * gives the session the JsonSocket view. Lifecycle: open → (beginStop: the session stops, then
  * 1001) → closed; closed is terminal and the uWS object is never touched after it.
  */
-export class JsonConnection implements JsonSocket {
+export class JsonConnection implements JsonSocket, BufferedMemoryHolder {
   private session: JsonSessionHandlers | null = null;
   private ws: UwsTextSocket | null;
   private isClosed = false;
@@ -37,6 +38,8 @@ export class JsonConnection implements JsonSocket {
     /** Wall-clock ms (the gateway's Time). */
     private readonly nowMs: () => number,
     private readonly onClosed: (connection: JsonConnection) => void,
+    /** websocket.max.total.buffered.bytes across the gateway's sockets; absent: this socket's own bound only. */
+    private readonly memory?: WebSocketMemoryBudget,
   ) {
     this.ws = ws;
     this.lastActivityMs = nowMs();
@@ -62,6 +65,11 @@ export class JsonConnection implements JsonSocket {
     return this.ws === null || this.isClosed ? 0 : this.ws.getBufferedAmount();
   }
 
+  /** BufferedMemoryHolder: what this socket holds is uWS's buffered output. */
+  get heldBytes(): number {
+    return this.bufferedAmount;
+  }
+
   /** Gives the socket its session (once, right after open). */
   attach(session: JsonSessionHandlers): void {
     this.session = session;
@@ -77,6 +85,7 @@ export class JsonConnection implements JsonSocket {
     }
     this.lastActivityMs = this.nowMs();
     ws.cork(() => ws.send(text, false, false));
+    this.memory?.update(this, ws.getBufferedAmount());
   }
 
   /** Sends a close frame with `code` and `reason` (truncated to 123 bytes), logs, and closes. */
@@ -122,6 +131,7 @@ export class JsonConnection implements JsonSocket {
   /** uWS `drain` event: the session may push more. */
   onDrain(): void {
     if (this.isClosed) return;
+    this.memory?.update(this, this.bufferedAmount);
     try {
       this.session?.onDrain();
     } catch (error) {
@@ -151,7 +161,9 @@ export class JsonConnection implements JsonSocket {
 
   /** Called periodically by the gateway: closes after connections.max.idle.ms without traffic while the session is not busy. */
   checkTimers(nowMs: number): void {
-    if (this.isClosed || this.limits.connectionsMaxIdleMs <= 0) return;
+    if (this.isClosed) return;
+    this.memory?.update(this, this.bufferedAmount);
+    if (this.limits.connectionsMaxIdleMs <= 0) return;
     if (this.session?.isBusy() === true) return;
     if (nowMs - this.lastActivityMs >= this.limits.connectionsMaxIdleMs) {
       this.end(
@@ -178,6 +190,7 @@ export class JsonConnection implements JsonSocket {
     if (this.isClosed) return;
     this.isClosed = true;
     this.ws = null;
+    this.memory?.remove(this);
     try {
       this.session?.onClose();
     } catch (error) {

@@ -23,7 +23,10 @@
  *   for `connectionsMaxIdleMs` is cut off too (see `checkTimers`).
  * - the broker's `queued.max.response.bytes` (response-memory-pool.ts) does not count these
  *   sockets: muted by it in a trial, a socket whose peer then read kept its last 68 KB in uWS's
- *   buffer with no drain event, and stalled; each socket has the bounds above instead.
+ *   buffer with no drain event, and stalled; each socket has the bounds above instead, and all
+ *   the gateway's sockets together websocket.max.total.buffered.bytes (websocket-memory-budget.ts:
+ *   past it the socket holding the most is cut off; this socket reports after every pump and
+ *   timer check).
  *
  * Copying: uWS hands messages as ArrayBuffers over native memory that are neutered when the
  * callback returns (ARCHITECTURE.md), so every message is copied before anything else
@@ -36,6 +39,7 @@
 import type { WebSocket } from 'uWebSockets.js';
 import { KafkaConnection, type CloseCause, type ConnectionLimits, type ConnectionTransport } from './kafka-connection.js';
 import { MessageFrames } from './message-frames.js';
+import type { BufferedMemoryHolder, WebSocketMemoryBudget } from './websocket-memory-budget.js';
 import type { NetworkLogger, RequestHandler, ResponseBytes } from './network-types.js';
 
 /** WebSocket close codes used by the gateway (RFC 6455 section 7.4.1). */
@@ -68,7 +72,7 @@ export type UwsSocket = Pick<
 >;
 
 /** One `/kafka` WebSocket: the uWS side of a KafkaConnection (see the file header). */
-export class WebSocketKafkaConnection implements ConnectionTransport {
+export class WebSocketKafkaConnection implements ConnectionTransport, BufferedMemoryHolder {
   /** The connection's state machine; the context its handler calls receive. */
   readonly connection: KafkaConnection;
   private ws: UwsSocket | null;
@@ -87,6 +91,8 @@ export class WebSocketKafkaConnection implements ConnectionTransport {
     private readonly logger: NetworkLogger,
     private readonly nowMs: () => number,
     onClosed: (connection: WebSocketKafkaConnection) => void,
+    /** websocket.max.total.buffered.bytes across the gateway's sockets; absent: this socket's own bounds only. */
+    private readonly memory?: WebSocketMemoryBudget,
   ) {
     this.ws = ws;
     this.lastActivityMs = nowMs();
@@ -100,8 +106,10 @@ export class WebSocketKafkaConnection implements ConnectionTransport {
       transport: this,
       limits,
       logger,
+      onHeldBytes: memory === undefined ? undefined : (heldBytes) => memory.update(this, heldBytes),
       onClosed: () => {
         this.ws = null;
+        memory?.remove(this);
         onClosed(this);
       },
     });
@@ -205,7 +213,10 @@ export class WebSocketKafkaConnection implements ConnectionTransport {
    * has been blocked that long without draining (a peer that stopped reading).
    */
   checkTimers(nowMs: number): void {
-    if (this.closed || this.limits.connectionsMaxIdleMs <= 0) return;
+    if (this.closed) return;
+    // uWS's buffered amount falls without an event when the kernel takes bytes: refresh the total's figure.
+    this.memory?.update(this, this.heldBytes);
+    if (this.limits.connectionsMaxIdleMs <= 0) return;
     const idleMs = this.limits.connectionsMaxIdleMs;
     if (this.outputBlockedSinceMs >= 0 && nowMs - this.outputBlockedSinceMs >= idleMs) {
       this.terminate(`peer read nothing for ${nowMs - this.outputBlockedSinceMs} ms with ${this.unsentBytes()} response bytes buffered`);

@@ -8,8 +8,8 @@
  * ready, or rejects it (its connection closes) when start-up fails.
  *
  * `queued.max.response.bytes` is one pool for the whole broker, shared by its TCP listeners (the
- * gateways' `/kafka` sockets have their per-socket bounds only; `queued.max.request.bytes` is one
- * pool per listener).
+ * gateways' sockets have their per-socket bounds, and `websocket.max.total.buffered.bytes` per
+ * gateway; `queued.max.request.bytes` is one pool per listener).
  */
 import type { Time } from '../io/environment.js';
 import type { BrokerConfig, Listener } from '../config/broker-config.js';
@@ -216,6 +216,7 @@ export class NetworkListeners {
         maxInFlightRequestsPerConnection: config.connectionMaxInFlightRequests,
         maxPendingResponseBytesPerConnection: config.websocketMaxPendingResponseBytes,
         maxBufferedBytesPerConnection: Math.max(config.websocketMaxBufferedBytes, config.websocketMaxPendingResponseBytes),
+        maxTotalBufferedBytes: config.websocketMaxTotalBufferedBytes,
         maxDispatchMsPerTurn: config.connectionMaxDispatchMsPerTurn,
         sharedDispatchBudget: this.sharedDispatchBudget,
         allowedOrigins: config.httpAllowedOrigins,

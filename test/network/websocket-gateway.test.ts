@@ -313,6 +313,32 @@ describe('WebSocketGateway /kafka', () => {
     expect(await roundTrip(reader, 100_000, 'after')).toEqual({ correlationId: 100_000, text: 'ok:after' });
   });
 
+  it('cuts off the socket holding the most once all sockets together pass websocket.max.total.buffered.bytes, and keeps answering the others', async () => {
+    const maxTotalBufferedBytes = 2 * 1024 * 1024;
+    const { gateway, port, logs, closed } = await startGateway({
+      maxPendingResponseBytesPerConnection: 256 * 1024,
+      maxBufferedBytesPerConnection: 64 * 1024 * 1024,
+      maxTotalBufferedBytes,
+    });
+    const reader = await open(port);
+    const stuck = [await open(port), await open(port)];
+    for (const socket of stuck) socket.pauseReading();
+    let sent = 0;
+    // Each socket stays far under its own bound (64 MiB); together they pass the total.
+    while (closed.length === 0 && sent < 5000) {
+      for (const socket of stuck) socket.sendBinary(request(sent, 'big:65536', 16 * 1024));
+      sent++;
+      if (sent % 50 === 0) expect(await roundTrip(reader, sent, `alive-${sent}`)).toEqual({ correlationId: sent, text: `ok:alive-${sent}` });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await waitUntil(() => closed.length >= 1);
+    expect(gateway.totalBufferedCutOffs).toBeGreaterThanOrEqual(1);
+    const line = logs.find((entry) => entry.fields.event === 'connection.closed' && String(entry.fields.reason).includes('websocket.max.total.buffered.bytes'));
+    expect(line?.level).toBe('warn');
+    expect(await roundTrip(reader, 100_000, 'after')).toEqual({ correlationId: 100_000, text: 'ok:after' });
+    expect(gateway.connectionCount).toBe(3 - closed.length);
+  });
+
   it('cuts off a client whose output stays blocked for connections.max.idle.ms even when it stops sending', async () => {
     const { gateway, port, logs, closed } = await startGateway({
       connectionsMaxIdleMs: 300,
