@@ -22,6 +22,8 @@ async function retry(what: string, probe: () => Promise<boolean>): Promise<void>
 
 const TOPIC = 'unread';
 const BATCHES = 16;
+/** Fetches of the whole partition the stalled client sends and does not read. */
+const STALLED_FETCHES = 8;
 /** About 1 MiB per batch, under message.max.bytes: 16 MiB, more than loopback socket buffers take. */
 const VALUE_BYTES = 1000 * 1024;
 
@@ -118,8 +120,11 @@ describe('queued.max.response.bytes in a broker (issue 15)', () => {
     const stalled = await Client.open(broker.port);
     sockets.push(stalled.socket);
     stalled.socket.pause();
-    stalled.send(ApiKey.Fetch, 11, encodeFetchRequest, fetchRequest(0, 64 * 2 ** 20));
-    stalled.send(ApiKey.Fetch, 11, encodeFetchRequest, fetchRequest(0, 64 * 2 ** 20));
+    // STALLED_FETCHES of them: the consumer's first Fetch below races these, and when it is
+    // answered first its unread answer holds the budget, so these are answered with one batch
+    // each (1 MB); two of those fit in the kernel's socket buffers, and the budget then emptied.
+    // Eight cannot: what the kernel does not take stays pending and holds the budget.
+    for (let i = 0; i < STALLED_FETCHES; i++) stalled.send(ApiKey.Fetch, 11, encodeFetchRequest, fetchRequest(0, 64 * 2 ** 20));
 
     // The consumer now gets one batch per Fetch (KIP-74's minimum), and reads on batch by batch.
     await retry('a Fetch answered with one batch', async () => {
@@ -135,11 +140,13 @@ describe('queued.max.response.bytes in a broker (issue 15)', () => {
     }
     expect(read).toEqual(Array.from({ length: BATCHES }, (_, i) => i));
 
-    // Once the stalled client reads, both of its answers arrive whole, in order.
+    // Once the stalled client reads, all its answers arrive, in order, each complete batches from
+    // offset 0: the whole partition when it was answered before the budget was held, else the first batch.
     stalled.socket.resume();
-    const first = await stalled.answer(ApiKey.Fetch, 11, decodeFetchResponse);
-    expect(batchNumbers(first)).toHaveLength(BATCHES);
-    const second = await stalled.answer(ApiKey.Fetch, 11, decodeFetchResponse);
-    expect(batchNumbers(second).length).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < STALLED_FETCHES; i++) {
+      const numbers = batchNumbers(await stalled.answer(ApiKey.Fetch, 11, decodeFetchResponse));
+      expect([1, BATCHES]).toContain(numbers.length);
+      expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, n) => n));
+    }
   });
 });
