@@ -65,7 +65,10 @@ export function registerConsumerLagMetrics(registry: Registry, lag: ConsumerLagS
       for (const group of source.describeGroups()) {
         yield { labels: { consumergroup: group.groupId }, value: group.totalLag };
         const byTopic = new Map<string, number>();
-        for (const p of group.partitions) if (p.lag !== null) byTopic.set(p.topic, (byTopic.get(p.topic) ?? 0) + p.lag);
+        for (const p of group.partitions) {
+          if (p.lag !== null) byTopic.set(p.topic, (byTopic.get(p.topic) ?? 0) + p.lag);
+          yield VISITED;
+        }
         for (const [topic, lag] of byTopic) if (topics.hasLabels(topic)) yield { labels: { consumergroup: group.groupId, topic }, value: lag };
       }
     },

@@ -1,6 +1,7 @@
 /**
  * The kafka_consumergroup_* families from lag reports: values, the status state set, and the
- * bounds (metrics.consumer.groups.max, the topic label budget).
+ * bounds (metrics.consumer.groups.max, the topic label budget); a group's partitions are read a
+ * bounded number per event-loop turn (metrics.render.max.series.per.turn), with or without series.
  */
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
@@ -8,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BrokerTopicMetrics } from '../../host/metrics/broker-topic-metrics.js';
 import type { GroupLagReport } from '../../host/metrics/consumer-lag-monitor.js';
 import { registerConsumerLagMetrics } from '../../host/metrics/consumer-lag-metrics.js';
+import { renderChunks } from '../../host/metrics/lazy-metrics.js';
 
 interface Family { name: string; metrics: { value: string; labels?: Record<string, string> }[] }
 
@@ -50,5 +52,29 @@ describe('kafka_consumergroup_* series', () => {
     const unlabelled = await render([report('a', 'OK')], 10, new BrokerTopicMetrics({ enabled: false, max: 10 }));
     expect(unlabelled.get('kafka_consumergroup_lag')?.metrics ?? []).toEqual([]);
     expect(unlabelled.get('kafka_consumergroup_lag_sum')!.metrics).toEqual([{ value: '7', labels: { consumergroup: 'a' } }]);
+  });
+});
+
+describe('kafka_consumergroup_* reading', () => {
+  it('reads a group of 10,000 partitions at most metrics.render.max.series.per.turn per turn, those without labels included, as prom-client writes them', async () => {
+    const partitions = Array.from({ length: 10_000 }, (_, i) => ({
+      topic: `t-${i % 40}`, partition: i, committedOffset: i, endOffset: i + 5, lag: 5, lagSeconds: 1, status: 'OK' as const,
+    }));
+    const big: GroupLagReport = { ...report('big', 'OK'), totalLag: 50_000, partitions };
+    // 10 of the 40 topics have labels: 2,500 partitions with series per per-partition family, 7,500 read without.
+    const topics = new BrokerTopicMetrics({ enabled: true, max: 10 });
+    const registry = new Registry();
+    registerConsumerLagMetrics(registry, { describeGroups: () => [big] }, topics, 10);
+    const expected = await registry.metrics();
+    let turns = 0;
+    const chunks: string[] = [];
+    await renderChunks(registry, 500, (chunk) => chunks.push(chunk) > 0, (task) => {
+      turns++;
+      setImmediate(task);
+    });
+    expect(chunks.join('')).toBe(expected);
+    expect(expected.split('\n').filter((line) => line.startsWith('kafka_consumergroup_lag{'))).toHaveLength(2_500);
+    // Three per-partition families and the sums each read 10,000 partitions: at least 80 turns of 500.
+    expect(turns).toBeGreaterThanOrEqual(4 * 10_000 / 500);
   });
 });
