@@ -1,6 +1,6 @@
 /**
  * `npm run bench:http-scrapes -- [--baseline <root>] [--partitions 49500] [--gets 6] [--runs 1]
- * [--routes /metrics,/console/api/topics]`:
+ * [--routes none,/metrics,/console/api/topics] [--pause-ms 0] [--stall-ms 0] [--show <regex>] [--node-flags <flags>]`:
  * issue 15's stalls of the HTTP console and the Prometheus endpoint on a broker holding many
  * partitions. For each build (a project root given by `--baseline`, e.g. a worktree of the commit
  * to compare, built; then this one), a broker process with default configs except
@@ -10,8 +10,13 @@
  * exists, for each route (`--routes`, default `GET /metrics` and `GET /console/api/topics`) it is
  * fetched `--gets` times in a row while a probe client sends a Metadata of its one topic over TCP
  * every 20 ms: printed are the probe's longest round trip, its 99th percentile and median, and
- * the longest GET. With `--runs n` the builds alternate run by run and medians are printed, then
- * the ratios baseline / this build.
+ * the longest GET and the body's size. `--pause-ms` waits between two GETs (a scraper's
+ * interval); the route `none` runs the probe alone as long (the broker's own stalls, for
+ * comparison). With `--runs n` the builds alternate run by run and medians are printed, then the
+ * ratios baseline / this build. `--stall-ms n` sets `event.loop.stall.threshold.ms` and prints
+ * the broker's output lines matching `--show` (default its event_loop.stall lines) printed while
+ * each route was fetched; `--node-flags` go to the broker's node (e.g. `--cpu-prof
+ * --cpu-prof-dir=DIR`: the profile is written when the broker exits).
  */
 import { readdirSync } from 'node:fs';
 import { Command } from 'commander';
@@ -36,12 +41,25 @@ interface Outcome {
   readonly probeMedianMs: number;
   /** The longest of the GETs, ms. */
   readonly getMaxMs: number;
+  /** The last GET's body, bytes. */
+  readonly bodyBytes: number;
+}
+
+interface RunOptions {
+  readonly partitions: number;
+  readonly gets: number;
+  readonly pauseMs: number;
+  /** Routes to fetch; `none`: the probe alone, as long as a route's GETs with their pauses. */
+  readonly routes: readonly string[];
+  readonly stallMs: number;
+  readonly show: RegExp;
+  readonly nodeFlags: readonly string[];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Fetches `url` `gets` times in a row while the probe runs on `probe`. */
-async function probedGets(probe: Connection, url: string, gets: number): Promise<Outcome> {
+/** Fetches `url` `gets` times, `pauseMs` apart, while the probe runs on `probe`; `url` null: no GET, the probe alone as long. */
+async function probedGets(probe: Connection, url: string | null, gets: number, pauseMs: number): Promise<Outcome> {
   let probing = true;
   const roundTrips: number[] = [];
   const probeLoop = (async () => {
@@ -54,10 +72,13 @@ async function probedGets(probe: Connection, url: string, gets: number): Promise
     }
   })();
   let getMaxMs = 0;
+  let bodyBytes = 0;
   for (let i = 0; i < gets; i++) {
+    if (i > 0 || url === null) await sleep(pauseMs);
+    if (url === null) continue;
     const startedMs = performance.now();
     const response = await fetch(url);
-    await response.text();
+    bodyBytes = (await response.arrayBuffer()).byteLength;
     if (response.status !== 200) throw new Error(`GET ${url}: HTTP ${response.status}`);
     getMaxMs = Math.max(getMaxMs, performance.now() - startedMs);
   }
@@ -66,14 +87,23 @@ async function probedGets(probe: Connection, url: string, gets: number): Promise
   await probeLoop;
   const sorted = [...roundTrips].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
-  return { probeMaxMs: Math.max(0, ...roundTrips), probeP99Ms: p99, probeMedianMs: median(roundTrips), getMaxMs };
+  return { probeMaxMs: Math.max(0, ...roundTrips), probeP99Ms: p99, probeMedianMs: median(roundTrips), getMaxMs, bodyBytes };
 }
 
-async function runBuild(snapshot: BuildSnapshot, partitions: number, gets: number, routes: readonly string[]): Promise<Map<string, Outcome>> {
+async function runBuild(snapshot: BuildSnapshot, options: RunOptions): Promise<Map<string, Outcome>> {
+  const partitions = options.partitions;
+  let shown: string[] | null = null;
   const broker = await BenchBroker.start(snapshot, {
     http: true,
-    overrides: { 'controller.mutation.rate': 0, 'max.partitions': partitions + 1000 },
+    overrides: {
+      'controller.mutation.rate': 0, 'max.partitions': partitions + 1000,
+      ...(options.stallMs > 0 ? { 'event.loop.stall.threshold.ms': options.stallMs } : {}),
+    },
+    nodeFlags: [...options.nodeFlags],
     startTimeoutMs: 120_000,
+    onLine: (line) => {
+      if (shown !== null && options.show.test(line)) shown.push(line);
+    },
   });
   const out = new Map<string, Outcome>();
   try {
@@ -94,7 +124,14 @@ async function runBuild(snapshot: BuildSnapshot, partitions: number, gets: numbe
     await sleep(6_000); // the first housekeeping ticks after the creates
     const probe = await Connection.open(BENCH_HOST, broker.port);
     try {
-      for (const route of routes) out.set(`GET ${route}`, await probedGets(probe, `http://${BENCH_HOST}:${broker.httpPort}${route}`, gets));
+      for (const route of options.routes) {
+        const url = route === 'none' ? null : `http://${BENCH_HOST}:${broker.httpPort}${route}`;
+        const name = url === null ? 'no GET' : `GET ${route}`;
+        if (options.stallMs > 0) shown = [];
+        out.set(name, await probedGets(probe, url, options.gets, options.pauseMs));
+        if (shown !== null) process.stderr.write(`  broker lines during ${name}:\n${(shown as string[]).map((line) => `    ${line}\n`).join('')}`);
+        shown = null;
+      }
     } finally {
       probe.close();
     }
@@ -110,10 +147,17 @@ async function main(): Promise<void> {
     .option('--partitions <n>', 'partitions the broker holds', '49500')
     .option('--gets <n>', 'GETs of each route in a row', '6')
     .option('--runs <n>', 'runs per build', '1')
-    .option('--routes <paths>', 'the routes fetched, comma-separated', '/metrics,/console/api/topics')
+    .option('--routes <paths>', 'the routes fetched, comma-separated (none: the probe alone)', '/metrics,/console/api/topics')
+    .option('--pause-ms <n>', 'pause between two GETs', '0')
+    .option('--stall-ms <n>', 'event.loop.stall.threshold.ms of the broker (0: its default); prints its lines matching --show', '0')
+    .option('--show <regex>', 'with --stall-ms: the broker output lines printed', 'event_loop\\.stall')
+    .option('--node-flags <flags>', 'space-separated flags for the broker\'s node (e.g. --cpu-prof --cpu-prof-dir=DIR)', '')
     .parse()
-    .opts<{ baseline?: string; partitions: string; gets: string; runs: string; routes: string }>();
-  const routes = options.routes.split(',');
+    .opts<{ baseline?: string; partitions: string; gets: string; runs: string; routes: string; pauseMs: string; stallMs: string; show: string; nodeFlags: string }>();
+  const runOptions: RunOptions = {
+    partitions: Number(options.partitions), gets: Number(options.gets), pauseMs: Number(options.pauseMs), routes: options.routes.split(','),
+    stallMs: Number(options.stallMs), show: new RegExp(options.show), nodeFlags: options.nodeFlags.split(' ').filter((flag) => flag !== ''),
+  };
   const partitions = Number(options.partitions);
   const builds: { label: string; snapshot: BuildSnapshot }[] = [];
   try {
@@ -127,19 +171,19 @@ async function main(): Promise<void> {
     for (let run = 0; run < Number(options.runs); run++) {
       for (const build of run % 2 === 0 ? builds : [...builds].reverse()) {
         process.stderr.write(`run ${run + 1}: ${build.label}\n`);
-        for (const [name, outcome] of await runBuild(build.snapshot, partitions, Number(options.gets), routes)) {
+        for (const [name, outcome] of await runBuild(build.snapshot, runOptions)) {
           const list = results.get(build.label)!.get(name) ?? [];
           list.push(outcome);
           results.get(build.label)!.set(name, list);
         }
       }
     }
-    const lines = [`http scrapes bench (issue 15): ${partitions} partitions, ${options.gets} GETs per route, one-topic Metadata probe every ${PROBE_INTERVAL_MS} ms, ${options.runs} run(s) per build, medians`];
+    const lines = [`http scrapes bench (issue 15): ${partitions} partitions, ${options.gets} GETs per route ${options.pauseMs} ms apart, one-topic Metadata probe every ${PROBE_INTERVAL_MS} ms, ${options.runs} run(s) per build, medians`];
     for (const build of builds) {
       lines.push(`  ${build.label}:`);
       for (const [name, outcomes] of results.get(build.label)!) {
         lines.push(`    ${name}: probe waited up to ${median(outcomes.map((o) => o.probeMaxMs)).toFixed(0)} ms (p99 ${median(outcomes.map((o) => o.probeP99Ms)).toFixed(1)} ms, ` +
-          `median ${median(outcomes.map((o) => o.probeMedianMs)).toFixed(1)} ms), longest GET ${median(outcomes.map((o) => o.getMaxMs)).toFixed(0)} ms; ` +
+          `median ${median(outcomes.map((o) => o.probeMedianMs)).toFixed(1)} ms), longest GET ${median(outcomes.map((o) => o.getMaxMs)).toFixed(0)} ms, body ${(median(outcomes.map((o) => o.bodyBytes)) / 1e6).toFixed(2)} MB; ` +
           `per run, probe max / p99: ${outcomes.map((o) => `${o.probeMaxMs.toFixed(0)} / ${o.probeP99Ms.toFixed(0)}`).join(', ')} ms`);
       }
     }
