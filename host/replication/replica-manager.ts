@@ -320,6 +320,15 @@ export class ReplicaManager<L extends PartitionLog = PartitionLog> {
   }
 
   /**
+   * Every partition, one at a time, without a list of them all: for a reader that walks them
+   * over several event-loop turns (`/metrics`). As Map iteration goes, a partition added before
+   * the walk reaches its place is visited and one removed before it is reached is not.
+   */
+  *eachPartition(): Generator<Partition<L>> {
+    for (const byIndex of this.partitions.values()) yield* byIndex.values();
+  }
+
+  /**
    * Appends a Produce request's partitions; resolves with one result per entry, in entry order.
    * For acks=0 the caller sends no response but still awaits (or ignores) the result.
    * Partitions whose log flushes per append (flush.messages reached: group-flush.ts) are answered

@@ -145,13 +145,14 @@ export class BrokerMetrics {
 
 /**
  * The partitions of `replicaManager` for the gauges, as one object refilled per partition (the
- * gauges read it before asking for the next: no object per partition and scrape). The list is
- * taken when the iteration starts; each partition is read when reached, a scrape spanning turns.
+ * gauges read it before asking for the next: no object per partition and scrape), walked without
+ * a list of them all (ReplicaManager.eachPartition): each is read when reached, a scrape
+ * spanning turns.
  */
 function* partitionGauges(replicaManager: ReplicaManager<UnifiedLog> | null): Iterable<PartitionGaugeSource> {
   if (replicaManager === null) return;
   const view = { topic: '', partition: 0, isLeader: false, isrSize: 0, replicaCount: 0, sizeBytes: 0 };
-  for (const partition of replicaManager.allPartitions()) {
+  for (const partition of replicaManager.eachPartition()) {
     view.topic = partition.topic;
     view.partition = partition.partition;
     view.isLeader = partition.isLeader;
