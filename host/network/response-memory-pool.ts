@@ -28,6 +28,7 @@
  */
 
 import { SystemTime } from '../io/time.js';
+import { ByteTally } from './byte-tally.js';
 
 const systemTime = new SystemTime();
 const systemDefer = (task: () => void): void => systemTime.defer(task);
@@ -39,8 +40,7 @@ export interface ResponseMemoryHolder {
 }
 
 export class ResponseMemoryPool {
-  private readonly holdings = new Map<ResponseMemoryHolder, number>();
-  private totalBytes = 0;
+  private readonly holdings = new ByteTally<ResponseMemoryHolder>();
   /** Muted connections, in the order they were muted. */
   private waiters = new Set<ResponseMemoryHolder>();
   private wakeScheduled = false;
@@ -62,7 +62,7 @@ export class ResponseMemoryPool {
 
   /** Pending response bytes of every connection, as last reported. */
   get usedBytes(): number {
-    return this.totalBytes;
+    return this.holdings.total;
   }
 
   /** Connections muted until the total falls to the budget. */
@@ -72,17 +72,12 @@ export class ResponseMemoryPool {
 
   /** True while the total is above the budget. */
   get overCapacity(): boolean {
-    return this.totalBytes > this.capacityBytes;
+    return this.holdings.total > this.capacityBytes;
   }
 
   /** `holder` now has `bytes` of responses pending (held + unsent). */
   update(holder: ResponseMemoryHolder, bytes: number): void {
-    const before = this.holdings.get(holder) ?? 0;
-    if (bytes === before) return;
-    if (bytes === 0) this.holdings.delete(holder);
-    else this.holdings.set(holder, bytes);
-    this.totalBytes += bytes - before;
-    if (bytes < before) this.wakeIfRoom();
+    if (this.holdings.set(holder, bytes) < 0) this.wakeIfRoom();
   }
 
   /** `holder` is muted: resume() it once the total is at the budget or below. */
@@ -97,9 +92,9 @@ export class ResponseMemoryPool {
    */
   holdUntilTaskEnds(bytes: number): void {
     if (bytes <= 0) return;
-    this.totalBytes += bytes;
+    this.holdings.adjust(bytes);
     queueMicrotask(() => {
-      this.totalBytes -= bytes;
+      this.holdings.adjust(-bytes);
       this.wakeIfRoom();
     });
   }

@@ -19,6 +19,8 @@
  * can pass the bound by what one turn adds, itself bounded per socket.
  */
 
+import { ByteTally } from './byte-tally.js';
+
 /** One socket's side of the budget. */
 export interface BufferedMemoryHolder {
   /** Bytes the socket holds now (re-read before a cut-off). */
@@ -31,8 +33,7 @@ export interface BufferedMemoryHolder {
 export const WEBSOCKET_TOTAL_BUFFERED_CONFIG = 'websocket.max.total.buffered.bytes';
 
 export class WebSocketMemoryBudget {
-  private readonly holdings = new Map<BufferedMemoryHolder, number>();
-  private totalBytes = 0;
+  private readonly holdings = new ByteTally<BufferedMemoryHolder>();
   private checkScheduled = false;
   private cutOffCount = 0;
 
@@ -52,7 +53,7 @@ export class WebSocketMemoryBudget {
 
   /** Bytes held by every socket, as last reported. */
   get usedBytes(): number {
-    return this.totalBytes;
+    return this.holdings.total;
   }
 
   /** Sockets cut off by this budget since it was made. */
@@ -62,12 +63,8 @@ export class WebSocketMemoryBudget {
 
   /** `holder` holds `bytes` now; past the capacity, a cut-off is scheduled for a later turn. */
   update(holder: BufferedMemoryHolder, bytes: number): void {
-    const before = this.holdings.get(holder) ?? 0;
-    if (bytes === before) return;
-    if (bytes === 0) this.holdings.delete(holder);
-    else this.holdings.set(holder, bytes);
-    this.totalBytes += bytes - before;
-    if (this.totalBytes > this.capacityBytes && !this.checkScheduled) {
+    this.holdings.set(holder, bytes);
+    if (this.holdings.total > this.capacityBytes && !this.checkScheduled) {
       this.checkScheduled = true;
       this.defer(() => this.enforce());
     }
@@ -81,18 +78,18 @@ export class WebSocketMemoryBudget {
   /** Re-reads every figure, then cuts off the largest holders until the total is under the capacity. */
   private enforce(): void {
     // Held while re-reading and cutting: reports made meanwhile are covered by this pass.
-    for (const holder of [...this.holdings.keys()]) this.update(holder, holder.heldBytes);
-    while (this.totalBytes > this.capacityBytes) {
+    for (const [holder] of [...this.holdings.entries()]) this.update(holder, holder.heldBytes);
+    while (this.holdings.total > this.capacityBytes) {
       let largest: BufferedMemoryHolder | null = null;
       let largestBytes = 0;
-      for (const [holder, bytes] of this.holdings) {
+      for (const [holder, bytes] of this.holdings.entries()) {
         if (bytes > largestBytes) {
           largest = holder;
           largestBytes = bytes;
         }
       }
       if (largest === null) break;
-      const total = this.totalBytes;
+      const total = this.holdings.total;
       // Removed first: the socket's close reports back or not; it no longer counts either way.
       this.remove(largest);
       this.cutOffCount++;
