@@ -216,12 +216,14 @@ export class LeaderEpochFileCache {
 
   /**
    * After the log was truncated to end at `endOffset`: drops the entries starting at or after it
-   * (Kafka's truncateFromEnd). Durable when it returns. @throws DiskError
+   * (Kafka's truncateFromEnd). Durable when it returns, or with `write` 'deferred' at the next
+   * {@link flush} (only for entries starting exactly at the log end, at open:
+   * PartitionLeaderEpochs.repair). @throws DiskError
    */
-  truncateFromEnd(endOffset: number): void {
+  truncateFromEnd(endOffset: number, write: CheckpointWrite = 'durable'): void {
     assert(Number.isSafeInteger(endOffset) && endOffset >= 0, `end offset ${endOffset}`);
     const kept = this.entriesValue.filter((entry) => entry.startOffset < endOffset);
-    if (kept.length !== this.entriesValue.length) this.replace(kept);
+    if (kept.length !== this.entriesValue.length) this.replace(kept, write);
   }
 
   /**
@@ -262,9 +264,12 @@ export class LeaderEpochFileCache {
     this.replace(merged);
   }
 
-  /** Forgets every epoch (the log was replaced whole, Kafka's clearAndFlush). @throws DiskError */
-  clear(): void {
-    if (this.entriesValue.length > 0) this.replace([]);
+  /**
+   * Forgets every epoch (the log was replaced whole, Kafka's clearAndFlush). Durable when it
+   * returns, or with `write` 'deferred' at the next {@link flush}. @throws DiskError
+   */
+  clear(write: CheckpointWrite = 'durable'): void {
+    if (this.entriesValue.length > 0) this.replace([], write);
   }
 
   /** True while a deferred change is not in the file (always false without a file). */

@@ -18,7 +18,8 @@
  *                                        (truncated from a log start lost in a crash: read again)
  * ```
  * The file is `leader-epoch-checkpoint` in the partition directory (leader-epoch-file-cache.ts).
- * Truncations from the end rewrite it at once. Assignments (the three first rows) and
+ * Truncations from the end rewrite it at once (at open, only when an entry starts past the log
+ * end: see repair()). Assignments (the three first rows) and
  * truncations from the start (repair() truncates again at open) are deferred when the log
  * takes the checkpoint (UnifiedLog.setLeaderEpochCheckpoint): written at the log's next flush,
  * roll or clean close, before its recovery point passes them (issue 15: the first produce to
@@ -134,13 +135,26 @@ export class PartitionLeaderEpochs {
    * truncate (and fetch again) more than needed, never keep records the leader does not have;
    * one claimed later could, so the repair never does that. What it assigns is written once,
    * durably, at the end.
+   *
+   * The truncations are written as assignments are (deferred to the log's flushes when it takes
+   * the checkpoint) unless an entry starts past the log end, which is dropped durably at once
+   * (issue 15: after a DeleteRecords up to the high watermark every partition's epoch starts at
+   * the log end, now also the log start, and a restart rewrote every checkpoint: 20,000 fsyncs at
+   * 10,000 partitions). What a crash can then leave in the file is entries before the log start,
+   * which the next open truncates again, and an entry starting exactly at this open's log end:
+   * the records written after it all lie at or after its start, so the next open reads their
+   * epochs back from there (a newer epoch replaces it, the same epoch is it, an older one makes
+   * the repair clear the cache and claim the last epoch from the log start: older offsets, safe).
+   * An entry past the log end could split records written later, whose epochs the repair would
+   * then read back only from that entry's start (claiming the newer epoch later than it began).
    */
   repair(): void {
     const { logStartOffset, logEndOffset } = this.log;
+    const write = this.cache.entries().some((entry) => entry.startOffset > logEndOffset) ? 'durable' : this.assignWrite;
     this.guard(() => {
-      this.cache.truncateFromEnd(logEndOffset);
-      this.cache.truncateFromStart(logStartOffset);
-      if (logEndOffset === logStartOffset) this.cache.clear();
+      this.cache.truncateFromEnd(logEndOffset, write);
+      this.cache.truncateFromStart(logStartOffset, write);
+      if (logEndOffset === logStartOffset) this.cache.clear(write);
     });
     if (logEndOffset === logStartOffset) return;
     this.repairHead();

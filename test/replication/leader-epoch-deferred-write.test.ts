@@ -128,3 +128,44 @@ describe('deferred leader-epoch-checkpoint writes', () => {
     }
   });
 });
+
+describe('the truncations at open (PartitionLeaderEpochs.repair, issue 15)', () => {
+  /** A log of two batches in epoch 0 (offsets 0-3) whose checkpoint also holds `5@extraStart`, written durably. */
+  function withExtraEntry(seed: number, extraStart: number): { disk: FaultDisk; log: UnifiedLog } {
+    const { disk } = countingDisk(seed);
+    const log = openManager(disk).getOrCreateLog('t', 0, testConfig());
+    const partition = leaderOver(disk, log, 0);
+    for (let i = 0; i < 2; i++) expect(partition.appendRecordsToLeader(makeBatch(2), 1).errorCode).toBe(0);
+    log.flush();
+    LeaderEpochFileCache.open(disk, log.dir).assign(5, extraStart);
+    expect(checkpointOnDisk(disk, log)).toBe(`0@0 5@${extraStart}`);
+    return { disk, log };
+  }
+
+  it('an entry past the log end (an epoch assigned before a write a crash lost) is dropped durably at once', () => {
+    const { disk, log } = withExtraEntry(3, 10);
+    leaderOver(disk, log, 5);
+    disk.powerLoss('strict');
+    expect(checkpointOnDisk(disk, log)).toBe('0@0');
+  });
+
+  it('an entry starting exactly at the log end is dropped at the log\'s next flush, and the open writes nothing', () => {
+    const { disk, log } = withExtraEntry(4, 4);
+    const counts = { writes: 0 };
+    disk.faultRule = (op: DiskOp) => {
+      if (op.kind === 'write' && path.basename(op.path).startsWith(LEADER_EPOCH_CHECKPOINT_FILE)) counts.writes++;
+      return undefined;
+    };
+    // Led in epoch 0 again (epoch 5 never wrote a record here).
+    const partition = leaderOver(disk, log, 0);
+    expect(counts.writes).toBe(0);
+    expect(partition.latestEpoch).toBe(0);
+    expect(checkpointOnDisk(disk, log)).toBe('0@0 5@4');
+    expect(partition.appendRecordsToLeader(makeBatch(2), 1).errorCode).toBe(0);
+    log.flush();
+    expect(counts.writes).toBe(1);
+    disk.powerLoss('strict');
+    expect(checkpointOnDisk(disk, log)).toBe('0@0');
+    expect(epochStartsOfBatches(openManager(disk).getOrCreateLog('t', 0, testConfig()))).toBe('0@0');
+  });
+});
