@@ -111,6 +111,8 @@ const MEMBERLESS_STATES = new Set(['Empty', 'Dead']);
 export class ConsumerLagMonitor {
   private readonly partitions = new Map<string, PartitionState>();
   private reports = new Map<string, GroupLagReport>();
+  /** {@link describeGroups}' sorted list of the last sample, made on first use (a scrape reads it once per family). */
+  private sortedReports: readonly GroupLagReport[] | null = null;
   private timer: TimerHandle | null = null;
   private rotation = 0;
 
@@ -131,9 +133,14 @@ export class ConsumerLagMonitor {
     this.timer = null;
   }
 
-  /** Every group's report at the last sample, by group id. */
-  describeGroups(): GroupLagReport[] {
-    return [...this.reports.values()].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+  /**
+   * Every group's report at the last sample, by group id: one list per sample, sorted on first
+   * use and shared by the later calls until the next sample (`/metrics` reads it once per
+   * consumer-group family, seven times a scrape).
+   */
+  describeGroups(): readonly GroupLagReport[] {
+    this.sortedReports ??= [...this.reports.values()].sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
+    return this.sortedReports;
   }
 
   /** One group's report at the last sample; undefined when this broker does not coordinate it (or before the first sample). */
@@ -156,6 +163,7 @@ export class ConsumerLagMonitor {
     }
     for (const key of this.partitions.keys()) if (!seen.has(key)) this.partitions.delete(key);
     this.reports = reports;
+    this.sortedReports = null;
     sources.sampled?.();
   }
 

@@ -194,4 +194,22 @@ describe('PartitionLagHistory', () => {
     for (let i = 0; i < 1000; i++) history.add(i * INTERVAL_MS, i, 1, WINDOW_MS);
     expect(history.size).toBeLessThanOrEqual(WINDOW_MS / INTERVAL_MS + 2);
   });
+
+  it('sorts the groups once per sample: describeGroups gives the same list until the next sample', () => {
+    const time = new ManualTime(START_MS + 100_000);
+    const script = new Script();
+    script.groupIds = ['c', 'a', 'b'];
+    const monitor = monitorOn(script, time);
+    monitor.sample();
+    const first = monitor.describeGroups();
+    expect(first.map((g) => g.groupId)).toEqual(['a', 'b', 'c']);
+    expect(monitor.describeGroups()).toBe(first);
+    step(time, monitor, () => {
+      script.groupIds = ['b', 'd'];
+    });
+    const second = monitor.describeGroups();
+    expect(second).not.toBe(first);
+    expect(second.map((g) => g.groupId)).toEqual(['b', 'd']);
+    expect(first.map((g) => g.groupId)).toEqual(['a', 'b', 'c']);
+  });
 });
