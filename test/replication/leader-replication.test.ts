@@ -364,7 +364,7 @@ describe('ListOffsets on replicas', () => {
     const { replicaManager, produce, followers } = setup();
     await produce(3);
     const ask = async (manager: ReplicaManager<UnifiedLog>, replicaId: number) => {
-      const context = { apiVersion: 1, broker: { replicaManager: manager } } as unknown as Parameters<typeof listOffsetsApi.handle>[1];
+      const context = { apiVersion: 1, broker: { replicaManager: manager, config: { listOffsetsMaxPartitionsPerTurn: 500 } } } as unknown as Parameters<typeof listOffsetsApi.handle>[1];
       const response = await listOffsetsApi.handle(
         { replicaId, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1, maxNumOffsets: 1 }] }] },
         context,
