@@ -16,7 +16,11 @@
  * never changes, so it is cached per partition); partitions past the budget keep their previous
  * timestamp until a later sample (the starting group rotates so none starves). Histories hold at
  * most window / interval + 2 samples per partition, and groups or partitions that disappear are
- * forgotten at the next sample.
+ * forgotten at the next sample. A sample ends its event-loop turn once it has read
+ * `consumer.lag.max.partitions.per.turn` group partitions (a group is sampled whole, its committed
+ * offsets read in that turn; the groups themselves are listed once): a broker coordinating 1,000 groups of 500 partitions samples
+ * over 100 turns, other clients served between them, and the reports of the previous sample stay
+ * in force until the last slice. A sample still running when the next is due is not doubled.
  *
  * In a cluster the sources answer for partitions led by other brokers from what those leaders last
  * answered (host/server/remote-partition-lag.ts, refreshed in the background after each sample);
@@ -46,7 +50,10 @@ export interface LagPartitionSource {
 
 /** What the monitor reads; called once per sample. */
 export interface ConsumerLagSources {
-  /** The groups this broker coordinates (with committed offsets or not). */
+  /**
+   * The groups this broker coordinates (with committed offsets or not); each group's `committed`
+   * may be read lazily (it is read once, in the turn that samples the group).
+   */
   groups(): readonly LagGroupSource[];
   /** The partition's offsets and timestamps (the local leader's, or a remote leader's as last answered); null while unknown. */
   partition(topic: string, partition: number): LagPartitionSource | null;
@@ -96,6 +103,10 @@ export interface ConsumerLagMonitorOptions {
   readonly windowMs: number;
   /** consumer.lag.max.timestamp.reads */
   readonly maxTimestampReads: number;
+  /** consumer.lag.max.partitions.per.turn: group partitions sampled per event-loop turn; absent (or no defer): all in one. */
+  readonly maxPartitionsPerTurn?: number;
+  /** Runs a task in a later event-loop turn (Time.defer); absent: a sample runs in one turn. */
+  readonly defer?: (task: () => void) => void;
 }
 
 interface PartitionState {
@@ -115,6 +126,10 @@ export class ConsumerLagMonitor {
   private sortedReports: readonly GroupLagReport[] | null = null;
   private timer: TimerHandle | null = null;
   private rotation = 0;
+  /** A sample is running over several turns. */
+  private sampling = false;
+  /** Bumped by stop(): a sample running over turns stops at its next slice. */
+  private generation = 0;
 
   constructor(private readonly options: ConsumerLagMonitorOptions) {}
 
@@ -131,6 +146,8 @@ export class ConsumerLagMonitor {
   stop(): void {
     if (this.timer !== null) this.options.time.clearTimeout(this.timer);
     this.timer = null;
+    this.generation++;
+    this.sampling = false;
   }
 
   /**
@@ -148,19 +165,49 @@ export class ConsumerLagMonitor {
     return this.reports.get(groupId);
   }
 
-  /** Takes one sample now (the timer calls it; tests may too). */
+  /**
+   * Takes one sample (the timer calls it; tests may too): at once when it reads no more than
+   * maxPartitionsPerTurn group partitions, else over several turns through `defer`; the new
+   * reports replace the old ones after the last. Does nothing while a sample is running.
+   */
   sample(): void {
-    const { time, sources, windowMs } = this.options;
+    if (this.sampling) return;
+    const steps = this.sampleSteps();
+    const generation = this.generation;
+    const step = (): void => {
+      if (generation !== this.generation) return;
+      if (steps.next().done === true) {
+        this.sampling = false;
+        return;
+      }
+      this.sampling = true;
+      this.options.defer!(step);
+    };
+    step();
+  }
+
+  /** One sample; yields where a turn's maxPartitionsPerTurn is spent (never without `defer`). */
+  private *sampleSteps(): Generator<void, void, void> {
+    const { time, sources, windowMs, defer } = this.options;
+    const perTurn = defer === undefined ? Number.POSITIVE_INFINITY : this.options.maxPartitionsPerTurn ?? Number.POSITIVE_INFINITY;
     const nowMs = time.nowMs();
     const groups = sources.groups();
     const reports = new Map<string, GroupLagReport>();
     const seen = new Set<string>();
     const budget = { reads: this.options.maxTimestampReads };
     this.rotation = groups.length === 0 ? 0 : (this.rotation + 1) % groups.length;
+    let inTurn = 0;
     for (let i = 0; i < groups.length; i++) {
+      if (inTurn >= perTurn) {
+        yield;
+        inTurn = 0;
+      }
       const group = groups[(i + this.rotation) % groups.length]!;
-      reports.set(group.groupId, this.sampleGroup(group, nowMs, windowMs, budget, seen));
+      const report = this.sampleGroup(group, nowMs, windowMs, budget, seen);
+      inTurn += Math.max(1, report.partitions.length);
+      reports.set(group.groupId, report);
     }
+    if (inTurn >= perTurn) yield;
     for (const key of this.partitions.keys()) if (!seen.has(key)) this.partitions.delete(key);
     this.reports = reports;
     this.sortedReports = null;

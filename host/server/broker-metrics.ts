@@ -88,6 +88,8 @@ export class BrokerMetrics {
       sampleIntervalMs: config.consumerLagSampleIntervalMs,
       windowMs: config.consumerLagWindowMs,
       maxTimestampReads: config.consumerLagMaxTimestampReads,
+      maxPartitionsPerTurn: config.consumerLagMaxPartitionsPerTurn,
+      defer: (task) => time.defer(task),
     });
   }
 

@@ -32,13 +32,17 @@ export function consumerLagSources(
       if (classic === undefined) return [];
       const listed = classic.listGroups();
       if (listed.errorCode !== ErrorCode.NONE) return [];
-      return listed.groups.map(({ groupId, state }) => {
-        const fetched = classic.fetchOffsets(groupId, false, null);
-        const committed = fetched.errorCode !== ErrorCode.NONE ? [] : fetched.partitions
-          .filter((p) => p.errorCode === ErrorCode.NONE && p.offset >= 0)
-          .map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset }));
-        return { groupId, state, committed };
-      });
+      // Committed offsets are read when the monitor samples the group (in its own turn), not here.
+      return listed.groups.map(({ groupId, state }) => ({
+        groupId,
+        state,
+        get committed() {
+          const fetched = classic.fetchOffsets(groupId, false, null);
+          return fetched.errorCode !== ErrorCode.NONE ? [] : fetched.partitions
+            .filter((p) => p.errorCode === ErrorCode.NONE && p.offset >= 0)
+            .map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset }));
+        },
+      }));
     },
     partition(topic, partition) {
       const replica = replicas()?.getPartition(topic, partition);
