@@ -121,3 +121,22 @@ export function stamped(batch: Buffer, baseOffset: number, leaderEpoch: number):
   copy.writeInt32BE(leaderEpoch, 12);
   return copy;
 }
+
+/**
+ * Where each leader epoch starts in `log`, read from its batches' partitionLeaderEpoch over every
+ * segment, as `epoch@startOffset` separated by spaces (the first no lower than the log start):
+ * what a correct leader-epoch checkpoint holds.
+ */
+export function epochStartsOfBatches(log: UnifiedLog): string {
+  const starts: { epoch: number; startOffset: number }[] = [];
+  for (let offset = log.logStartOffset; offset < log.logEndOffset;) {
+    const bytes = log.read(offset, 1 << 24, log.logEndOffset, true).records;
+    for (let at = 0; at < bytes.length; at += 12 + bytes.readInt32BE(at + 8)) {
+      const baseOffset = Number(bytes.readBigInt64BE(at));
+      const epoch = bytes.readInt32BE(at + 12);
+      if (starts[starts.length - 1]?.epoch !== epoch) starts.push({ epoch, startOffset: Math.max(baseOffset, log.logStartOffset) });
+      offset = baseOffset + bytes.readInt32BE(at + 23) + 1;
+    }
+  }
+  return starts.map((entry) => `${entry.epoch}@${entry.startOffset}`).join(' ');
+}

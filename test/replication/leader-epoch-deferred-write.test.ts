@@ -13,7 +13,7 @@ import { LEADER_EPOCH_CHECKPOINT_FILE, LeaderEpochFileCache, parseLeaderEpochChe
 import { LogManager } from '../../host/log/log-manager.js';
 import type { UnifiedLog } from '../../host/log/unified-log.js';
 import { Partition } from '../../host/replication/partition.js';
-import { makeBatch, testConfig } from '../log/log-test-helpers.js';
+import { epochStartsOfBatches, makeBatch, testConfig } from '../log/log-test-helpers.js';
 
 const LOG_DIR = '/data/logs';
 const PARTITIONS = 64;
@@ -48,21 +48,6 @@ function checkpointOnDisk(disk: FaultDisk, log: UnifiedLog): string {
   const bytes = disk.peek(filePath);
   if (bytes === undefined) return '';
   return parseLeaderEpochCheckpoint(bytes.toString('utf8'), filePath).map((entry) => `${entry.epoch}@${entry.startOffset}`).join(' ');
-}
-
-/** Where each epoch starts in `log`, read from its batches' partitionLeaderEpoch (every segment). */
-function epochStartsOfBatches(log: UnifiedLog): string {
-  const starts: { epoch: number; startOffset: number }[] = [];
-  for (let offset = log.logStartOffset; offset < log.logEndOffset;) {
-    const bytes = log.read(offset, 1 << 24, log.logEndOffset, true).records;
-    for (let at = 0; at < bytes.length; at += 12 + bytes.readInt32BE(at + 8)) {
-      const baseOffset = Number(bytes.readBigInt64BE(at));
-      const epoch = bytes.readInt32BE(at + 12);
-      if (starts[starts.length - 1]?.epoch !== epoch) starts.push({ epoch, startOffset: baseOffset });
-      offset = baseOffset + bytes.readInt32BE(at + 23) + 1;
-    }
-  }
-  return starts.map((entry) => `${entry.epoch}@${entry.startOffset}`).join(' ');
 }
 
 describe('deferred leader-epoch-checkpoint writes', () => {

@@ -25,7 +25,7 @@ import { ReplicaManager } from '../../host/replication/replica-manager.js';
 import { BrokerMetadataPublisher } from '../../host/server/broker-metadata-publisher.js';
 import { MetadataCache } from '../../host/server/metadata-cache.js';
 import { startController } from '../controller/controller-fixture.js';
-import { makeBatch } from '../log/log-test-helpers.js';
+import { epochStartsOfBatches, makeBatch } from '../log/log-test-helpers.js';
 
 const LOG_DIR = '/data/logs';
 const TOPIC = 'wide';
@@ -102,21 +102,6 @@ function afterCrashWithEpochsUnwritten(image: MetadataImage, partitions: number,
   for (let p = 0; p < partitions; p++) expect(broker.replicaManager.getPartition(TOPIC, p)!.appendRecordsToLeader(makeBatch(2), 1).errorCode).toBe(0);
   for (let p = 0; p < partitions; p++) expect(checkpointOnDisk(disk, p)).toBeUndefined();
   return disk;
-}
-
-/** Where each epoch starts in `log`, read from its batches' partitionLeaderEpoch (`epoch@start`). */
-function epochStartsOfBatches(log: UnifiedLog): string {
-  const starts: { epoch: number; startOffset: number }[] = [];
-  for (let offset = log.logStartOffset; offset < log.logEndOffset;) {
-    const bytes = log.read(offset, 1 << 24, log.logEndOffset, true).records;
-    for (let at = 0; at < bytes.length; at += 12 + bytes.readInt32BE(at + 8)) {
-      const baseOffset = Number(bytes.readBigInt64BE(at));
-      const epoch = bytes.readInt32BE(at + 12);
-      if (starts[starts.length - 1]?.epoch !== epoch) starts.push({ epoch, startOffset: Math.max(baseOffset, log.logStartOffset) });
-      offset = baseOffset + bytes.readInt32BE(at + 23) + 1;
-    }
-  }
-  return starts.map((entry) => `${entry.epoch}@${entry.startOffset}`).join(' ');
 }
 
 /** Counts fsyncs (files and directories), syncfs and writes of leader-epoch checkpoints while `run` runs. */
