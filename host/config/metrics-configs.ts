@@ -24,6 +24,8 @@ export const METRICS_CONFIG_DEFS: readonly ConfigDef[] = [
     doc: 'Tributary-only: the most record-batch headers one lag sample reads from the logs (one per partition whose committed offset moved); partitions beyond it keep their previous lag in seconds until a later sample.' },
   { name: 'consumer.lag.max.partitions.per.turn', type: 'INT', defaultValue: '5000', min: 1,
     doc: 'Tributary-only: the group partitions (a group\'s committed offsets, each partition\'s lag and status) after which one lag sample ends its event-loop turn (a group is sampled whole, so a turn may pass it by one group); a broker coordinating more samples over several turns, other clients being served between them, and the previous sample\'s lag stays in GET /consumer-lag, /metrics and the console until the last (Tributary default 5000).' },
+  { name: 'consumer.lag.max.page.partitions', type: 'INT', defaultValue: '5000', min: 1,
+    doc: 'Tributary-only: the partitions of one page of GET /consumer-lag (all groups): groups in id order until their partitions reach this many (a group with more is a page of its own); the answer\'s nextOffset is the ?offset= of the next page, null after the last (GET /consumer-lag?group=ID answers one group whole). Without pages 1,000 groups of 500 partitions were one 75 MB answer built in one event-loop turn (Tributary default 5000).' },
   { name: 'consumer.lag.remote.max.partitions', type: 'INT', defaultValue: '10000', min: 1,
     doc: 'Tributary-only: in a cluster, the most partitions led by other brokers whose offsets (ListOffsets) and oldest unconsumed record timestamp (a Fetch of one batch) the group coordinator asks their leaders for after each lag sample, in the background; those refreshed longest ago go first, the others wait for a later sample.' },
 ];
@@ -38,6 +40,8 @@ export interface MetricsConfig {
   readonly consumerLagSampleIntervalMs: number;
   readonly consumerLagWindowMs: number;
   readonly consumerLagMaxTimestampReads: number;
+  /** consumer.lag.max.page.partitions: partitions of one GET /consumer-lag page. */
+  readonly consumerLagMaxPagePartitions: number;
   /** consumer.lag.max.partitions.per.turn: group partitions one lag sample works through per event-loop turn. */
   readonly consumerLagMaxPartitionsPerTurn: number;
   readonly consumerLagRemoteMaxPartitions: number;
@@ -53,6 +57,7 @@ export function metricsConfig(get: <T extends ConfigValue>(name: string) => T): 
     consumerLagSampleIntervalMs: get('consumer.lag.sample.interval.ms'),
     consumerLagWindowMs: get('consumer.lag.window.ms'),
     consumerLagMaxTimestampReads: get('consumer.lag.max.timestamp.reads'),
+    consumerLagMaxPagePartitions: get('consumer.lag.max.page.partitions'),
     consumerLagMaxPartitionsPerTurn: get('consumer.lag.max.partitions.per.turn'),
     consumerLagRemoteMaxPartitions: get('consumer.lag.remote.max.partitions'),
   };

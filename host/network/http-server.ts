@@ -20,6 +20,10 @@
  *   and status of the groups this broker coordinates (host/metrics/consumer-lag-monitor.ts's
  *   GroupLagReport), when a `consumerLag` callback is given, else 404. A named group without a
  *   report here adds a `note`: this broker is not its coordinator, or has not sampled it yet.
+ *   Without `group` the answer is one page (`?offset=N`, the index of its first group, default 0):
+ *   groups in id order until their partitions reach consumer.lag.max.page.partitions (a group
+ *   with more is a page of its own), and `nextOffset`, where the next page starts, null after the
+ *   last. 1,000 groups of 500 partitions were one 75 MB string built in one turn.
  * - anything else that is not a WebSocket upgrade: `404 {"error":"NOT_FOUND","path":...}`.
  *
  * Responses are JSON (but `/metrics`), `Cache-Control: no-store` (probes must never see a cached
@@ -60,8 +64,36 @@ export interface HttpRoutesOptions {
   logger: NetworkLogger;
   /** `/metrics`; absent: 404. */
   metrics?: MetricsRoute;
-  /** `/consumer-lag`: the groups' lag reports (all, or the one named; a JSON-ready value); absent: 404. */
-  consumerLag?: (groupId: string | null) => readonly unknown[];
+  /** `/consumer-lag`: the groups' lag reports (all, in group id order, or the one named; JSON-ready values); absent: 404. */
+  consumerLag?: (groupId: string | null) => readonly LagReportLike[];
+  /** consumer.lag.max.page.partitions: partitions of one `/consumer-lag` page (default {@link DEFAULT_CONSUMER_LAG_MAX_PAGE_PARTITIONS}). */
+  consumerLagMaxPagePartitions?: number;
+}
+
+/** A group's lag report as the route pages it: its partitions count towards the page's bound. */
+export interface LagReportLike {
+  readonly partitions?: readonly unknown[];
+}
+
+/** consumer.lag.max.page.partitions default. */
+export const DEFAULT_CONSUMER_LAG_MAX_PAGE_PARTITIONS = 5000;
+
+/**
+ * One page of `reports` from index `offset`: reports until their partitions reach
+ * `maxPartitions` (at least one report), and the index of the next page's first (null after the last).
+ */
+export function lagReportPage<T extends LagReportLike>(reports: readonly T[], offset: number, maxPartitions: number): { groups: T[]; nextOffset: number | null } {
+  const groups: T[] = [];
+  let partitions = 0;
+  let index = Math.max(0, offset);
+  while (index < reports.length) {
+    const count = reports[index]!.partitions?.length ?? 0;
+    if (groups.length > 0 && partitions + count > maxPartitions) break;
+    groups.push(reports[index]!);
+    partitions += count;
+    index++;
+  }
+  return { groups, nextOffset: index < reports.length ? index : null };
 }
 
 /** Registers `/health`, `/ready` and the 404 fallback. Call after the WebSocket routes. */
@@ -90,13 +122,19 @@ export function registerHttpRoutes(app: TemplatedApp, options: HttpRoutesOptions
   const metricsRoute = options.metrics;
   if (metricsRoute !== undefined) app.get('/metrics', guardHttpHandler((res) => serveMetrics(res, metricsRoute, options.logger), options.logger));
   const consumerLag = options.consumerLag;
+  const maxPagePartitions = options.consumerLagMaxPagePartitions ?? DEFAULT_CONSUMER_LAG_MAX_PAGE_PARTITIONS;
   if (consumerLag !== undefined) {
     app.get('/consumer-lag', guardHttpHandler((res, req) => {
       const query = req.getQuery('group');
       const group = query === undefined || query === '' ? null : query;
       const groups = consumerLag(group);
+      if (group === null) {
+        const offset = Number.parseInt(req.getQuery('offset') ?? '0', 10);
+        answer(res, req, '200 OK', lagReportPage(groups, Number.isNaN(offset) ? 0 : offset, maxPagePartitions));
+        return;
+      }
       // An empty answer for a named group says why, so a script asking the wrong broker is not left guessing.
-      answer(res, req, '200 OK', group !== null && groups.length === 0 ? { groups, note: noLagReportNote(group) } : { groups });
+      answer(res, req, '200 OK', groups.length === 0 ? { groups, note: noLagReportNote(group) } : { groups });
     }, options.logger));
   }
   app.any('/*', guardHttpHandler(notFound, options.logger));

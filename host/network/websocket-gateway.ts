@@ -35,7 +35,7 @@ import type { Time, TimerHandle } from '../io/environment.js';
 import { SystemTime } from '../io/time.js';
 import { LogThrottle } from '../observability/log-throttle.js';
 import { componentLogger, createLogger, LogEvent } from '../observability/logger.js';
-import { guardHttpHandler, type MetricsRoute, type NotReadyReason, registerHttpRoutes } from './http-server.js';
+import { guardHttpHandler, type LagReportLike, type MetricsRoute, type NotReadyReason, registerHttpRoutes } from './http-server.js';
 import { type HttpApplicationMount, registerHttpApplications } from './http-applications.js';
 import type { JsonSessionFactory } from './json-socket.js';
 import { JsonConnection } from './websocket-json-connection.js';
@@ -151,7 +151,9 @@ export interface WebSocketGatewayOptions {
   /** Where `GET /` redirects (302), e.g. `/console/`; default none (404). */
   rootRedirect?: string;
   /** `GET /consumer-lag` (http-server.ts); absent: 404. */
-  consumerLag?: (groupId: string | null) => readonly unknown[];
+  consumerLag?: (groupId: string | null) => readonly LagReportLike[];
+  /** consumer.lag.max.page.partitions: partitions of one `GET /consumer-lag` page. */
+  consumerLagMaxPagePartitions?: number;
   /** Called once per closed WebSocket (both routes). */
   onConnectionClosed?: (connection: ConnectionContext) => void;
   logger?: NetworkLogger;
@@ -256,6 +258,7 @@ export class WebSocketGateway {
       ...(options.notReadyReasons === undefined ? {} : { notReadyReasons: options.notReadyReasons }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.consumerLag === undefined ? {} : { consumerLag: options.consumerLag }),
+      ...(options.consumerLagMaxPagePartitions === undefined ? {} : { consumerLagMaxPagePartitions: options.consumerLagMaxPagePartitions }),
     });
   }
 

@@ -20,7 +20,7 @@ import type { HttpApplicationMount } from '../network/http-applications.js';
 import { SocketServer } from '../network/socket-server.js';
 import { SharedDispatchBudget } from '../network/shared-dispatch-budget.js';
 import { SystemTime } from '../io/time.js';
-import type { MetricsRoute, NotReadyReason } from '../network/http-server.js';
+import type { LagReportLike, MetricsRoute, NotReadyReason } from '../network/http-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
 import { componentLogger, type Logger } from '../observability/logger.js';
 
@@ -90,7 +90,7 @@ export interface NetworkListenersOptions {
   /** Where `GET /` redirects on the HTTP listeners (e.g. `/console/`). */
   readonly rootRedirect?: string;
   /** The gateways' `GET /consumer-lag`: lag reports of every group, or of the one named. */
-  readonly consumerLag?: (groupId: string | null) => readonly unknown[];
+  readonly consumerLag?: (groupId: string | null) => readonly LagReportLike[];
 }
 
 /** The bound client listeners and HTTP gateways of one broker. */
@@ -110,7 +110,7 @@ export class NetworkListeners {
   private readonly loadMetrics: (() => Promise<MetricsRoute>) | undefined;
   private readonly options: NetworkListenersOptions;
   private mounts: readonly HttpApplicationMount[] = [];
-  private readonly consumerLag: ((groupId: string | null) => readonly unknown[]) | undefined;
+  private readonly consumerLag: ((groupId: string | null) => readonly LagReportLike[]) | undefined;
   /** queued.max.response.bytes, shared by every client listener. */
   private readonly responseMemory: ResponseMemoryPool;
   /** network.max.dispatch.ms.per.turn over every listener and gateway; null when 0 (no bound). */
@@ -224,7 +224,7 @@ export class NetworkListeners {
         ...(this.options.rootRedirect === undefined ? {} : { rootRedirect: this.options.rootRedirect }),
         logger,
         ...(metrics === undefined ? {} : { metrics }),
-        ...(this.consumerLag === undefined ? {} : { consumerLag: this.consumerLag }),
+        ...(this.consumerLag === undefined ? {} : { consumerLag: this.consumerLag, consumerLagMaxPagePartitions: config.consumerLagMaxPagePartitions }),
         ...(this.time === undefined ? {} : { time: this.time }),
       });
       try {

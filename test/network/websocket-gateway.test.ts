@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionContext, NetworkLogger, RequestHandler, ResponseBytes } from '../../host/network/network-types.js';
-import { noLagReportNote } from '../../host/network/http-server.js';
+import { lagReportPage, noLagReportNote } from '../../host/network/http-server.js';
 import { OVERSIZE_GRACE_BYTES, WebSocketCloseCode, WebSocketGateway, type WebSocketGatewayOptions } from '../../host/network/websocket-gateway.js';
 import { SystemTime } from '../../host/io/time.js';
 import { httpGet, OPCODE_BINARY, TestWebSocket, UpgradeRefused, waitUntil } from './websocket-test-client.js';
@@ -151,10 +151,25 @@ describe('WebSocketGateway GET /consumer-lag', () => {
     const report = { groupId: 'mine', status: 'OK' };
     const { port } = await startGateway({ consumerLag: (group) => (group === null || group === 'mine' ? [report] : []) });
     const ask = async (query: string): Promise<unknown> => (await fetch(`http://127.0.0.1:${port}/consumer-lag${query}`)).json();
-    expect(await ask('')).toEqual({ groups: [report] });
+    expect(await ask('')).toEqual({ groups: [report], nextOffset: null });
     expect(await ask('?group=mine')).toEqual({ groups: [report] });
     expect(await ask('?group=elsewhere')).toEqual({ groups: [], note: noLagReportNote('elsewhere') });
     expect(noLagReportNote('elsewhere')).toContain('FindCoordinator');
+  });
+
+  it('answers all groups in pages of consumer.lag.max.page.partitions partitions, nextOffset leading through every group once', async () => {
+    // 7 groups of 3, 3, 3, 9, 1, 1, 1 partitions; pages of at most 6 partitions (a 9-partition group is a page of its own).
+    const sizes = [3, 3, 3, 9, 1, 1, 1];
+    const reports = sizes.map((size, i) => ({ groupId: `g${i}`, partitions: Array.from({ length: size }, (_, partition) => ({ partition })) }));
+    const { port } = await startGateway({ consumerLag: (group) => (group === null ? reports : []), consumerLagMaxPagePartitions: 6 });
+    const pages: string[][] = [];
+    for (let offset: number | null = 0, guard = 0; offset !== null && guard < 20; guard++) {
+      const page = (await (await fetch(`http://127.0.0.1:${port}/consumer-lag?offset=${offset}`)).json()) as { groups: { groupId: string }[]; nextOffset: number | null };
+      pages.push(page.groups.map((group) => group.groupId));
+      offset = page.nextOffset;
+    }
+    expect(pages).toEqual([['g0', 'g1'], ['g2'], ['g3'], ['g4', 'g5', 'g6']]);
+    expect(lagReportPage(reports, 99, 6)).toEqual({ groups: [], nextOffset: null });
   });
 });
 
