@@ -110,6 +110,8 @@ export interface ConsumerLagMonitorOptions {
 }
 
 interface PartitionState {
+  /** The sample that last saw this group partition (older ones are swept at the end of a sample). */
+  seenIn: number;
   readonly history: PartitionLagHistory;
   /** The offset whose record timestamp is cached (-1: none yet). */
   timestampOffset: number;
@@ -126,6 +128,8 @@ export class ConsumerLagMonitor {
   private sortedReports: readonly GroupLagReport[] | null = null;
   private timer: TimerHandle | null = null;
   private rotation = 0;
+  /** Counts samples: what PartitionState.seenIn is stamped with. */
+  private sampleCount = 0;
   /** A sample is running over several turns. */
   private sampling = false;
   /** Bumped by stop(): a sample running over turns stops at its next slice. */
@@ -193,7 +197,7 @@ export class ConsumerLagMonitor {
     const nowMs = time.nowMs();
     const groups = sources.groups();
     const reports = new Map<string, GroupLagReport>();
-    const seen = new Set<string>();
+    const sampleId = ++this.sampleCount;
     const budget = { reads: this.options.maxTimestampReads };
     this.rotation = groups.length === 0 ? 0 : (this.rotation + 1) % groups.length;
     let inTurn = 0;
@@ -203,18 +207,25 @@ export class ConsumerLagMonitor {
         inTurn = 0;
       }
       const group = groups[(i + this.rotation) % groups.length]!;
-      const report = this.sampleGroup(group, nowMs, windowMs, budget, seen);
+      const report = this.sampleGroup(group, nowMs, windowMs, budget, sampleId);
       inTurn += Math.max(1, report.partitions.length);
       reports.set(group.groupId, report);
     }
     if (inTurn >= perTurn) yield;
-    for (const key of this.partitions.keys()) if (!seen.has(key)) this.partitions.delete(key);
+    // Group partitions this sample did not see are forgotten, in slices too (deleting while iterating a Map is safe).
+    for (const [key, state] of this.partitions) {
+      if (state.seenIn !== sampleId) this.partitions.delete(key);
+      if (++inTurn >= perTurn) {
+        yield;
+        inTurn = 0;
+      }
+    }
     this.reports = reports;
     this.sortedReports = null;
     sources.sampled?.();
   }
 
-  private sampleGroup(group: LagGroupSource, nowMs: number, windowMs: number, budget: { reads: number }, seen: Set<string>): GroupLagReport {
+  private sampleGroup(group: LagGroupSource, nowMs: number, windowMs: number, budget: { reads: number }, sampleId: number): GroupLagReport {
     const hasMembers = !MEMBERLESS_STATES.has(group.state);
     const partitions: PartitionLagReport[] = [];
     let status: ConsumerStatus = 'OK';
@@ -222,12 +233,12 @@ export class ConsumerLagMonitor {
     let maxLagSeconds = 0;
     for (const { topic, partition, offset } of group.committed) {
       const key = `${group.groupId}\u0000${topic}\u0000${partition}`;
-      seen.add(key);
       let state = this.partitions.get(key);
       if (state === undefined) {
-        state = { history: new PartitionLagHistory(), timestampOffset: -1, timestampMs: -1 };
+        state = { seenIn: sampleId, history: new PartitionLagHistory(), timestampOffset: -1, timestampMs: -1 };
         this.partitions.set(key, state);
       }
+      state.seenIn = sampleId;
       const report = this.samplePartition(state, topic, partition, offset, nowMs, windowMs, hasMembers, budget);
       partitions.push(report);
       status = worseStatus(status, report.status);
