@@ -163,9 +163,20 @@ const echo: RequestHandler = (frame) => okResponse(frame);
 function steppingClock(stepMs: number) {
   const system = new SystemTime();
   let nowMs = 0;
+  const held: (() => void)[] = [];
   return {
     setTimeout: system.setTimeout.bind(system), clearTimeout: system.clearTimeout.bind(system),
-    monotonicMs: () => (nowMs += stepMs), defer: (task: () => void) => { setImmediate(task); },
+    monotonicMs: () => (nowMs += stepMs),
+    // Deferred turns wait until the test runs them (runTurnsUntil), so how far a pipeline got
+    // when another client was answered does not depend on how the machine schedules processes.
+    defer: (task: () => void) => { held.push(task); },
+    /** Runs the held turns (and those they defer) until `done()`, letting I/O in between. */
+    async runTurnsUntil(done: () => boolean): Promise<void> {
+      for (let i = 0; i < 2000 && !done(); i++) {
+        held.splice(0).forEach((task) => task());
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    },
   };
 }
 
@@ -432,6 +443,7 @@ describe('SocketServer', () => {
       await other.write(requestFrame(7, 'me too'));
       await other.waitForFrames(1);
       const seen = pipeliner.frames.length;
+      await time.runTurnsUntil(() => pipeliner.frames.length >= 100);
       await pipeliner.waitForFrames(100);
       expect(pipeliner.responses().map((f) => f.correlationId)).toEqual(Array.from({ length: 100 }, (_, i) => i));
       return seen;
@@ -453,6 +465,7 @@ describe('SocketServer', () => {
       await other.write(requestFrame(7, 'me too'));
       await other.waitForFrames(1);
       const seen = pipeliners.map((pipeliner) => pipeliner.frames.length);
+      await time.runTurnsUntil(() => pipeliners.every((pipeliner) => pipeliner.frames.length >= 100));
       for (const pipeliner of pipeliners) {
         await pipeliner.waitForFrames(100);
         expect(pipeliner.responses().map((f) => f.correlationId)).toEqual(Array.from({ length: 100 }, (_, i) => i));
