@@ -34,6 +34,7 @@ import { SystemTime } from '../io/time.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { NetworkLogger, RequestHandler } from '../network/network-types.js';
 import { inProcessTransportFactory } from './in-process-transport.js';
+import { clusterTopicFetcher, SharedTopicList } from './json-topic-list.js';
 import {
   encodeBytes,
   JsonErrorCode,
@@ -120,7 +121,14 @@ export class JsonSession implements JsonSessionHandlers {
   private closing = false;
   private stopPromise: Promise<void> | null = null;
 
-  constructor(private readonly socket: JsonSocket, private readonly options: JsonSessionOptions) {
+  /**
+   * @param topics the gateway's shared `listTopics` (json-topic-list.ts); default one of this session's own
+   */
+  constructor(
+    private readonly socket: JsonSocket,
+    private readonly options: JsonSessionOptions,
+    private readonly topics: SharedTopicList = sharedTopicListOf(options),
+  ) {
     this.time = options.time ?? new SystemTime();
     this.maxInFlightRequests = options.maxInFlightRequests ?? 64;
     this.maxPendingPushBytes = options.maxPendingPushBytes ?? 1024 * 1024;
@@ -357,12 +365,7 @@ export class JsonSession implements JsonSessionHandlers {
   }
 
   private async listTopics(): Promise<Record<string, unknown>> {
-    const metadata = await this.getProducer().cluster.refreshMetadata(null);
-    const topics = metadata.topics
-      .filter((topic) => topic.errorCode === ErrorCode.NONE && !topic.isInternal)
-      .map((topic) => ({ name: topic.name, partitions: topic.partitions.length }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-    return { op: 'topics', topics };
+    return { op: 'topics', topics: await this.topics.list() };
   }
 
   private requireSubscription(op: string): Subscription {
@@ -552,7 +555,14 @@ export class JsonSession implements JsonSessionHandlers {
 
 /** The gateway's `/json` session factory over `options.handler`. */
 export function createJsonSessionFactory(options: JsonSessionOptions): JsonSessionFactory {
-  return (socket) => new JsonSession(socket, options);
+  const topics = sharedTopicListOf(options);
+  return (socket) => new JsonSession(socket, options, topics);
+}
+
+/** A SharedTopicList over the broker's handler, for the sessions of one factory. */
+function sharedTopicListOf(options: JsonSessionOptions): SharedTopicList {
+  const transport = inProcessTransportFactory({ handler: options.handler, peer: 'json-gateway-topics', listenerName: options.listenerName });
+  return new SharedTopicList(clusterTopicFetcher(transport, options.requestTimeoutMs));
 }
 
 function partitionKey(topic: string, partition: number): string {
