@@ -506,15 +506,13 @@ export class Admin {
     const [description] = await this.describeGroups([groupId]);
     const topics = new Set([...committed.map((c) => c.topic), ...(options.topics ?? [])]);
     for (const member of description?.members ?? []) for (const topic of Object.keys(member.assignment)) topics.add(topic);
+    const committedOf = new Map(committed.map((c) => [`${c.topic}\u0000${c.partition}`, c.offset])); // a scan per partition was quadratic
     const lags: PartitionLag[] = [];
     for (const topic of [...topics].sort()) {
       const offsets = await this.fetchTopicOffsets(topic);
       for (const { partition, low, high } of offsets) {
-        const committedOffset = committed.find((c) => c.topic === topic && c.partition === partition)?.offset ?? -1;
-        lags.push({
-          topic, partition, committedOffset, logStartOffset: low, logEndOffset: high,
-          lag: Math.max(0, high - (committedOffset >= 0 ? committedOffset : low)),
-        });
+        const committedOffset = committedOf.get(`${topic}\u0000${partition}`) ?? -1;
+        lags.push({ topic, partition, committedOffset, logStartOffset: low, logEndOffset: high, lag: Math.max(0, high - (committedOffset >= 0 ? committedOffset : low)) });
       }
     }
     return lags;
