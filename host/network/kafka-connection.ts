@@ -369,7 +369,7 @@ export class KafkaConnection implements ConnectionContext {
     if (held <= maxBufferedBytes) return false;
     this.closeFor(
       'overloaded',
-      `holds ${held} bytes (${this.source.bufferedBytes} unprocessed requests, ${this.responses.heldResponseBytes + this.unsentBytes()} unsent responses), ` +
+      `holds ${held} bytes (${this.source.bufferedBytes} bytes of unprocessed requests, ${this.responses.heldResponseBytes + this.unsentBytes()} bytes of unsent responses), ` +
         `above the limit of ${maxBufferedBytes}: the peer is not reading its responses`,
     );
     return true;
