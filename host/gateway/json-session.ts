@@ -34,7 +34,7 @@ import { SystemTime } from '../io/time.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { NetworkLogger, RequestHandler } from '../network/network-types.js';
 import { inProcessTransportFactory } from './in-process-transport.js';
-import { clusterTopicFetcher, SharedTopicList } from './json-topic-list.js';
+import { clusterTopicFetcher, type MetadataTopicLike, metadataTopicFetcher, SharedTopicList } from './json-topic-list.js';
 import {
   encodeBytes,
   JsonErrorCode,
@@ -74,6 +74,8 @@ export interface JsonSessionOptions {
   requestTimeoutMs?: number;
   /** The clock of auto-commits and the waits between polls; default the system clock. */
   time?: Pick<Time, 'nowMs' | 'setTimeout' | 'clearTimeout'>;
+  /** The broker's topics (MetadataCache.topics()), which `listTopics` answers from; absent: an all-topics Metadata request. */
+  topics?: () => readonly MetadataTopicLike[];
 }
 
 interface Subscription {
@@ -561,6 +563,7 @@ export function createJsonSessionFactory(options: JsonSessionOptions): JsonSessi
 
 /** A SharedTopicList over the broker's handler, for the sessions of one factory. */
 function sharedTopicListOf(options: JsonSessionOptions): SharedTopicList {
+  if (options.topics !== undefined) return new SharedTopicList(metadataTopicFetcher(options.topics));
   const transport = inProcessTransportFactory({ handler: options.handler, peer: 'json-gateway-topics', listenerName: options.listenerName });
   return new SharedTopicList(clusterTopicFetcher(transport, options.requestTimeoutMs));
 }

@@ -282,6 +282,7 @@ export class BrokerServer {
       loadMetrics: async () => this.metrics.metricsRoute(),
       httpApplications: () => this.httpApplications(),
       rootRedirect: '/console/',
+      topics: () => this.metadataCache.topics(),
       consumerLag: (groupId) => {
         const lag = this.metrics.consumerLag;
         if (groupId === null) return lag.describeGroups();

@@ -20,6 +20,7 @@ import type { HttpApplicationMount } from '../network/http-applications.js';
 import { SocketServer } from '../network/socket-server.js';
 import { SharedDispatchBudget } from '../network/shared-dispatch-budget.js';
 import { SystemTime } from '../io/time.js';
+import type { MetadataTopicLike } from '../gateway/json-topic-list.js';
 import type { LagReportLike, MetricsRoute, NotReadyReason } from '../network/http-server.js';
 import type { GatewayAddress, WebSocketGateway } from '../network/websocket-gateway.js';
 import { componentLogger, type Logger } from '../observability/logger.js';
@@ -89,6 +90,8 @@ export interface NetworkListenersOptions {
   readonly httpApplications?: () => Promise<readonly HttpApplicationMount[]>;
   /** Where `GET /` redirects on the HTTP listeners (e.g. `/console/`). */
   readonly rootRedirect?: string;
+  /** The broker's topics (MetadataCache.topics()), which the `/json` sessions' listTopics answers from. */
+  readonly topics?: () => readonly MetadataTopicLike[];
   /** The gateways' `GET /consumer-lag`: lag reports of every group, or of the one named. */
   readonly consumerLag?: (groupId: string | null) => readonly LagReportLike[];
 }
@@ -226,6 +229,7 @@ export class NetworkListeners {
         ...(metrics === undefined ? {} : { metrics }),
         ...(this.consumerLag === undefined ? {} : { consumerLag: this.consumerLag, consumerLagMaxPagePartitions: config.consumerLagMaxPagePartitions }),
         ...(this.time === undefined ? {} : { time: this.time }),
+        ...(this.options.topics === undefined ? {} : { json: { topics: this.options.topics } }),
       });
       try {
         this.httpBound.push(await gateway.start());

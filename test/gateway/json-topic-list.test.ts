@@ -4,7 +4,7 @@
  * answered by a read that began after the call.
  */
 import { describe, expect, it } from 'vitest';
-import { type JsonTopicEntry, SharedTopicList } from '../../host/gateway/json-topic-list.js';
+import { type JsonTopicEntry, metadataTopicFetcher, SharedTopicList } from '../../host/gateway/json-topic-list.js';
 
 /** A fetcher whose reads the test completes, each with the topic count at the time it began. */
 function heldReads(): { fetch: () => Promise<readonly JsonTopicEntry[]>; began: number; complete: () => void; topics: number } {
@@ -55,5 +55,23 @@ describe('SharedTopicList', () => {
     expect(await list.list()).toEqual([{ name: 'a', partitions: 3 }]);
     expect(await list.list()).toEqual([{ name: 'a', partitions: 3 }]);
     expect(calls).toBe(3);
+  });
+
+  it('answers from the broker\'s metadata without a request, mapping each array the cache hands out once', async () => {
+    let reads = 0;
+    let array = [
+      { name: '__consumer_offsets', isInternal: true, partitions: { length: 50 } },
+      { name: 'a', isInternal: false, partitions: { length: 3 } },
+    ];
+    const fetch = metadataTopicFetcher(() => {
+      reads++;
+      return array;
+    });
+    const first = await fetch();
+    expect(first).toEqual([{ name: 'a', partitions: 3 }]);
+    expect(await fetch()).toBe(first);
+    array = [...array, { name: 'b', isInternal: false, partitions: { length: 1 } }];
+    expect(await fetch()).toEqual([{ name: 'a', partitions: 3 }, { name: 'b', partitions: 1 }]);
+    expect(reads).toBe(3);
   });
 });
