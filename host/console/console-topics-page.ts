@@ -25,6 +25,7 @@
  * checking its age would save, and a cached page would show offsets up to its age old.
  */
 import type { TopicSummary, TopicsPage } from './console-api-types.js';
+import { pageByPartitions } from '../network/partition-pages.js';
 import { intParam } from './console-responses.js';
 
 /** A partition as the broker's metadata has it (MetadataCache's PartitionState). */
@@ -130,22 +131,8 @@ export class TopicsPager {
     const search = (query.get('search') ?? '').toLowerCase();
     const snapshot = this.source.topics();
     const indexes = await this.matches(snapshot, includeInternal, search);
-    const page: ConsoleTopicState[] = [];
-    let partitions = 0;
-    for (let at = offset; at < indexes.length && page.length < limit; at++) {
-      const topic = snapshot[indexes[at]!]!;
-      if (page.length > 0 && partitions + topic.partitions.length > maxPagePartitions) break;
-      page.push(topic);
-      partitions += topic.partitions.length;
-    }
-    const next = offset + page.length;
-    return {
-      total: indexes.length,
-      offset,
-      limit,
-      nextOffset: next < indexes.length && page.length > 0 ? next : null,
-      topics: await this.summaries(page),
-    };
+    const { page, nextOffset } = pageByPartitions(indexes, offset, limit, maxPagePartitions, (index) => snapshot[index]!.partitions.length);
+    return { total: indexes.length, offset, limit, nextOffset, topics: await this.summaries(page.map((index) => snapshot[index]!)) };
   }
 
   /**

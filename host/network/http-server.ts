@@ -33,6 +33,7 @@
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { NetworkLogger } from './network-types.js';
+import { pageByPartitions } from './partition-pages.js';
 
 /** What `/metrics` serves: an exposition text rendered on each scrape. */
 export interface MetricsRoute {
@@ -83,17 +84,8 @@ export const DEFAULT_CONSUMER_LAG_MAX_PAGE_PARTITIONS = 5000;
  * `maxPartitions` (at least one report), and the index of the next page's first (null after the last).
  */
 export function lagReportPage<T extends LagReportLike>(reports: readonly T[], offset: number, maxPartitions: number): { groups: T[]; nextOffset: number | null } {
-  const groups: T[] = [];
-  let partitions = 0;
-  let index = Math.max(0, offset);
-  while (index < reports.length) {
-    const count = reports[index]!.partitions?.length ?? 0;
-    if (groups.length > 0 && partitions + count > maxPartitions) break;
-    groups.push(reports[index]!);
-    partitions += count;
-    index++;
-  }
-  return { groups, nextOffset: index < reports.length ? index : null };
+  const { page, nextOffset } = pageByPartitions(reports, offset, Number.POSITIVE_INFINITY, maxPartitions, (report) => report.partitions?.length ?? 0);
+  return { groups: page, nextOffset };
 }
 
 /** Registers `/health`, `/ready` and the 404 fallback. Call after the WebSocket routes. */
