@@ -111,6 +111,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
     const refusals = new PartitionRefusals();
     let slotIndex = 0;
     let inTurn = 0;
+    const perTurn = broker.defer === undefined ? Number.POSITIVE_INFINITY : broker.config.produceResponseMaxPartitionsPerTurn;
     for (const [t, topicData] of request.topicData.entries()) {
       let list = byTopic.get(topicData.name);
       if (list === undefined) {
@@ -119,7 +120,7 @@ export const produceApi = defineApi<ProduceRequest, ProduceResponseInit>({
       }
       for (const partitionData of topicData.partitionData) {
         // Issue 15: a request naming 50,000 unknown topics answered them all in one turn.
-        if (++inTurn > broker.config.produceResponseMaxPartitionsPerTurn && broker.defer !== undefined) {
+        if (++inTurn > perTurn) {
           inTurn = 1;
           await nextTurn(broker.defer);
         }

@@ -32,17 +32,23 @@ export function consumerLagSources(
       if (classic === undefined) return [];
       const listed = classic.listGroups();
       if (listed.errorCode !== ErrorCode.NONE) return [];
-      // Committed offsets are read when the monitor samples the group (in its own turn), not here.
-      return listed.groups.map(({ groupId, state }) => ({
-        groupId,
-        state,
-        get committed() {
-          const fetched = classic.fetchOffsets(groupId, false, null);
-          return fetched.errorCode !== ErrorCode.NONE ? [] : fetched.partitions
-            .filter((p) => p.errorCode === ErrorCode.NONE && p.offset >= 0)
-            .map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset }));
-        },
-      }));
+      // Committed offsets are read when the monitor samples the group (in its own turn), not here, and once.
+      return listed.groups.map(({ groupId, state }) => {
+        let committed: LagGroupSource['committed'] | null = null;
+        return {
+          groupId,
+          state,
+          get committed() {
+            if (committed === null) {
+              const fetched = classic.fetchOffsets(groupId, false, null);
+              committed = fetched.errorCode !== ErrorCode.NONE ? [] : fetched.partitions
+                .filter((p) => p.errorCode === ErrorCode.NONE && p.offset >= 0)
+                .map((p) => ({ topic: p.topic, partition: p.partition, offset: p.offset }));
+            }
+            return committed;
+          },
+        };
+      });
     },
     partition(topic, partition) {
       const replica = replicas()?.getPartition(topic, partition);
