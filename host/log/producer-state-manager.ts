@@ -577,8 +577,13 @@ export class ProducerStateManager {
   private removeUnretainedProducers(logStartOffset: number): number {
     let removed = 0;
     for (const [producerId, entry] of this.producers) {
-      const last = entry.batches.length > 0 ? entry.batches[entry.batches.length - 1]!.lastOffset : -1;
-      // Producers with an open transaction stay: its markers must still find them.
+      // Producers with an open transaction stay: its markers must still find them. So do those
+      // this log knows only from a marker (no data batch): the marker's epoch fences the
+      // producer's older epoch here, and forgetting it at a restart let a fenced producer open
+      // a transaction the coordinator never heard of (a hanging transaction). Producer-id
+      // expiry removes them in time.
+      if (entry.batches.length === 0) continue;
+      const last = entry.batches[entry.batches.length - 1]!.lastOffset;
       if (last < logStartOffset && entry.currentTxnFirstOffset < 0) {
         this.writableProducers().delete(producerId);
         removed++;
